@@ -1,0 +1,59 @@
+"""API plumbing shared by every app: the JSON error shape, the token endpoint and /api/me/."""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+from rest_framework.views import exception_handler as drf_exception_handler
+
+
+def exception_handler(exc, context):
+    """Every 4xx/5xx body has the same shape:
+    {"detail": "...", "code": "...", "fields": {"field": ["message", ...]}}; `fields` names each bad field."""
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    data = response.data
+    codes = exc.get_codes() if hasattr(exc, "get_codes") else None
+    if isinstance(data, dict) and set(data) <= {"detail"}:
+        body = {"detail": str(data.get("detail", "")), "code": codes if isinstance(codes, str) else "error"}
+    else:
+        fields = data if isinstance(data, dict) else {"non_field_errors": data}
+        fields = {name: _messages(value) for name, value in fields.items()}
+        summary = "; ".join(f"{name}: {' '.join(msgs)}" for name, msgs in fields.items())
+        body = {"detail": summary, "code": "invalid", "fields": fields}
+    response.data = body
+    return response
+
+
+def _messages(value) -> list[str]:
+    if isinstance(value, list):
+        return [str(v) if not isinstance(v, dict | list) else str(v) for v in value]
+    if isinstance(value, dict):
+        return [f"{k}: {' '.join(_messages(v))}" for k, v in value.items()]
+    return [str(value)]
+
+
+class TokenView(ObtainAuthToken):
+    """POST username and password, receive {"token": ...}. Throttled, and failures count toward the
+    login lockout like the login page's."""
+
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "token"
+
+
+class MeSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    display_name = serializers.CharField()
+    roles = serializers.ListField(child=serializers.CharField())
+
+
+class MeView(APIView):
+    @extend_schema(responses=MeSerializer)
+    def get(self, request):
+        user = request.user
+        return Response(
+            {"username": user.username, "display_name": str(user), "roles": sorted(user.role_names)}
+        )

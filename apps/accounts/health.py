@@ -1,0 +1,32 @@
+from django.conf import settings
+from django.db import connection
+from django.http import JsonResponse
+
+
+def healthz(request):
+    """Database and broker status for load balancers and people. 200 when everything configured answers."""
+    checks = {"database": _check_database(), "broker": _check_broker()}
+    healthy = all(value == "ok" or value.startswith("not configured") for value in checks.values())
+    return JsonResponse({"status": "ok" if healthy else "error", **checks}, status=200 if healthy else 503)
+
+
+def _check_database() -> str:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+        return "ok"
+    except Exception as exc:  # any failure is the answer, not an error page
+        return f"error: {exc.__class__.__name__}"
+
+
+def _check_broker() -> str:
+    if not settings.CELERY_BROKER_URL:
+        return "not configured (jobs run in-process)"
+    from workers.celery import app
+
+    try:
+        with app.connection_for_write() as conn:
+            conn.ensure_connection(max_retries=1, timeout=2)
+        return "ok"
+    except Exception as exc:
+        return f"error: {exc.__class__.__name__}"

@@ -1,0 +1,41 @@
+from functools import cached_property
+
+from django.contrib.auth.models import AbstractUser, UserManager as DjangoUserManager
+from django.db import models
+
+from apps.accounts.roles import Role
+
+
+class UserQuerySet(models.QuerySet):
+    def with_role(self, role: Role | str):
+        return self.filter(groups__name=str(role), is_active=True)
+
+
+class UserManager(DjangoUserManager.from_queryset(UserQuerySet)):
+    pass
+
+
+class User(AbstractUser):
+    """A person who works in Sori. Roles are group memberships (see apps.accounts.roles)."""
+
+    display_name = models.CharField(max_length=150, blank=True)
+
+    objects = UserManager()
+
+    @cached_property
+    def role_names(self) -> frozenset[str]:
+        return frozenset(self.groups.values_list("name", flat=True))
+
+    def has_role(self, role: Role | str) -> bool:
+        if not self.is_active:
+            return False
+        if str(role) == Role.ADMIN and self.is_superuser:
+            return True
+        return str(role) in self.role_names
+
+    @property
+    def is_sori_admin(self) -> bool:
+        return self.has_role(Role.ADMIN)
+
+    def __str__(self) -> str:
+        return self.display_name or self.username

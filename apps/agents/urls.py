@@ -1,0 +1,3 @@
+app_name = "agents"
+urlpatterns: list = []
+api_urlpatterns: list = []

@@ -1,0 +1,49 @@
+import uuid
+
+from django.db import models
+
+
+def _asset_path(asset: "AudioAsset", filename: str) -> str:
+    # Content-addressed and opaque: the stored name reveals nothing about the clip (no transcript, speaker
+    # or system in a URL a listener could read).
+    ext = filename.rsplit(".", 1)[-1].lower() if "." in filename else "bin"
+    return f"audio/{asset.sha256[:2]}/{asset.sha256}.{ext}"
+
+
+class AudioAsset(models.Model):
+    """One audio file, stored once however often it is imported (sha256 is unique)."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    file = models.FileField(upload_to=_asset_path, max_length=300)
+    sha256 = models.CharField(max_length=64, unique=True)
+    original_name = models.CharField(max_length=300, blank=True)
+    format = models.CharField(max_length=20, help_text="container format as ffprobe names it, e.g. wav, mp3")
+    duration_seconds = models.FloatField()
+    sample_rate = models.PositiveIntegerField()
+    channels = models.PositiveSmallIntegerField()
+    size_bytes = models.PositiveBigIntegerField()
+    converted_from = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="conversions",
+        help_text="the original, when this asset is a 16 kHz mono conversion of it",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=models.Q(duration_seconds__gt=0), name="audio_duration_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return self.original_name or self.sha256[:12]
+
+    @property
+    def content_type(self) -> str:
+        return {
+            "wav": "audio/wav", "mp3": "audio/mpeg", "flac": "audio/flac", "ogg": "audio/ogg",
+            "m4a": "audio/mp4", "mp4": "audio/mp4", "webm": "audio/webm", "opus": "audio/ogg",
+        }.get(self.format, "application/octet-stream")
+
+    def get_absolute_url(self) -> str:
+        from django.urls import reverse
+
+        return reverse("audio:serve", kwargs={"public_id": self.public_id})

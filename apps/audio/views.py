@@ -1,0 +1,21 @@
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404
+from django.views.decorators.http import require_GET
+
+from apps.accounts.permissions import can
+from apps.audio.models import AudioAsset
+from apps.audio.ranges import ranged_file_response
+
+
+@login_required
+@require_GET
+def serve_audio(request, public_id):
+    """The only way audio leaves the server: permission-checked, seekable, and under an opaque id."""
+    asset = get_object_or_404(AudioAsset, public_id=public_id)
+    if not can(request.user, "audio.listen", asset):
+        raise PermissionDenied
+    fh = asset.file.open("rb")
+    return ranged_file_response(
+        fh, content_type=asset.content_type, range_header=request.headers.get("Range"), etag=asset.sha256
+    )

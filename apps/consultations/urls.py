@@ -1,0 +1,3 @@
+app_name = "consultations"
+urlpatterns: list = []
+api_urlpatterns: list = []

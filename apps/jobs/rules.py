@@ -1,0 +1,11 @@
+from apps.accounts.permissions import rule
+
+
+@rule("jobs.view")
+def _view_job(user, job):
+    return job is not None and job.created_by_id == user.pk
+
+
+@rule("jobs.control")
+def _control_job(user, job):
+    return job is not None and job.created_by_id == user.pk

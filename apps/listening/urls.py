@@ -1,0 +1,3 @@
+app_name = "listening"
+urlpatterns: list = []
+api_urlpatterns: list = []

@@ -1,0 +1,3 @@
+app_name = "queues"
+urlpatterns: list = []
+api_urlpatterns: list = []

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class SpeechConfig(AppConfig):
+    name = "apps.speech"
+    label = "speech"

@@ -1,0 +1,3 @@
+app_name = "speech"
+urlpatterns: list = []
+api_urlpatterns: list = []

@@ -1,0 +1,3 @@
+app_name = "transfer"
+urlpatterns: list = []
+api_urlpatterns: list = []

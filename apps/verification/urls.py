@@ -1,0 +1,3 @@
+app_name = "verification"
+urlpatterns: list = []
+api_urlpatterns: list = []

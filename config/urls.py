@@ -1,0 +1,32 @@
+"""URL map. Pages live under each app's prefix; every app's API lives under /api/ (the app's
+`api_urlpatterns` carry their own prefix, e.g. listening/...)."""
+
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+from apps.accounts.api import MeView, TokenView
+from apps.accounts.health import healthz
+
+WORKFLOW_APPS = ["queues", "agents", "speech", "transfer", "consultations", "listening", "verification"]
+
+
+def _api(app: str):
+    module = __import__(f"apps.{app}.urls", fromlist=["api_urlpatterns"])
+    return path("api/", include((module.api_urlpatterns, f"{app}-api")))
+
+
+urlpatterns = [
+    path("", include("apps.accounts.urls")),
+    path("admin/", admin.site.urls),
+    path("healthz", healthz, name="healthz"),
+    path("jobs/", include("apps.jobs.urls")),
+    path("audio/", include("apps.audio.urls")),
+    path("api/auth/token/", TokenView.as_view(), name="api-token"),
+    path("api/me/", MeView.as_view(), name="api-me"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    *[path(f"{app}/", include(f"apps.{app}.urls")) for app in WORKFLOW_APPS],
+    *[_api(app) for app in ["jobs", *WORKFLOW_APPS]],
+]
