@@ -10,7 +10,8 @@ def test_the_home_page_shows_a_persons_roles(client_for, make_user):
 
 
 def test_the_admin_sees_admin_navigation_and_others_do_not(client_for, admin, listener):
-    assert 'href="/jobs/"' in client_for(admin).get("/").content.decode()
+    html = client_for(admin).get("/").content.decode()
+    assert 'href="/jobs/"' in html and "Background jobs" in html
     assert 'href="/jobs/"' not in client_for(listener).get("/").content.decode()
 
 
@@ -45,6 +46,7 @@ def test_every_model_change_has_a_migration(db):
 
 def test_seed_demo_is_idempotent_and_prints_the_logins(db, settings):
     from apps.accounts.models import User
+    from apps.audio.models import AudioAsset
 
     out = StringIO()
     call_command("seed_demo", stdout=out)
@@ -53,3 +55,4 @@ def test_seed_demo_is_idempotent_and_prints_the_logins(db, settings):
     assert User.objects.count() == count == 12
     assert "admin-sori-demo" in out.getvalue()
     assert User.objects.get(username="listener7").has_role("listener")
+    assert AudioAsset.objects.count() == 3  # Korean clips made with espeak-ng, stored once
