@@ -4,7 +4,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps.agents.services import (
@@ -15,6 +15,7 @@ from apps.agents.services import (
     require_configured,
     require_distinct_models,
 )
+from apps.jobs.models import JobStatus
 from apps.jobs.services import start_job
 from apps.transfer import formats, selectors
 from apps.transfer.models import (
@@ -112,6 +113,9 @@ def start_ground_truth_review(
     bench = SourceBenchmark.objects.filter(name=benchmark).first()
     if bench is None:
         raise ValueError(f"no source benchmark named {benchmark!r}; import one with import_benchmark")
+    active = ReviewRun.objects.filter(benchmark=bench, job__status__in=[JobStatus.QUEUED, JobStatus.RUNNING]).first()
+    if active is not None:
+        raise ValueError(f"a ground-truth review of {benchmark} is already running (job #{active.job_id})")
     run = ReviewRun(benchmark=bench, subset=subset or "", limit=limit, on_unresolved=UnresolvedPolicy(on_unresolved))
     if not selectors.review_scope(run).exists():
         raise ValueError(f"{benchmark}{'/' + subset if subset else ''} has no multiple-choice or short-answer samples")
@@ -171,30 +175,41 @@ def review_sample(run: ReviewRun, sample: SourceSample, *, job=None) -> str:
         except ProviderRejected:
             raise
         except AgentNeedsAttention as exc:
-            GroundTruthReview.objects.create(
-                sample=sample, run=run, outcome=ReviewOutcome.NEEDS_ATTENTION, attention_reason=exc.reason,
-                reviewer_call=exc.call,
-            )
-            return "reviewer needs attention"
+            recorded = _record_review(run, sample, outcome=ReviewOutcome.NEEDS_ATTENTION,
+                                      attention_reason=exc.reason, reviewer_call=exc.call)
+            return "reviewer needs attention" if recorded else "already reviewed by another run"
         answer = result.data
-        with transaction.atomic():
-            review = GroundTruthReview.objects.create(
-                sample=sample, run=run, reviewer_output=answer.model_dump(mode="json"), reviewer_call=result.call,
-                outcome=ReviewOutcome.ANSWER_CONFIRMED if answer.verdict == "correct" else ReviewOutcome.CORRECTION_PROPOSED,
-            )
-            if answer.verdict == "correct":
-                return "answer confirmed"
-            Correction.objects.create(
-                review=review, sample=sample, kind=answer.correction_kind,
-                proposed_answer=(answer.new_answer or "").strip() if answer.correction_kind == "new_answer" else "",
-                proposed_aliases=[a.strip() for a in answer.added_aliases if a.strip()]
-                if answer.correction_kind == "add_aliases" else [],
-                reviewer_rationale=answer.rationale,
-            )
+        review = _record_review(
+            run, sample, answer=answer, reviewer_output=answer.model_dump(mode="json"), reviewer_call=result.call,
+            outcome=ReviewOutcome.ANSWER_CONFIRMED if answer.verdict == "correct" else ReviewOutcome.CORRECTION_PROPOSED,
+        )
+        if review is None:
+            return "already reviewed by another run"
+    if review.outcome != ReviewOutcome.CORRECTION_PROPOSED:
+        return "answer confirmed" if review.outcome == ReviewOutcome.ANSWER_CONFIRMED else "already reviewed"
     correction = Correction.objects.filter(review=review).first()
     if correction is None or correction.status not in (CorrectionStatus.PROPOSED, CorrectionStatus.NEEDS_ATTENTION):
         return "already reviewed"
     return _meta_review(run, correction, job=job)
+
+
+def _record_review(run, sample, *, answer: ReviewerAnswer | None = None, **fields) -> GroundTruthReview | None:
+    """The reviewer's verdict and (for an error) the proposal, together; None when a concurrent run got there
+    first (one review per sample is a database constraint)."""
+    try:
+        with transaction.atomic():
+            review = GroundTruthReview.objects.create(sample=sample, run=run, **fields)
+            if answer is not None and answer.verdict == "error":
+                Correction.objects.create(
+                    review=review, sample=sample, kind=answer.correction_kind,
+                    proposed_answer=(answer.new_answer or "").strip() if answer.correction_kind == "new_answer" else "",
+                    proposed_aliases=[a.strip() for a in answer.added_aliases if a.strip()]
+                    if answer.correction_kind == "add_aliases" else [],
+                    reviewer_rationale=answer.rationale,
+                )
+    except IntegrityError:
+        return None
+    return review
 
 
 def _meta_review(run: ReviewRun, correction: Correction, *, job=None) -> str:
