@@ -284,4 +284,7 @@ AGENTS_CONCURRENCY = {
 }
 AGENTS_SLOT_LEASE_SECONDS = 300  # a crashed worker's slot frees itself after this long
 # Default per-job budget cap in US dollars (a job's params["budget_usd"] overrides it).
-AGENTS_JOB_BUDGET_USD = float(env_str("SORI_AGENT_JOB_BUDGET_USD", "25"))
+try:
+    AGENTS_JOB_BUDGET_USD = float(env_str("SORI_AGENT_JOB_BUDGET_USD", "25"))
+except ValueError:
+    raise ImproperlyConfigured(f"SORI_AGENT_JOB_BUDGET_USD={env_str('SORI_AGENT_JOB_BUDGET_USD')!r} is not a number") from None

@@ -296,3 +296,13 @@ def test_two_starts_racing_never_review_a_sample_twice(source_samples, script_ag
     assert GroundTruthReview.objects.count() == 5
     assert all("already running" in str(e) for e in errors)
     assert set(Job.objects.values_list("status", flat=True)) == {JobStatus.SUCCEEDED}
+
+
+@pytest.mark.django_db
+def test_a_provider_refusing_the_key_stops_the_job_instead_of_marking_every_sample(
+    source_samples, fake_llm, django_capture_on_commit_callbacks
+):
+    fake_llm.fail(status=401, times=5)
+    _, job = run_stage(django_capture_on_commit_callbacks)
+    assert job.status == JobStatus.FAILED and "refused the request: HTTP 401" in job.message
+    assert len(fake_llm.requests) == 1 and not GroundTruthReview.objects.exists()
