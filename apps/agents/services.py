@@ -132,8 +132,10 @@ def job_spent(job) -> Decimal:
 
 
 def estimate_tokens(text: str) -> int:
-    # Deliberately generous (3 characters a token; real English runs nearer 4) so the cap errs on the safe side.
-    return math.ceil(len(text) / 3)
+    """A generous token count for the budget check, so the cap errs on the safe side: 3 ASCII characters a
+    token (real English runs nearer 4), and a token for every other character (Hangul, CJK, accents)."""
+    ascii_chars = sum(1 for ch in text if ord(ch) < 128)
+    return math.ceil(ascii_chars / 3) + (len(text) - ascii_chars)
 
 
 def _check_budget(job, provider: str, model: str, prompt_text: str, max_tokens: int) -> None:

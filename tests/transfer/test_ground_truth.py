@@ -306,3 +306,22 @@ def test_a_provider_refusing_the_key_stops_the_job_instead_of_marking_every_samp
     _, job = run_stage(django_capture_on_commit_callbacks)
     assert job.status == JobStatus.FAILED and "refused the request: HTTP 401" in job.message
     assert len(fake_llm.requests) == 1 and not GroundTruthReview.objects.exists()
+
+
+@pytest.mark.django_db
+def test_items_needing_attention_are_asked_again_after_an_admin_retries_them(
+    source_samples, fake_llm, django_capture_on_commit_callbacks, admin, client_for
+):
+    fake_llm.reply_when(lambda body: "spider" in str(body) and is_reviewer(body), "not json")
+    fake_llm.reply_when(is_reviewer, {"verdict": "correct", "rationale": "Fine."})
+    run_stage(django_capture_on_commit_callbacks)
+    assert GroundTruthReview.objects.filter(outcome=ReviewOutcome.NEEDS_ATTENTION).count() == 1
+    page = client_for(admin).get("/transfer/ground-truth/").content.decode()
+    assert "Ask the agents again for the 1 item(s) needing attention" in page
+
+    fake_llm.reset()
+    fake_llm.reply_when(is_reviewer, {"verdict": "correct", "rationale": "Fine now."})
+    client_for(admin).post("/transfer/ground-truth/voicebench/retry-attention/")
+    run_stage(django_capture_on_commit_callbacks)  # a new run picks up only that sample
+    assert not GroundTruthReview.objects.filter(outcome=ReviewOutcome.NEEDS_ATTENTION).exists()
+    assert len(fake_llm.requests) == 1
