@@ -177,8 +177,11 @@ def main() -> None:
             cells.append(float(cost) * calls)
         print(f"{key:<32}{cells[0]:>14.4f}{cells[1]:>18.4f}")
     calls_per_1000 = total_calls * scale
-    print(f"wall time per 1,000 samples at an assumed {args.assumed_latency:g} s per provider call "
-          f"(the stage runs one call at a time): {calls_per_1000 * args.assumed_latency / 60:.0f} min "
+    parallel = min(settings.TRANSFER_REVIEW_WORKERS, *settings.AGENTS_CONCURRENCY.values())
+    print(f"wall time per 1,000 samples at an assumed {args.assumed_latency:g} s per provider call: "
+          f"{calls_per_1000 * args.assumed_latency / 60:.0f} min one at a time, "
+          f"{calls_per_1000 * args.assumed_latency / 60 / parallel:.0f} min with {parallel} in parallel "
+          f"(TRANSFER_REVIEW_WORKERS={settings.TRANSFER_REVIEW_WORKERS}, AGENTS_CONCURRENCY={settings.AGENTS_CONCURRENCY}) "
           f"({calls_per_1000:.0f} calls)")
     server.stop()
 

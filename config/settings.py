@@ -288,3 +288,8 @@ try:
     AGENTS_JOB_BUDGET_USD = float(env_str("SORI_AGENT_JOB_BUDGET_USD", "25"))
 except ValueError:
     raise ImproperlyConfigured(f"SORI_AGENT_JOB_BUDGET_USD={env_str('SORI_AGENT_JOB_BUDGET_USD')!r} is not a number") from None
+
+# --- transfer -------------------------------------------------------------------------------------------
+# Samples the ground-truth job reviews at once (each in its own thread; the per-provider limit in
+# AGENTS_CONCURRENCY still caps requests in flight). 1 reviews one sample at a time.
+TRANSFER_REVIEW_WORKERS = env_int("SORI_TRANSFER_REVIEW_WORKERS", 4, minimum=1)

@@ -30,6 +30,13 @@ def prompt_text(body) -> str:
     return json.dumps(body, ensure_ascii=False)
 
 
+@pytest.fixture(autouse=True)
+def _one_sample_at_a_time(settings):
+    """Worker threads cannot see a test transaction's rows; tests of the parallel path use transactional_db
+    and set TRANSFER_REVIEW_WORKERS themselves."""
+    settings.TRANSFER_REVIEW_WORKERS = 1
+
+
 @pytest.fixture
 def source_samples(db, tmp_path):
     """Five short-answer VoiceBench sd-qa samples and two open-ended ones (which the stage skips)."""

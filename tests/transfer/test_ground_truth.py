@@ -325,3 +325,56 @@ def test_items_needing_attention_are_asked_again_after_an_admin_retries_them(
     run_stage(django_capture_on_commit_callbacks)  # a new run picks up only that sample
     assert not GroundTruthReview.objects.filter(outcome=ReviewOutcome.NEEDS_ATTENTION).exists()
     assert len(fake_llm.requests) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_parallel_review_respects_the_provider_limit_and_the_budget(source_samples, script_agents, settings):
+    settings.TRANSFER_REVIEW_WORKERS = 4
+    settings.AGENTS_CONCURRENCY = {"openai": 2, "anthropic": 2}
+    fake = script_agents(flag={"Australia": NEW_ANSWER})
+    fake.slow(0.2, times=6)
+
+    run = start_ground_truth_review(benchmark="voicebench")
+    job = Job.objects.get(pk=run.job_id)
+    assert job.status == JobStatus.SUCCEEDED and (job.done, job.total) == (5, 5)
+    assert fake.max_in_flight == 2
+    assert Correction.objects.get().status == CorrectionStatus.CONFIRMED
+
+    # Four workers at once must not pass a cap that each one alone would respect: the worst case of calls
+    # in flight is held against the budget.
+    GroundTruthReview.objects.all().delete()
+    from apps.agents.models import CachedResponse
+
+    CachedResponse.objects.all().delete()
+    fake.slow(0.2, times=6)
+    run = start_ground_truth_review(benchmark="voicebench", budget_usd=0.0115)
+    job = Job.objects.get(pk=run.job_id)
+    assert job.status == JobStatus.FAILED and "budget cap" in job.message
+    assert sum(c.cost_usd for c in AgentCall.objects.filter(job=job)) <= 0.0115
+
+
+@pytest.mark.django_db(transaction=True)
+def test_cancel_with_parallel_workers_stops_submitting_and_resume_finishes(source_samples, script_agents, settings):
+    settings.TRANSFER_REVIEW_WORKERS = 2
+    fake = script_agents()
+    seen = []
+
+    def cancel_on_second(body):
+        seen.append(1)
+        if len(seen) == 2:
+            Job.objects.update(cancel_requested=True)
+            connection.close()
+        return {"verdict": "correct", "rationale": "Fine."}
+
+    fake.reset()
+    fake.reply_when(is_reviewer, cancel_on_second)
+    run = start_ground_truth_review(benchmark="voicebench")
+    job = Job.objects.get(pk=run.job_id)
+    assert job.status == JobStatus.CANCELLED
+    stopped_at = GroundTruthReview.objects.count()
+    assert 2 <= stopped_at < 5
+
+    assert resume_job(job)
+    job.refresh_from_db()
+    assert job.status == JobStatus.SUCCEEDED and GroundTruthReview.objects.count() == 5
+    assert len(fake.requests) == 5
