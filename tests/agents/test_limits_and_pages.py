@@ -22,6 +22,7 @@ def ask(word, **kwargs):
     return call_agent(role="reviewer", prompt="provider_check", variables={"word": word}, schema=Echo, **kwargs)
 
 
+@pytest.mark.postgres  # threads writing at once; the in-memory SQLite test database locks whole tables
 @pytest.mark.parametrize("backend", ["redis", "process"])
 @pytest.mark.django_db(transaction=True)
 def test_no_more_requests_are_in_flight_than_the_provider_limit(fake_llm, settings, backend):
