@@ -176,3 +176,13 @@ def test_an_admin_uploads_a_subset_and_sees_bad_rows(client_for, admin, tmp_path
 
 def test_only_admins_may_import(client_for, expert):
     assert client_for(expert).get("/transfer/import/").status_code == 403
+
+
+def test_the_parquet_audio_column_is_not_read_into_the_raw_record(tmp_path):
+    path = tmp_path / "sd-qa-usa.parquet"
+    audio = pa.array([{"bytes": b"RIFF" + b"\0" * 64, "path": "a.wav"}])
+    pq.write_table(pa.table({"audio": audio, "prompt": ["Capital of Peru?"], "reference": ["Lima"]}), path)
+    import_benchmark(fmt="voicebench", subset="sd-qa-usa", path=path)  # a regional split of sd-qa
+    sample = SourceSample.objects.get()
+    assert sample.raw == {"prompt": "Capital of Peru?", "reference": "Lima"}
+    assert sample.task_type == TaskType.SHORT_ANSWER
