@@ -152,9 +152,14 @@ def test_importing_again_changes_nothing_and_never_overwrites_an_answer(tmp_path
     again = import_benchmark(fmt="voicebench", subset="sd-qa", path=path)
     assert (again.created, again.unchanged) == (0, 1)
 
-    write_jsonl(path, [{"prompt": "Capital of Peru?", "reference": "Cusco"}])
-    with pytest.raises(ImportRejected, match="never overwritten"):
+    write_jsonl(path, [{"prompt": "Capital of Peru?", "reference": "Cusco"}, {"prompt": "No answer"}])
+    with pytest.raises(ImportRejected) as raised:
         import_benchmark(fmt="voicebench", subset="sd-qa", path=path)
+    assert raised.value.errors == [  # in line order
+        "sd-qa.jsonl line 1: sample 'sd-qa-00000' was imported before with a different question or answer; "
+        "the imported answer is never overwritten",
+        "sd-qa.jsonl line 2: missing column 'reference'",
+    ]
     assert SourceSample.objects.get().answer == "Lima"
 
 
