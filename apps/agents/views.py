@@ -1,0 +1,54 @@
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from apps.agents import selectors
+from apps.agents.models import AgentCall, AgentRole, CallStatus
+from apps.agents.services import AgentError, check_role
+
+
+def _require_admin(user) -> None:
+    if not user.is_sori_admin:
+        raise PermissionDenied
+
+
+@login_required
+def overview(request):
+    """Roles with their provider (or a plain 'not configured'), and the call log's cost and latency."""
+    _require_admin(request.user)
+    status = request.GET.get("status") or None
+    return render(request, "agents/overview.html", {
+        "roles": selectors.provider_status(),
+        "summary": selectors.call_summary(),
+        "calls": selectors.recent_calls(status=status, limit=100),
+        "statuses": CallStatus.choices,
+        "status": status,
+        "total_cost": AgentCall.objects.total_cost(),
+    })
+
+
+@login_required
+def call_detail(request, pk: int):
+    _require_admin(request.user)
+    call = get_object_or_404(AgentCall.objects.select_related("job"), pk=pk)
+    return render(request, "agents/call_detail.html", {"call": call})
+
+
+@login_required
+@require_POST
+def check(request, role: str):
+    """A one-line round trip to the role's provider and model (never from the cache), so an admin can see
+    that a key, endpoint and model name work before starting a stage."""
+    _require_admin(request.user)
+    if role not in AgentRole.values:
+        raise PermissionDenied
+    try:
+        call = check_role(role)
+    except AgentError as exc:
+        messages.error(request, f"{AgentRole(role).label}: {exc}")
+    else:
+        messages.success(request, f"{AgentRole(role).label}: {call.provider}:{call.model} answered in {call.latency_ms} ms "
+                                  f"(${call.cost_usd}).")
+    return redirect("agents:overview")
