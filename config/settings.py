@@ -226,3 +226,7 @@ LOGGING = {
 }
 
 # --- Workflow settings (one block per app below) --------------------------------------------------------
+
+# --- queues ---------------------------------------------------------------------------------------------
+# How long a claimed item stays reserved for its worker (a pool may override it).
+QUEUE_LEASE_SECONDS = env_int("QUEUE_LEASE_SECONDS", 900, minimum=1)
