@@ -213,7 +213,6 @@ def _own_live_lease(pool: WorkPool, worker, now: datetime) -> Assignment | None:
 def _candidate_id(
     pool: WorkPool, worker, now: datetime, *, exclude: list[int], window: int | None, lock: str
 ) -> int | None:
-    assert lock in {"skip", "none"}
     """The first item in the worker's order that looks open, locked unless lock="none" (lock="skip" skips
     rows others hold locked). One query:
     - open items of the pool (partial index) EXCEPT the ones this worker already has an assignment for: a
@@ -221,6 +220,7 @@ def _candidate_id(
     - the top `window` of those by the worker's key (a bounded heap sort);
     - of those, the ones whose submitted + live leases leave a slot (an index probe each), locked in order.
     """
+    assert lock in {"skip", "none"}, lock
     a, b = order_seed(pool.pk, worker.pk)
     item_table = WorkItem._meta.db_table
     asg_table = Assignment._meta.db_table
