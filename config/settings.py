@@ -295,3 +295,7 @@ except ValueError:
 # Samples the ground-truth job reviews at once (each in its own thread; the per-provider limit in
 # AGENTS_CONCURRENCY still caps requests in flight). 1 reviews one sample at a time.
 TRANSFER_REVIEW_WORKERS = env_int("SORI_TRANSFER_REVIEW_WORKERS", 4, minimum=1)
+
+# --- queues ---------------------------------------------------------------------------------------------
+# How long a claimed item stays reserved for its worker (a pool may override it).
+QUEUE_LEASE_SECONDS = env_int("QUEUE_LEASE_SECONDS", 900, minimum=1)

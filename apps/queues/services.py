@@ -1,0 +1,484 @@
+"""The shared assignment engine: hand each item of a pool to K different workers, one item at a time.
+
+How it works
+------------
+A worker asks for work with `claim_next(pool, worker)`. The engine picks the first item in that worker's own
+shuffled order (apps/queues/ordering.py: a seeded permutation computed in the query's ORDER BY) that still
+has a free slot, and writes a *lease*: an Assignment row (status leased, expires_at = now +
+pool.lease_seconds). A slot is free while
+
+    submitted_count + live leases < capacity        (capacity = the pool's K unless the item says otherwise)
+
+where a live lease is a leased row whose expires_at is still ahead. Every change to an item's leases or
+submissions happens while holding that item's row lock (SELECT ... FOR UPDATE), and each capacity check
+is a statement that starts after the lock was granted, so the sum above never exceeds the capacity,
+whatever the number of concurrent workers. A unique (item, worker) constraint means nobody gets the same
+item twice; a per-(pool, worker) advisory lock means two tabs of one worker never lease two items.
+
+Why SKIP LOCKED: the claim query locks the chosen item with FOR UPDATE SKIP LOCKED. A worker never queues
+behind another worker's claim or submission on the same item; it takes the next item in its own order
+instead. Different workers walk the pool in different orders, so they rarely even meet. The query's view
+of the live leases comes from its snapshot, which may be a few milliseconds old by the time the row lock
+is granted, so the lease is only written by an INSERT ... SELECT that checks the slot again (a stale
+candidate is skipped). If every remaining candidate is momentarily locked by someone else, the claim does
+not answer "nothing left": it rolls back and waits for those rows one at a time (each in a savepoint, so
+it never holds one item while waiting for another). SQLite has no row locks: there the settings make
+every transaction BEGIN IMMEDIATE, which serialises writers, so the same code is correct, just not
+concurrent. The claim is one indexed query whose plan does not depend on the planner's statistics: the
+worker's own items are removed with NOT IN (subquery), a hashed subplan, rather than an anti-join, whose
+plan turned into a nested loop of hundreds of milliseconds on a fresh pool.
+
+Leases and late submissions: a lease that runs out frees its slot for someone else (nothing needs to run
+for that: "live" is defined by expires_at; `expire_stale_leases` only relabels old rows). A consumer saves
+a submission inside its own transaction.atomic(): `lease_for_submission(item, worker)` locks the item and
+accepts if the worker still holds a live lease, or if the lease lapsed (or was released) but the slot is
+still free, in which case the lease is renewed; otherwise it raises SlotTaken. Then the consumer writes its
+record and calls `mark_submitted(assignment)`, which turns the lease into a submission and counts it
+(refusing, rather than exceeding K, whatever clocks the callers used). Both calls are idempotent, so a
+repeated submission stores one record. Claims commit asynchronously (synchronous_commit off, for that
+transaction only): a lease lost in a database crash just means the item is offered again; submissions
+commit durably.
+
+Consumers use: create_pool, add_items, claim_next, lease_for_submission + mark_submitted, release,
+close_item, exclude_worker; and apps.queues.selectors for reads. The refusals (NoLease, SlotTaken,
+ItemClosed, WorkerExcluded) subclass QueueError; apps.queues.api.QueueConflict turns one into a 409.
+"""
+
+import random
+from datetime import datetime, timedelta
+
+from django.db import connection, transaction
+from django.db.models import Exists, F
+from django.utils import timezone
+
+from apps.queues.models import Assignment, AssignmentStatus, PoolExclusion, WorkItem, WorkPool
+from apps.queues.ordering import ORDER_PRIME, order_seed
+
+__all__ = [
+    "QueueError", "NoLease", "SlotTaken", "ItemClosed", "WorkerExcluded",
+    "create_pool", "add_items", "claim_next", "lease_for_submission", "mark_submitted", "release",
+    "close_item", "exclude_worker", "expire_stale_leases",
+]
+
+
+class QueueError(Exception):
+    """Base of the engine's refusals; `code` is a short machine-readable reason for API responses."""
+
+    code = "queue_error"
+
+
+class NoLease(QueueError):
+    code = "no_lease"
+
+
+class SlotTaken(QueueError):
+    code = "slot_taken"
+
+
+class ItemClosed(QueueError):
+    code = "item_closed"
+
+
+class WorkerExcluded(QueueError):
+    code = "worker_excluded"
+
+
+# ---- pools and items -------------------------------------------------------------------------------------
+
+
+def create_pool(*, name: str, kind: str, required_per_item: int, lease_seconds: int | None = None) -> WorkPool:
+    if not isinstance(required_per_item, int) or required_per_item < 1:
+        raise ValueError(f"required_per_item must be a whole number of at least 1, not {required_per_item!r}")
+    if lease_seconds is not None and (not isinstance(lease_seconds, int) or lease_seconds < 1):
+        raise ValueError(f"lease_seconds must be a whole number of seconds, at least 1, not {lease_seconds!r}")
+    pool = WorkPool(name=name, kind=kind, required_per_item=required_per_item)
+    if lease_seconds is not None:
+        pool.lease_seconds = lease_seconds
+    pool.full_clean(exclude=["excluded_workers"])
+    pool.save()
+    return pool
+
+
+def add_items(pool: WorkPool, count: int, *, capacity: int | None = None) -> list[WorkItem]:
+    """Create `count` items in one bulk insert, each with a random order key. capacity: None for the pool's
+    K, WorkItem.UNLIMITED for gold items every worker should get once, or a number."""
+    if not isinstance(count, int) or count < 0:
+        raise ValueError(f"count must be a whole number, not {count!r}")
+    if capacity is not None and (not isinstance(capacity, int) or capacity < 0):
+        raise ValueError(f"capacity must be None, WorkItem.UNLIMITED or a positive number, not {capacity!r}")
+    rng = random.SystemRandom()
+    items = [WorkItem(pool=pool, capacity=capacity, order_key=rng.randrange(ORDER_PRIME)) for _ in range(count)]
+    return WorkItem.objects.bulk_create(items, batch_size=1000)
+
+
+# ---- claiming ---------------------------------------------------------------------------------------------
+
+# How many of the worker's next items the fast claim looks at. Other workers walk other orders, so it is rare
+# that all of them are locked at once; when they are, the claim widens to the whole pool.
+CLAIM_WINDOW = 16
+
+
+def claim_next(pool: WorkPool, worker, *, now: datetime | None = None) -> Assignment | None:
+    """The worker's current item in this pool, leasing the next one in their own order if they hold none.
+    None when nothing is left for them (or they are excluded)."""
+    now = now or timezone.now()
+    # A lease is cheap to lose: if the database crashed right after this commit, the worker would just be
+    # offered an item again. So when the claim is its own transaction, it need not wait for the WAL flush.
+    own_transaction = not transaction.get_connection().in_atomic_block
+    try:
+        with transaction.atomic():
+            return _claim(pool, worker, now, wait=False, async_commit=own_transaction)
+    except _MustWait:
+        # Rolled back, which also dropped the row locks the fast attempt held; now wait for busy items.
+        with transaction.atomic():
+            return _claim(pool, worker, now, wait=True, async_commit=own_transaction)
+
+
+class _MustWait(Exception):
+    """Every candidate left was locked by someone else a moment ago: whether it still has room is unknown."""
+
+
+class _NoRoom(Exception):
+    def __init__(self, item_id: int):
+        self.item_id = item_id
+
+
+def _claim(pool: WorkPool, worker, now: datetime, *, wait: bool, async_commit: bool) -> Assignment | None:
+    # Two tabs of the same worker must not both lease an item; other workers are not held up by this.
+    _lock_worker(pool.pk, worker.pk, async_commit=async_commit)
+    held = _own_live_lease(pool, worker, now)
+    if held is not None:
+        return held
+    tried: list[int] = []
+    if not wait:
+        for window in (CLAIM_WINDOW, None):
+            while (item_id := _candidate_id(pool, worker, now, exclude=tried, window=window, lock="skip")) is not None:
+                assignment = _lease_if_room(pool, worker, item_id, now)
+                if assignment is not None:
+                    return assignment
+                # The query's snapshot was stale: someone filled the slot just before we got the lock. Keep
+                # the lock (released at commit) and try the next item in this worker's order.
+                tried.append(item_id)
+        if connection.features.has_select_for_update_skip_locked and _candidate_id(
+            pool, worker, now, exclude=tried, window=1, lock="none"
+        ) is not None:
+            raise _MustWait
+        return None
+    # Slow path (PostgreSQL): wait for each busy candidate in turn. The candidate is chosen without locking
+    # and then locked alone: a locking query with ORDER BY ... LIMIT would keep the locks of rows that fail
+    # its re-check and lock the next ones too. Each attempt runs in a savepoint that is rolled back when the
+    # item turns out full, so no item lock is held while waiting for another (no deadlock).
+    while True:
+        try:
+            with transaction.atomic():
+                item_id = _candidate_id(pool, worker, now, exclude=tried, window=None, lock="none")
+                if item_id is None:
+                    return None
+                WorkItem.objects.select_for_update().filter(pk=item_id).values_list("pk").first()
+                assignment = _lease_if_room(pool, worker, item_id, now)
+                if assignment is None:
+                    raise _NoRoom(item_id)
+                return assignment
+        except _NoRoom as no_room:
+            tried.append(no_room.item_id)
+
+
+def _lock_worker(pool_id: int, worker_id: int, *, async_commit: bool = False) -> None:
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            # Transaction-scoped advisory lock on (pool, worker), released at commit or rollback; and, for
+            # a claim that is its own transaction, asynchronous commit (set_config(..., true) = SET LOCAL).
+            extra = ", set_config('synchronous_commit', 'off', true)" if async_commit else ""
+            cursor.execute(f"SELECT pg_advisory_xact_lock(%s, %s){extra}", [_int4(pool_id), _int4(worker_id)])
+
+
+def _int4(value: int) -> int:
+    """Fold an id into PostgreSQL's int4 range for advisory-lock keys (a collision only serialises more)."""
+    return (value % 2**32) - 2**31
+
+
+def _own_live_lease(pool: WorkPool, worker, now: datetime) -> Assignment | None:
+    leased = list(
+        Assignment.objects.filter(pool=pool, worker=worker, status=AssignmentStatus.LEASED).order_by("leased_at", "id")
+    )
+    stale = [a.pk for a in leased if not a.is_live(now)]
+    if stale:
+        # Relabel only; a leased row past its expiry already counts as free everywhere.
+        Assignment.objects.filter(pk__in=stale, status=AssignmentStatus.LEASED, expires_at__lte=now).update(
+            status=AssignmentStatus.EXPIRED
+        )
+    return next((a for a in leased if a.is_live(now)), None)
+
+
+def _candidate_id(
+    pool: WorkPool, worker, now: datetime, *, exclude: list[int], window: int | None, lock: str
+) -> int | None:
+    """The first item in the worker's order that looks open, locked unless lock="none" (lock="skip" skips
+    rows others hold locked). One query:
+    - open items of the pool (partial index) NOT IN the ones this worker already has an assignment for.
+      PostgreSQL runs NOT IN (subquery) as one hashed subplan (it cannot turn it into an anti-join, because
+      of NULL semantics), so the plan stays linear whatever the statistics say. An anti-join became a
+      nested loop on a fresh pool without statistics (hundreds of ms); EXCEPT plus a join for the order
+      key let a seq scan of the whole item table in once the statistics were there;
+    - the top `window` of those by the worker's key (a bounded heap sort);
+    - of those, the ones whose submitted + live leases leave a slot (an index probe each), locked in order.
+    """
+    assert lock in {"skip", "none"}, lock
+    a, b = order_seed(pool.pk, worker.pk)
+    item_table = WorkItem._meta.db_table
+    asg_table = Assignment._meta.db_table
+    exclusion_table = PoolExclusion._meta.db_table
+    excluded_sql = f"AND i.id NOT IN ({', '.join(['%s'] * len(exclude))})" if exclude else ""
+    lock_sql = ""
+    if lock != "none" and connection.features.has_select_for_update:
+        lock_sql = "FOR UPDATE OF i SKIP LOCKED"
+    sql = f"""
+        WITH ranked AS (
+            SELECT i.id, (CAST(i.order_key AS BIGINT) * %s + %s) %% %s AS r FROM {item_table} i
+            WHERE i.pool_id = %s AND NOT i.closed AND NOT i.complete {excluded_sql}
+              AND i.id NOT IN (SELECT mine.item_id FROM {asg_table} mine WHERE mine.pool_id = %s AND mine.worker_id = %s)
+              AND NOT EXISTS (SELECT 1 FROM {exclusion_table} ex WHERE ex.pool_id = %s AND ex.worker_id = %s)
+            ORDER BY r, i.id
+            {"LIMIT %s" if window else ""}
+        )
+        SELECT i.id FROM {item_table} i JOIN ranked ON ranked.id = i.id
+        WHERE {_HAS_ROOM_SQL}
+        ORDER BY ranked.r, ranked.id
+        LIMIT 1
+        {lock_sql}
+    """
+    params = [
+        a, b, ORDER_PRIME, pool.pk, *exclude, pool.pk, worker.pk, pool.pk, worker.pk,
+        *([window] if window else []),
+        AssignmentStatus.LEASED, connection.ops.adapt_datetimefield_value(now), -1, pool.required_per_item,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    return row[0] if row else None
+
+
+def _lease_if_room(pool: WorkPool, worker, item_id: int, now: datetime) -> Assignment | None:
+    """With the item row locked: lease it to the worker if a slot is free by fresh data (this statement's
+    snapshot is taken after the lock was granted), else None. Check and insert in one statement."""
+    expires = now + timedelta(seconds=pool.lease_seconds)
+    ops = connection.ops
+    sql = f"""
+        INSERT INTO {Assignment._meta.db_table} (pool_id, item_id, worker_id, status, leased_at, expires_at)
+        SELECT %s, i.id, %s, %s, %s, %s FROM {WorkItem._meta.db_table} i
+        WHERE i.id = %s AND {_HAS_ROOM_SQL}
+        RETURNING id
+    """
+    params = [
+        pool.pk, worker.pk, AssignmentStatus.LEASED, ops.adapt_datetimefield_value(now),
+        ops.adapt_datetimefield_value(expires), item_id,
+        AssignmentStatus.LEASED, ops.adapt_datetimefield_value(now), -1, pool.required_per_item,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    assignment = Assignment(
+        pk=row[0], pool=pool, item_id=item_id, worker=worker, status=AssignmentStatus.LEASED,
+        leased_at=now, expires_at=expires,
+    )
+    assignment._state.adding = False
+    assignment._state.db = connection.alias
+    return assignment
+
+
+# "Item i has a free slot": params (leased status, now, worker id whose own lease is not counted, K).
+_HAS_ROOM_SQL = f"""
+    NOT i.closed AND (i.capacity = 0 OR i.submitted_count + (
+        SELECT COUNT(*) FROM {Assignment._meta.db_table} a
+        WHERE a.item_id = i.id AND a.status = %s AND a.expires_at > %s AND a.worker_id <> %s
+    ) < COALESCE(i.capacity, %s))
+"""
+
+
+# ---- submitting -------------------------------------------------------------------------------------------
+
+
+def lease_for_submission(item: WorkItem, worker, *, now: datetime | None = None) -> Assignment:
+    """Call inside the consumer's transaction.atomic(), right before writing its record. Locks the item and
+    returns the worker's assignment if they may submit: a live lease, or a lapsed/released one whose slot is
+    still free (the lease is renewed). An already submitted assignment is returned as it is (status
+    submitted), so a repeated submission can be recognised and stored once.
+
+    Raises NoLease, SlotTaken, ItemClosed or WorkerExcluded."""
+    _require_atomic("lease_for_submission")
+    return _lease_for_submission(item.pk, worker.pk, now or timezone.now(), who=str(worker))
+
+
+def mark_submitted(assignment: Assignment, *, now: datetime | None = None) -> Assignment:
+    """Count the worker's submission, in the consumer's transaction after lease_for_submission. Idempotent:
+    a second call on a submitted assignment changes nothing. Safe on its own too: anything but a live lease
+    goes through lease_for_submission's checks first. Updates `assignment` in place and returns it."""
+    _require_atomic("mark_submitted")
+    now = now or timezone.now()
+    for attempt in range(2):
+        # A live lease becomes a submission: submitted + live leases stays the same, so no count is needed.
+        converted = Assignment.objects.filter(
+            pk=assignment.pk, status=AssignmentStatus.LEASED, expires_at__gt=now
+        ).update(status=AssignmentStatus.SUBMITTED, submitted_at=now)
+        if converted:
+            _count_submission(assignment.item_id)
+            assignment.status, assignment.submitted_at = AssignmentStatus.SUBMITTED, now
+            return assignment
+        if attempt:
+            break
+        who = str(assignment.worker) if "worker" in assignment._state.fields_cache else f"worker {assignment.worker_id}"
+        current = _lease_for_submission(assignment.item_id, assignment.worker_id, now, who=who)
+        for field in ("status", "leased_at", "expires_at", "submitted_at"):
+            setattr(assignment, field, getattr(current, field))
+        if current.status == AssignmentStatus.SUBMITTED:
+            return assignment  # already counted
+    raise NoLease(f"Assignment {assignment.pk} could not be counted; ask for the item again.")  # pragma: no cover
+
+
+def _count_submission(item_id: int) -> None:
+    """Add one submission to the item; refuses (and so rolls back the consumer's transaction) rather than
+    going over the capacity, whatever clock the callers used."""
+    sql = f"""
+        UPDATE {WorkItem._meta.db_table} SET
+            submitted_count = submitted_count + 1,
+            complete = (capacity IS NULL OR capacity <> 0) AND submitted_count + 1 >= COALESCE(capacity, (
+                SELECT p.required_per_item FROM {WorkPool._meta.db_table} p WHERE p.id = pool_id))
+        WHERE id = %s AND (capacity = 0 OR submitted_count < COALESCE(capacity, (
+            SELECT p.required_per_item FROM {WorkPool._meta.db_table} p WHERE p.id = pool_id)))
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [item_id])
+        if cursor.rowcount != 1:
+            raise SlotTaken(f"Item {item_id} already has all its submissions; this one cannot be counted.")
+
+
+def _lease_for_submission(item_id: int, worker_id: int, now: datetime, *, who: str) -> Assignment:
+    locked = _lock_item(item_id)
+    pool = locked.pool
+    # Read after the lock (a new statement, so a fresh snapshot): a concurrent submission, release or
+    # exclusion that held the lock before us is visible here.
+    assignment = (
+        Assignment.objects.filter(item_id=item_id, worker_id=worker_id)
+        .annotate(excluded=Exists(PoolExclusion.objects.filter(pool_id=pool.pk, worker_id=worker_id)))
+        .first()
+    )
+    if assignment is None:
+        if PoolExclusion.objects.filter(pool_id=pool.pk, worker_id=worker_id).exists():
+            raise WorkerExcluded(f"{who} has been excluded from {pool.name!r} and cannot submit there any more.")
+        raise NoLease(f"{who} was never given item {item_id} of {pool.name!r}; ask for the next item first.")
+    if assignment.excluded:
+        raise WorkerExcluded(f"{who} has been excluded from {pool.name!r} and cannot submit there any more.")
+    if assignment.status == AssignmentStatus.SUBMITTED:
+        return assignment
+    if assignment.status == AssignmentStatus.INVALIDATED:
+        raise WorkerExcluded(f"{who}'s work on item {item_id} was invalidated; it cannot be submitted again.")
+    if locked.closed:
+        raise ItemClosed(f"Item {item_id} of {pool.name!r} is closed; it takes no more submissions.")
+    if assignment.is_live(now):
+        return assignment
+    # Late (expired or released): accepted only if the slot is still free, counting everyone else's leases.
+    expires = now + timedelta(seconds=pool.lease_seconds)
+    ops = connection.ops
+    sql = f"""
+        UPDATE {Assignment._meta.db_table} SET status = %s, leased_at = %s, expires_at = %s
+        WHERE id = %s AND EXISTS (SELECT 1 FROM {WorkItem._meta.db_table} i WHERE i.id = %s AND {_HAS_ROOM_SQL})
+    """
+    params = [
+        AssignmentStatus.LEASED, ops.adapt_datetimefield_value(now), ops.adapt_datetimefield_value(expires),
+        assignment.pk, item_id,
+        AssignmentStatus.LEASED, ops.adapt_datetimefield_value(now), worker_id, pool.required_per_item,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        renewed = cursor.rowcount == 1
+    if not renewed:
+        raise SlotTaken(
+            f"{who}'s time on item {item_id} ran out and the item was given to someone else; "
+            "this answer cannot be counted."
+        )
+    assignment.status, assignment.leased_at, assignment.expires_at = AssignmentStatus.LEASED, now, expires
+    return assignment
+
+
+# ---- giving back, closing, excluding ----------------------------------------------------------------------
+
+
+def release(assignment: Assignment) -> Assignment:
+    """The worker gives the item back (skips it): the slot is free at once, and claim_next will not offer
+    this item to them again. A no-op unless the assignment is leased."""
+    with transaction.atomic():
+        _lock_item(assignment.item_id)
+        Assignment.objects.filter(pk=assignment.pk, status=AssignmentStatus.LEASED).update(
+            status=AssignmentStatus.RELEASED
+        )
+        assignment.refresh_from_db(fields=["status"])
+    return assignment
+
+
+def close_item(item: WorkItem) -> WorkItem:
+    """Stop handing the item out (settled early); live leases on it are released. Idempotent."""
+    with transaction.atomic():
+        locked = _lock_item(item.pk)
+        if not locked.closed:
+            WorkItem.objects.filter(pk=locked.pk).update(closed=True)
+        Assignment.objects.filter(item_id=locked.pk, status=AssignmentStatus.LEASED).update(
+            status=AssignmentStatus.RELEASED
+        )
+    item.closed = True
+    return item
+
+
+def exclude_worker(pool: WorkPool, worker, *, by, reason: str = "") -> PoolExclusion:
+    """Take the worker out of the pool: no more items, no more submissions. Their submitted assignments
+    become invalidated (the counts drop, so those slots are handed out again) and their leases are released;
+    the consumer keeps their records but leaves them out of the clean set. Idempotent."""
+    with transaction.atomic():
+        _lock_worker(pool.pk, worker.pk)  # no claim of theirs can slip in meanwhile
+        exclusion, _ = PoolExclusion.objects.get_or_create(
+            pool=pool, worker=worker, defaults={"excluded_by": by, "reason": reason}
+        )
+        mine = Assignment.objects.filter(pool=pool, worker=worker).exclude(status=AssignmentStatus.INVALIDATED)
+        item_ids = sorted(set(mine.values_list("item_id", flat=True)))
+        # Lock every item they touched, in id order (no deadlock with another exclusion), then re-read their
+        # assignments: a submission that was in flight has committed by now, or will see the exclusion.
+        list(WorkItem.objects.select_for_update(of=("self",)).filter(pk__in=item_ids).order_by("pk").values_list("pk"))
+        mine.filter(status=AssignmentStatus.LEASED).update(status=AssignmentStatus.RELEASED)
+        with connection.cursor() as cursor:
+            # RETURNING: decrement exactly the items whose submission this statement invalidated.
+            cursor.execute(
+                f"UPDATE {Assignment._meta.db_table} SET status = %s"
+                " WHERE pool_id = %s AND worker_id = %s AND status = %s RETURNING item_id",
+                [AssignmentStatus.INVALIDATED, pool.pk, worker.pk, AssignmentStatus.SUBMITTED],
+            )
+            submitted = [row[0] for row in cursor.fetchall()]
+        if submitted:
+            WorkItem.objects.filter(pk__in=submitted).update(submitted_count=F("submitted_count") - 1, complete=False)
+    return exclusion
+
+
+def expire_stale_leases(*, now: datetime | None = None, pool: WorkPool | None = None) -> int:
+    """Relabel leases past their expiry as expired; returns how many. Housekeeping only: an expired lease
+    frees its slot the moment it runs out, with or without this."""
+    now = now or timezone.now()
+    stale = Assignment.objects.filter(status=AssignmentStatus.LEASED, expires_at__lte=now)
+    if pool is not None:
+        stale = stale.filter(pool=pool)
+    return stale.update(status=AssignmentStatus.EXPIRED)
+
+
+# ---- helpers ----------------------------------------------------------------------------------------------
+
+
+def _lock_item(item_id: int) -> WorkItem:
+    # of=("self",): lock the item row only, never the pool row every claim reads.
+    return WorkItem.objects.select_for_update(of=("self",)).select_related("pool").get(pk=item_id)
+
+
+def _require_atomic(name: str) -> None:
+    if not transaction.get_connection().in_atomic_block:
+        raise transaction.TransactionManagementError(
+            f"queues.{name}() must run inside the consumer's transaction.atomic() block"
+        )
+
