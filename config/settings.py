@@ -91,6 +91,8 @@ DATABASE_URL = env_url(
     f"sqlite:///{DATA_DIR / 'sori.sqlite3'}",
     schemes=("sqlite", "postgres", "postgresql", "pgsql"),
 )
+if DATABASE_URL.startswith("sqlite:///"):
+    Path(DATABASE_URL.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 0))}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL and IMMEDIATE transactions let the in-process job thread write while pages are served.

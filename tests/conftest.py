@@ -36,6 +36,7 @@ def _isolated(settings, tmp_path):
 
     settings.MEDIA_ROOT = tmp_path / "media"
     settings.JOB_RUNNER = "sync"
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast; tests make many users
     cache.clear()
     yield
     cache.clear()
@@ -164,3 +165,17 @@ def login(live_server):
         page.wait_for_url(f"{live_server.url}/")
 
     return do_login
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _drop_stray_connections(django_db_setup, django_db_blocker):
+    """Threads of live servers and workers may keep a connection to the test database open, which would
+    stop PostgreSQL from dropping it at the end of the session; end them first."""
+    yield
+    if connection.vendor != "postgresql":
+        return
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )

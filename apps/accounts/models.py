@@ -1,6 +1,7 @@
 from functools import cached_property
 
-from django.contrib.auth.models import AbstractUser, UserManager as DjangoUserManager
+from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import UserManager as DjangoUserManager
 from django.db import models
 
 from apps.accounts.roles import Role
@@ -32,6 +33,13 @@ class User(AbstractUser):
         if str(role) == Role.ADMIN and self.is_superuser:
             return True
         return str(role) in self.role_names
+
+    def has_perm(self, perm, obj=None) -> bool:
+        # Sori admins manage everything in the Django admin, however the role was granted.
+        return self.has_role(Role.ADMIN) or super().has_perm(perm, obj)
+
+    def has_module_perms(self, app_label) -> bool:
+        return self.has_role(Role.ADMIN) or super().has_module_perms(app_label)
 
     @property
     def is_sori_admin(self) -> bool:

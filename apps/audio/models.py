@@ -36,14 +36,14 @@ class AudioAsset(models.Model):
     def __str__(self) -> str:
         return self.original_name or self.sha256[:12]
 
+    def get_absolute_url(self) -> str:
+        from django.urls import reverse
+
+        return reverse("audio:serve", kwargs={"public_id": self.public_id})
+
     @property
     def content_type(self) -> str:
         return {
             "wav": "audio/wav", "mp3": "audio/mpeg", "flac": "audio/flac", "ogg": "audio/ogg",
             "m4a": "audio/mp4", "mp4": "audio/mp4", "webm": "audio/webm", "opus": "audio/ogg",
         }.get(self.format, "application/octet-stream")
-
-    def get_absolute_url(self) -> str:
-        from django.urls import reverse
-
-        return reverse("audio:serve", kwargs={"public_id": self.public_id})

@@ -15,3 +15,15 @@ class JobsConfig(AppConfig):
         from apps.accounts.navigation import NavLink
 
         return [NavLink("Jobs", reverse("jobs:list"))] if user.is_sori_admin else []
+
+    def home_panels(self, user):
+        from django.urls import reverse
+
+        from apps.accounts.navigation import Panel
+        from apps.jobs.models import Job, JobStatus
+
+        if not user.is_sori_admin:
+            return []
+        active = Job.objects.filter(status__in=[JobStatus.QUEUED, JobStatus.RUNNING]).count()
+        failed = Job.objects.filter(status=JobStatus.FAILED).count()
+        return [Panel("Background jobs", reverse("jobs:list"), f"{failed} failed", count=active, role="admin")]

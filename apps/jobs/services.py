@@ -17,7 +17,7 @@ import traceback
 from collections.abc import Callable
 
 from django.conf import settings
-from django.db import close_old_connections, connections, transaction
+from django.db import connections, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -122,7 +122,6 @@ def _run_in_thread(job_id: int) -> None:
 
 def run_job(job_id: int) -> None:
     """Run one job to its end. Only a queued job starts, so a duplicate delivery does nothing."""
-    close_old_connections()
     claimed = Job.objects.filter(pk=job_id, status=JobStatus.QUEUED).update(
         status=JobStatus.RUNNING, started_at=timezone.now(), attempts=F("attempts") + 1
     )

@@ -1,0 +1,16 @@
+# One image for web, worker and beat (docker-compose.yml picks the command).
+FROM python:3.11-slim-bookworm
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends ffmpeg espeak-ng \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY config ./config
+COPY apps ./apps
+COPY workers ./workers
+RUN pip install --no-cache-dir .
+COPY . .
+RUN DEBUG=1 python manage.py collectstatic --noinput
+ENV PYTHONUNBUFFERED=1
+EXPOSE 8000
+CMD ["gunicorn", "config.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--threads", "4"]

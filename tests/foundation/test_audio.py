@@ -1,0 +1,116 @@
+from pathlib import Path
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from apps.audio import services
+from apps.audio.models import AudioAsset
+
+
+def stored_files(settings) -> list[Path]:
+    root = Path(settings.MEDIA_ROOT)
+    return [p for p in root.rglob("*") if p.is_file()] if root.exists() else []
+
+
+def test_a_valid_wav_is_described(db, make_wav):
+    asset, created = services.import_audio_file(make_wav("ok.wav", seconds=1.5, rate=22050, channels=2))
+    assert created
+    assert (asset.format, asset.sample_rate, asset.channels) == ("wav", 22050, 2)
+    assert asset.duration_seconds == pytest.approx(1.5, abs=0.01)
+    assert len(asset.sha256) == 64 and asset.size_bytes > 0
+
+
+def test_the_same_file_imported_twice_is_stored_once(db, make_wav, settings):
+    path = make_wav("a.wav")
+    first, _ = services.import_audio_file(path)
+    again, created = services.import_audio_file(path, name="renamed.wav")
+    assert not created and again.pk == first.pk
+    assert AudioAsset.objects.count() == 1 and len(stored_files(settings)) == 1
+
+
+def test_a_text_file_named_wav_is_refused_with_its_name(db, tmp_path):
+    path = tmp_path / "notes.wav"
+    path.write_text("this is not audio at all\n" * 20)
+    with pytest.raises(services.AudioRejected, match=r"^notes\.wav: not an audio file"):
+        services.inspect_audio(path)
+
+
+def test_an_empty_file_is_refused(db, tmp_path):
+    path = tmp_path / "empty.wav"
+    path.write_bytes(b"")
+    with pytest.raises(services.AudioRejected, match=r"^empty\.wav: the file is empty"):
+        services.inspect_audio(path)
+
+
+def test_a_truncated_wav_is_refused(db, make_wav):
+    path = make_wav("cut.wav", seconds=2.0)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(services.AudioRejected, match=r"^cut\.wav: the file is truncated: its header promises 2\.00 s"):
+        services.inspect_audio(path)
+
+
+def test_a_wav_with_zero_duration_is_refused(db, make_wav):
+    path = make_wav("silence.wav", seconds=0)
+    with pytest.raises(services.AudioRejected, match=r"^silence\.wav: "):
+        services.inspect_audio(path)
+
+
+def test_an_oversized_file_is_refused_before_decoding(db, make_wav, settings):
+    settings.AUDIO_MAX_BYTES = 10_000
+    path = make_wav("long.wav", seconds=1.0)
+    with pytest.raises(services.AudioRejected, match=r"^long\.wav: the file is 32,044 bytes, over the limit of 10,000"):
+        services.inspect_audio(path)
+
+
+def test_a_folder_import_with_one_bad_file_keeps_nothing(db, make_wav, tmp_path, settings):
+    folder = tmp_path / "clips"
+    make_wav("clips/one.wav", freq=300)
+    make_wav("clips/two.wav", freq=400)
+    (folder / "three.wav").write_text("not audio")
+    with pytest.raises(services.ImportRefused) as refused:
+        services.import_folder(folder)
+    assert refused.value.problems == ["three.wav: not an audio file (ffprobe found no audio stream)"]
+    assert AudioAsset.objects.count() == 0
+    assert stored_files(settings) == []
+
+
+def test_files_stored_inside_a_failed_transaction_are_deleted(db, make_wav, settings):
+    with pytest.raises(RuntimeError), services.atomic_import():
+        services.import_audio_file(make_wav("x.wav"))
+        assert len(stored_files(settings)) == 1
+        raise RuntimeError("a later row of the same import was bad")
+    assert AudioAsset.objects.count() == 0
+    assert stored_files(settings) == []
+
+
+def test_the_import_command_reports_every_refused_file(db, make_wav, tmp_path):
+    make_wav("batch/good.wav")
+    (tmp_path / "batch" / "bad.wav").write_bytes(b"")
+    with pytest.raises(CommandError, match=r"nothing was imported:\n  bad\.wav: the file is empty"):
+        call_command("import_audio", str(tmp_path / "batch"))
+    assert AudioAsset.objects.count() == 0
+
+
+def test_conversion_gives_16k_mono_wav_linked_to_its_original(db, make_wav):
+    original, _ = services.import_audio_file(make_wav("stereo.wav", rate=44100, channels=2, seconds=1.0))
+    converted = services.convert_to_16k_mono(original)
+    assert (converted.format, converted.sample_rate, converted.channels) == ("wav", 16000, 1)
+    assert converted.converted_from == original
+    assert converted.duration_seconds == pytest.approx(1.0, abs=0.01)
+    assert services.convert_to_16k_mono(converted) == converted
+
+
+def test_the_admin_upload_validates_and_names_the_file(client_for, admin, make_wav):
+    client = client_for(admin)
+    bad = SimpleUploadedFile("broken.wav", b"RIFF....not really", content_type="audio/wav")
+    response = client.post("/admin/audio/audioasset/add/", {"upload": bad})
+    assert response.status_code == 200
+    assert "broken.wav: not an audio file" in response.content.decode()
+    assert AudioAsset.objects.count() == 0
+    good = SimpleUploadedFile("good.wav", make_wav("good.wav").read_bytes(), content_type="audio/wav")
+    response = client.post("/admin/audio/audioasset/add/", {"upload": good, "convert": "on"})
+    assert response.status_code == 302
+    assert AudioAsset.objects.get(original_name="good.wav").sample_rate == 16000

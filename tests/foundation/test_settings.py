@@ -1,0 +1,63 @@
+"""Settings come from the environment and refuse bad values loudly. Each case starts a fresh interpreter,
+since settings are read once per process."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_django(env_overrides: dict, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY", "DJANGO_ALLOW_ASYNC_UNSAFE"}}
+    env.update(env_overrides)
+    return subprocess.run(
+        [sys.executable, "manage.py", *(args or ("check",))], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"DEBUG": "maybe"}, "DEBUG='maybe' is not a boolean"),
+        ({"DATABASE_URL": "mysql://root@localhost/sori"}, "DATABASE_URL='mysql://root@localhost/sori': the scheme"),
+        ({"REDIS_URL": "localhost:6379"}, "REDIS_URL='localhost:6379': the scheme"),
+        ({"AUDIO_MAX_BYTES": "lots"}, "AUDIO_MAX_BYTES='lots' is not an integer"),
+        ({"LOGIN_FAILURE_LIMIT": "0"}, "LOGIN_FAILURE_LIMIT=0 must be at least 1"),
+        ({"DEBUG": "0", "ALLOWED_HOSTS": "sori.example.org"}, "SECRET_KEY must be set when DEBUG is off"),
+        ({"DEBUG": "0", "SECRET_KEY": "x" * 60}, "ALLOWED_HOSTS must be set when DEBUG is off"),
+        ({"SORI_JOB_RUNNER": "cron"}, "SORI_JOB_RUNNER='cron' must be celery, thread or sync"),
+    ],
+)
+def test_it_refuses_a_bad_value_and_names_it(overrides, message, tmp_path):
+    result = run_django({"SORI_DATA_DIR": str(tmp_path), **overrides})
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr
+    assert message in result.stderr
+
+
+def test_the_embedded_default_needs_no_variables(tmp_path):
+    result = run_django({"SORI_DATA_DIR": str(tmp_path)}, "shell", "-v", "0", "-c",
+                        "from django.conf import settings as s; print(s.DATABASES['default']['ENGINE'], s.JOB_RUNNER, s.MEDIA_ROOT)")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["django.db.backends.sqlite3", "thread", str(tmp_path / "media")]
+
+
+def test_a_production_configuration_passes_check_deploy_without_warnings(tmp_path):
+    result = run_django(
+        {
+            "SORI_DATA_DIR": str(tmp_path),
+            "DEBUG": "0",
+            "SECRET_KEY": "k3y-" + "a1b2c3d4e5f6g7h8i9j0" * 3,
+            "ALLOWED_HOSTS": "sori.example.org",
+            "DATABASE_URL": "postgres://sori:secret@db.internal:5432/sori",
+            "REDIS_URL": "redis://cache.internal:6379/0",
+            "MEDIA_ROOT": str(tmp_path / "media"),
+        },
+        "check", "--deploy", "--fail-level", "WARNING",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "System check identified no issues" in result.stdout
