@@ -14,7 +14,6 @@ import http.client
 import json
 import os
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
