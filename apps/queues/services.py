@@ -153,14 +153,17 @@ def _claim(pool: WorkPool, worker, now: datetime, *, wait: bool, async_commit: b
         ) is not None:
             raise _MustWait
         return None
-    # Slow path (PostgreSQL): wait for each busy candidate in turn. Each attempt runs in a savepoint that is
-    # rolled back when the item turns out full, so no lock is held while waiting for the next (no deadlock).
+    # Slow path (PostgreSQL): wait for each busy candidate in turn. The candidate is chosen without locking
+    # and then locked alone: a locking query with ORDER BY ... LIMIT would keep the locks of rows that fail
+    # its re-check and lock the next ones too. Each attempt runs in a savepoint that is rolled back when the
+    # item turns out full, so no item lock is held while waiting for another (no deadlock).
     while True:
         try:
             with transaction.atomic():
-                item_id = _candidate_id(pool, worker, now, exclude=tried, window=None, lock="wait")
+                item_id = _candidate_id(pool, worker, now, exclude=tried, window=None, lock="none")
                 if item_id is None:
                     return None
+                WorkItem.objects.select_for_update().filter(pk=item_id).values_list("pk").first()
                 assignment = _lease_if_room(pool, worker, item_id, now)
                 if assignment is None:
                     raise _NoRoom(item_id)
@@ -199,8 +202,9 @@ def _own_live_lease(pool: WorkPool, worker, now: datetime) -> Assignment | None:
 def _candidate_id(
     pool: WorkPool, worker, now: datetime, *, exclude: list[int], window: int | None, lock: str
 ) -> int | None:
-    """The first item in the worker's order that looks open (lock="skip": skipping rows others hold locked;
-    "wait": waiting for them; "none": not locking). One query:
+    assert lock in {"skip", "none"}
+    """The first item in the worker's order that looks open, locked unless lock="none" (lock="skip" skips
+    rows others hold locked). One query:
     - open items of the pool (partial index) EXCEPT the ones this worker already has an assignment for: a
       set difference, so the plan stays linear even when the planner's statistics are stale (a fresh pool);
     - the top `window` of those by the worker's key (a bounded heap sort);
@@ -213,7 +217,7 @@ def _candidate_id(
     excluded_sql = f"AND i.id NOT IN ({', '.join(['%s'] * len(exclude))})" if exclude else ""
     lock_sql = ""
     if lock != "none" and connection.features.has_select_for_update:
-        lock_sql = "FOR UPDATE OF i SKIP LOCKED" if lock == "skip" else "FOR UPDATE OF i"
+        lock_sql = "FOR UPDATE OF i SKIP LOCKED"
     sql = f"""
         WITH available AS (
             SELECT i.id, i.order_key FROM {item_table} i
