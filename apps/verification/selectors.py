@@ -45,6 +45,7 @@ def item_for_reviewer(item: VerificationItem, user, *, reveal_all: bool = False)
         "task": item.task,
         "domain": item.domain,
         "format": item.format,
+        "format_label": item.get_format_display(),
         "language": item.language,
         "question": item.question,
         "statement": item.statement,

@@ -223,3 +223,25 @@ def test_nav_and_home_panel_show_annotators_their_waiting_items(make_project, an
     assert "Verify: HPSU test" in home and 'aria-label="3 waiting"' in home
     assert "/verification/" in client_for(admin).get("/").content.decode()
     assert client_for(expert).get("/verification/").status_code == 403
+
+
+@pytest.mark.django_db
+def test_a_late_review_counts_only_while_its_slot_is_free(hpsu, annotators, make_user, api_client):
+    import time
+
+    from apps.verification.services import create_project, import_items
+    from tests.verification.conftest import record
+
+    project = create_project(name="Short leases", lease_seconds=1)
+    import_items(project_name="Short leases", file_path=hpsu.write([record("l1")]), media_dir=hpsu.media)
+    a, b, c = annotators
+    item = next_item(project, a)
+    next_item(project, b)
+    time.sleep(1.2)  # both leases lapse
+    submit_review(item, a, decision="approve")  # late, but the slot is still free: counted
+    d = make_user("annotator4", "annotator")
+    next_item(project, c), next_item(project, d)  # the lapsed slot of b goes to c, the last free one to d
+    api_client.force_authenticate(b)
+    late = api_client.post(f"/api/verification/items/{item.pk}/reviews/", {"decision": "approve"}, format="json")
+    assert late.status_code == 409 and late.json()["code"] == "slot_taken"
+    assert Review.objects.filter(item=item).count() == 1
