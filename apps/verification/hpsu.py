@@ -90,10 +90,18 @@ def load_records(text: str, *, name: str) -> list[dict]:
 
 def split_answer(answer: str, options: list[str]) -> list[str]:
     """The correct options named by a comma-joined answer. A whole answer that is itself an option (it may
-    contain a comma) counts as one."""
+    contain a comma) counts as one. Option letters ("A,C") name options by position when no option is
+    itself a single letter."""
     if answer in options:
         return [answer]
-    return [part.strip() for part in answer.replace("，", ",").split(",") if part.strip()]
+    parts = [part.strip() for part in answer.replace("，", ",").split(",") if part.strip()]
+    letters_free = not any(len(o.strip()) == 1 for o in options)
+    return [
+        options[ord(p.upper()) - ord("A")]
+        if letters_free and len(p) == 1 and p.isalpha() and p.isascii() and ord(p.upper()) - ord("A") < len(options)
+        else p
+        for p in parts
+    ]
 
 
 def parse_records(records: list[dict], *, existing_ids: set[str] = frozenset()) -> tuple[list[ParsedItem], list[str]]:

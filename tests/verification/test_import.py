@@ -138,3 +138,10 @@ def test_an_admin_uploads_items_and_a_media_zip(hpsu, admin, annotator, client_f
         "media": SimpleUploadedFile("media.zip", buffer.getvalue()),
     })
     assert "item &#x27;u1&#x27;: duplicate id" in bad.content.decode()
+
+
+@pytest.mark.django_db
+def test_multiple_choice_answers_may_name_options_by_letter(hpsu):
+    path = hpsu.write([mc_record("L1", answer="A,B", attributes={"true": "A,B"})])
+    import_items(project_name="Letters", file_path=path, media_dir=hpsu.media)
+    assert VerificationItem.objects.get(external_id="L1").answers == ["Contentment", "Pride"]
