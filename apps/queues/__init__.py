@@ -1,0 +1,1 @@
+"""Shared assignment engine: pools of items, each handed to K distinct workers (see services.py)."""

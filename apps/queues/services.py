@@ -3,34 +3,45 @@
 How it works
 ------------
 A worker asks for work with `claim_next(pool, worker)`. The engine picks the first item in that worker's own
-shuffled order (apps/queues/ordering.py) that still has a free slot, and writes a *lease*: an Assignment row
-(status leased, expires_at = now + pool.lease_seconds). A slot is free while
+shuffled order (apps/queues/ordering.py: a seeded permutation computed in the query's ORDER BY) that still
+has a free slot, and writes a *lease*: an Assignment row (status leased, expires_at = now +
+pool.lease_seconds). A slot is free while
 
     submitted_count + live leases < capacity        (capacity = the pool's K unless the item says otherwise)
 
 where a live lease is a leased row whose expires_at is still ahead. Every change to an item's leases or
-submissions happens while holding that item's row lock (SELECT ... FOR UPDATE), so the sum above never
-exceeds the capacity, whatever the number of concurrent workers.
+submissions happens while holding that item's row lock (SELECT ... FOR UPDATE), and each capacity check
+is a statement that starts after the lock was granted, so the sum above never exceeds the capacity,
+whatever the number of concurrent workers. A unique (item, worker) constraint means nobody gets the same
+item twice; a per-(pool, worker) advisory lock means two tabs of one worker never lease two items.
 
 Why SKIP LOCKED: the claim query locks the chosen item with FOR UPDATE SKIP LOCKED. A worker never queues
 behind another worker's claim or submission on the same item; it takes the next item in its own order
-instead. Different workers also walk the pool in different orders, so they rarely even meet. The query's
-count of live leases comes from the statement's snapshot, which may be a few milliseconds old by the time
-the row lock is granted, so the count is checked again under the lock before the lease is written (a
-stale candidate is simply skipped). If every remaining candidate is momentarily locked by someone else,
-the claim falls back to waiting for the lock on the first of them instead of wrongly answering "nothing
-left". SQLite has no row locks: there the settings make every transaction BEGIN IMMEDIATE, which
-serialises writers, so the same code is correct, just not concurrent.
+instead. Different workers walk the pool in different orders, so they rarely even meet. The query's view
+of the live leases comes from its snapshot, which may be a few milliseconds old by the time the row lock
+is granted, so the lease is only written by an INSERT ... SELECT that checks the slot again (a stale
+candidate is skipped). If every remaining candidate is momentarily locked by someone else, the claim does
+not answer "nothing left": it rolls back and waits for those rows one at a time (each in a savepoint, so
+it never holds one item while waiting for another). SQLite has no row locks: there the settings make
+every transaction BEGIN IMMEDIATE, which serialises writers, so the same code is correct, just not
+concurrent. The claim is one indexed query even on a fresh pool without planner statistics: the worker's
+own items are removed with EXCEPT (a hash set difference) rather than an anti-join, whose plan turned
+into a nested loop of hundreds of milliseconds when the statistics were stale.
 
 Leases and late submissions: a lease that runs out frees its slot for someone else (nothing needs to run
-for that: "live" is defined by expires_at; `expire_stale_leases` only relabels old rows for the admin). A
-consumer saves a submission inside its own transaction.atomic(): `lease_for_submission(item, worker)` locks
-the item and accepts if the worker still holds a live lease, or if the lease lapsed (or was released) but
-the slot is still free, in which case the lease is renewed; otherwise it raises SlotTaken. Then the
-consumer writes its record and calls `mark_submitted(assignment)`, which counts it. Both calls are
-idempotent, so a repeated submission stores one record.
+for that: "live" is defined by expires_at; `expire_stale_leases` only relabels old rows). A consumer saves
+a submission inside its own transaction.atomic(): `lease_for_submission(item, worker)` locks the item and
+accepts if the worker still holds a live lease, or if the lease lapsed (or was released) but the slot is
+still free, in which case the lease is renewed; otherwise it raises SlotTaken. Then the consumer writes its
+record and calls `mark_submitted(assignment)`, which turns the lease into a submission and counts it
+(refusing, rather than exceeding K, whatever clocks the callers used). Both calls are idempotent, so a
+repeated submission stores one record. Claims commit asynchronously (synchronous_commit off, for that
+transaction only): a lease lost in a database crash just means the item is offered again; submissions
+commit durably.
 
-One Assignment row per (item, worker), ever (a unique constraint): nobody gets the same item twice.
+Consumers use: create_pool, add_items, claim_next, lease_for_submission + mark_submitted, release,
+close_item, exclude_worker; and apps.queues.selectors for reads. The refusals (NoLease, SlotTaken,
+ItemClosed, WorkerExcluded) subclass QueueError; apps.queues.api.QueueConflict turns one into a 409.
 """
 
 import random
@@ -202,7 +213,6 @@ def _own_live_lease(pool: WorkPool, worker, now: datetime) -> Assignment | None:
 def _candidate_id(
     pool: WorkPool, worker, now: datetime, *, exclude: list[int], window: int | None, lock: str
 ) -> int | None:
-    assert lock in {"skip", "none"}
     """The first item in the worker's order that looks open, locked unless lock="none" (lock="skip" skips
     rows others hold locked). One query:
     - open items of the pool (partial index) EXCEPT the ones this worker already has an assignment for: a
@@ -210,6 +220,7 @@ def _candidate_id(
     - the top `window` of those by the worker's key (a bounded heap sort);
     - of those, the ones whose submitted + live leases leave a slot (an index probe each), locked in order.
     """
+    assert lock in {"skip", "none"}, lock
     a, b = order_seed(pool.pk, worker.pk)
     item_table = WorkItem._meta.db_table
     asg_table = Assignment._meta.db_table
