@@ -58,7 +58,10 @@ class ReviewView(APIView):
             if exc.status == 400:
                 raise serializers.ValidationError({"reasons": [str(exc)]}) from None
             raise Conflict(str(exc), code=exc.code) from None
-        body = selectors.item_for_reviewer(VerificationItem.objects.select_related("audio", "project").get(pk=item.pk), request.user)
+        # Compact on purpose: the reviewer's own review and whether the item is settled (GET the item for more).
+        settled = VerificationItem.objects.filter(pk=item.pk).values_list("status", flat=True).get()
+        body = {"item": item.pk, "external_id": item.external_id, "created": created,
+                "settled": settled != "pending", "your_review": selectors.review_dict(review)}
         return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 

@@ -62,7 +62,7 @@ def item_for_reviewer(item: VerificationItem, user, *, reveal_all: bool = False)
         "source": item.source,
         "status": item.status if item.is_settled else "pending",
         "settled": item.is_settled,
-        "your_review": _review_dict(own) if own else None,
+        "your_review": review_dict(own) if own else None,
         "your_history": [
             _event_dict(e) for e in ReviewEvent.objects.filter(item=item, annotator=user).order_by("at", "id")
         ],
@@ -70,13 +70,13 @@ def item_for_reviewer(item: VerificationItem, user, *, reveal_all: bool = False)
     if item.is_settled or reveal_all:
         project = item.project
         data["reviews"] = [
-            {"annotator": project.pseudonym(r.annotator_id), **_review_dict(r)}
+            {"annotator": project.pseudonym(r.annotator_id), **review_dict(r)}
             for r in Review.objects.filter(item=item).order_by("created_at", "id")
         ]
     return data
 
 
-def _review_dict(review: Review) -> dict:
+def review_dict(review: Review) -> dict:
     return {
         "decision": review.decision, "reasons": review.reasons, "comment": review.comment,
         "seconds_spent": round(review.seconds_spent, 1), "changes": review.changes,
