@@ -146,6 +146,26 @@ def dashboard(request, pk):
 
 
 @login_required
+def item_list(request, pk):
+    """Every item of a project, filterable by status and task, for an admin to read."""
+    from django.core.paginator import Paginator
+
+    _admin_only(request.user)
+    project = get_object_or_404(VerificationProject, pk=pk)
+    items = project.items.order_by("position").prefetch_related("reviews")
+    status, task = request.GET.get("status", ""), request.GET.get("task", "")
+    if status:
+        items = items.filter(status=status)
+    if task:
+        items = items.filter(task=task)
+    page = Paginator(items, 50).get_page(request.GET.get("page"))
+    return render(request, "verification/item_list.html", {
+        "project": project, "page": page, "status": status, "task": task,
+        "tasks": project.items.values_list("task", flat=True).distinct().order_by("task"),
+    })
+
+
+@login_required
 def upload(request):
     _admin_only(request.user)
     problems = []

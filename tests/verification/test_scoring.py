@@ -188,3 +188,14 @@ def test_annotators_answer_a_baseline_blind_and_are_scored_beside_models(hpsu, m
     assert run.report["per_task"]["Intent"]["score"] == 100.0 and run.report["per_task"]["Description"]["score"] == 0.0
     report_page = client_for(admin).get(f"/verification/baselines/{session.pk}/").content.decode()
     assert "TinyModel" in report_page and "Humans (pooled)" in report_page
+
+
+@pytest.mark.django_db
+def test_an_admin_lists_items_by_status(make_project, annotators, admin, client_for):
+    project = make_project(2)
+    item = next_item(project, annotators[0])
+    submit_review(item, annotators[0], decision="approve")
+    page = client_for(admin).get(f"/verification/projects/{project.pk}/items/?status=pending").content.decode()
+    assert "item-1" in page and "item-2" in page and "approve" in page
+    assert "item-1" not in client_for(admin).get(f"/verification/projects/{project.pk}/items/?status=accepted").content.decode()
+    assert client_for(annotators[0]).get(f"/verification/projects/{project.pk}/items/").status_code == 403
