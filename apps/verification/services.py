@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from apps.audio.services import AudioRejected, atomic_import, import_audio_file, inspect_audio
 from apps.queues import services as queues
-from apps.queues.models import Assignment, AssignmentStatus
+from apps.queues.models import Assignment, AssignmentStatus, WorkItem
 from apps.verification.hpsu import RecordsRefused, load_records, parse_records, safe_media_path
 from apps.verification.models import (
     BaselineAnswer,
@@ -216,6 +216,25 @@ def _settle(item: VerificationItem, now) -> None:
     item.status, item.settled_at = status, now
     if len(decisions) < REVIEWERS_PER_ITEM:
         queues.close_item(item.work_item)
+
+
+def set_settle_on_first_rejection(project: VerificationProject, value: bool) -> int:
+    """Change the project's setting. Turning it on settles at once every pending item that already has a
+    rejection (and closes it in the queue); returns how many were settled."""
+    project.settle_on_first_rejection = value
+    project.save(update_fields=["settle_on_first_rejection"])
+    if not value:
+        return 0
+    settled = 0
+    pending = project.items.filter(status=ItemStatus.PENDING, reviews__decision=Decision.REJECT).distinct()
+    for item in pending.select_related("project", "work_item"):
+        with transaction.atomic():
+            # The same lock a submission takes, so a review cannot slip in between reading and settling.
+            item.work_item = WorkItem.objects.select_for_update(of=("self",)).get(pk=item.work_item_id)
+            item.project = project
+            _settle(item, timezone.now())
+            settled += item.status != ItemStatus.PENDING
+    return settled
 
 
 def skip_item(item: VerificationItem, annotator) -> None:

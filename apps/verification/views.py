@@ -133,9 +133,8 @@ def dashboard(request, pk):
     if request.method == "POST":
         form = SettingsForm(request.POST)
         if form.is_valid():
-            project.settle_on_first_rejection = form.cleaned_data["settle_on_first_rejection"]
-            project.save(update_fields=["settle_on_first_rejection"])
-            messages.success(request, "Setting saved; it applies to items settled from now on.")
+            settled = services.set_settle_on_first_rejection(project, form.cleaned_data["settle_on_first_rejection"])
+            messages.success(request, f"Setting saved; {settled} pending item{'s' if settled != 1 else ''} with a rejection settled now.")
         return redirect("verification:dashboard", pk=pk)
     return render(request, "verification/dashboard.html", {
         "project": project, "stats": selectors.dashboard(project),

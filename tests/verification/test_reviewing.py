@@ -245,3 +245,18 @@ def test_a_late_review_counts_only_while_its_slot_is_free(hpsu, annotators, make
     late = api_client.post(f"/api/verification/items/{item.pk}/reviews/", {"decision": "approve"}, format="json")
     assert late.status_code == 409 and late.json()["code"] == "slot_taken"
     assert Review.objects.filter(item=item).count() == 1
+
+
+@pytest.mark.django_db
+def test_turning_on_settle_at_first_rejection_settles_pending_rejected_items(make_project, annotators, admin, client_for):
+    project = make_project(2)
+    first = next_item(project, annotators[0])
+    submit_review(first, annotators[0], decision="reject", reasons=["wrong_answer"])
+    second = next_item(project, annotators[0])
+    submit_review(second, annotators[0], decision="approve")
+    response = client_for(admin).post(f"/verification/projects/{project.pk}/", {"settle_on_first_rejection": "on"})
+    assert response.status_code == 302
+    first.refresh_from_db(), second.refresh_from_db()
+    assert (first.status, second.status) == (ItemStatus.REJECTED, ItemStatus.PENDING)
+    first.work_item.refresh_from_db()
+    assert first.work_item.closed
