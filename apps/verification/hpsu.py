@@ -166,8 +166,12 @@ def parse_records(records: list[dict], *, existing_ids: set[str] = frozenset()) 
                 statement, expected_yes, yn_problems = _yes_no(record, options, answer)
                 item_problems += yn_problems
         prompts = record.get("prompts") or {}
-        if not isinstance(prompts, dict) or set(prompts) - set(PROMPT_VARIANTS):
-            item_problems.append(f"prompts must be an object with keys among {', '.join(PROMPT_VARIANTS)}")
+        if not isinstance(prompts, dict) or set(prompts) - set(PROMPT_VARIANTS) or not all(
+            isinstance(v, str) or (isinstance(v, list) and all(isinstance(t, str) for t in v)) for v in prompts.values()
+        ):
+            item_problems.append(
+                f"prompts must be an object with keys among {', '.join(PROMPT_VARIANTS)} and texts (or lists of texts)"
+            )
             prompts = {}
         visual_path, visual_kind = "", ""
         for key, kind in (("video_path", "video"), ("image_path", "image")):

@@ -54,7 +54,11 @@ def item_for_reviewer(item: VerificationItem, user, *, reveal_all: bool = False)
             {"text": o, "correct": o in item.answers, "tier": item.tier_of(o), "key": chr(ord("A") + i)}
             for i, o in enumerate(item.options)
         ],
-        "prompts": {k: item.prompts[k] for k in PROMPT_VARIANTS if k in item.prompts},
+        # Each variant as a list of texts: the release may give several templates per variant.
+        "prompts": {
+            k: item.prompts[k] if isinstance(item.prompts[k], list) else [item.prompts[k]]
+            for k in PROMPT_VARIANTS if k in item.prompts
+        },
         "transcript": item.transcript,
         "audio_url": item.audio.get_absolute_url(),
         "visual_url": f"/verification/items/{item.pk}/visual/" if item.visual else "",

@@ -260,3 +260,20 @@ def test_turning_on_settle_at_first_rejection_settles_pending_rejected_items(mak
     assert (first.status, second.status) == (ItemStatus.REJECTED, ItemStatus.PENDING)
     first.work_item.refresh_from_db()
     assert first.work_item.closed
+
+
+@pytest.mark.django_db
+def test_the_review_page_shows_prompt_variants_transcript_and_tiers(make_project, annotator, client_for, api_client):
+    from tests.verification.conftest import record
+
+    prompts = {"standard": "Identify the purpose.", "positive": ["It seems a complaint.", "Surely a complaint?"],
+               "negative": "It seems thanks."}
+    project = make_project(records=[record("p1", prompts=prompts, transcript="Not again, seriously.")])
+    page = client_for(annotator).get(f"/verification/projects/{project.pk}/review/").content.decode()
+    for text in ("Identify the purpose.", "Surely a complaint?", "It seems thanks.", "Not again, seriously.",
+                 "similar", "middle", "opposite", "option--correct"):
+        assert escape(text) in page, text
+    api_client.force_authenticate(annotator)
+    body = api_client.post(f"/api/verification/projects/{project.pk}/next/").json()
+    assert body["prompts"]["positive"] == ["It seems a complaint.", "Surely a complaint?"]
+    assert body["transcript"] == "Not again, seriously."
