@@ -24,9 +24,9 @@ candidate is skipped). If every remaining candidate is momentarily locked by som
 not answer "nothing left": it rolls back and waits for those rows one at a time (each in a savepoint, so
 it never holds one item while waiting for another). SQLite has no row locks: there the settings make
 every transaction BEGIN IMMEDIATE, which serialises writers, so the same code is correct, just not
-concurrent. The claim is one indexed query even on a fresh pool without planner statistics: the worker's
-own items are removed with EXCEPT (a hash set difference) rather than an anti-join, whose plan turned
-into a nested loop of hundreds of milliseconds when the statistics were stale.
+concurrent. The claim is one indexed query whose plan does not depend on the planner's statistics: the
+worker's own items are removed with NOT IN (subquery), a hashed subplan, rather than an anti-join, whose
+plan turned into a nested loop of hundreds of milliseconds on a fresh pool.
 
 Leases and late submissions: a lease that runs out frees its slot for someone else (nothing needs to run
 for that: "live" is defined by expires_at; `expire_stale_leases` only relabels old rows). A consumer saves
@@ -215,8 +215,11 @@ def _candidate_id(
 ) -> int | None:
     """The first item in the worker's order that looks open, locked unless lock="none" (lock="skip" skips
     rows others hold locked). One query:
-    - open items of the pool (partial index) EXCEPT the ones this worker already has an assignment for: a
-      set difference, so the plan stays linear even when the planner's statistics are stale (a fresh pool);
+    - open items of the pool (partial index) NOT IN the ones this worker already has an assignment for.
+      PostgreSQL runs NOT IN (subquery) as one hashed subplan (it cannot turn it into an anti-join, because
+      of NULL semantics), so the plan stays linear whatever the statistics say. An anti-join became a
+      nested loop on a fresh pool without statistics (hundreds of ms); EXCEPT plus a join for the order
+      key let a seq scan of the whole item table in once the statistics were there;
     - the top `window` of those by the worker's key (a bounded heap sort);
     - of those, the ones whose submitted + live leases leave a slot (an index probe each), locked in order.
     """
@@ -230,17 +233,12 @@ def _candidate_id(
     if lock != "none" and connection.features.has_select_for_update:
         lock_sql = "FOR UPDATE OF i SKIP LOCKED"
     sql = f"""
-        WITH available AS (
-            SELECT i.id, i.order_key FROM {item_table} i
+        WITH ranked AS (
+            SELECT i.id, (CAST(i.order_key AS BIGINT) * %s + %s) %% %s AS r FROM {item_table} i
             WHERE i.pool_id = %s AND NOT i.closed AND NOT i.complete {excluded_sql}
-            EXCEPT
-            SELECT mine.item_id, done.order_key FROM {asg_table} mine
-            JOIN {item_table} done ON done.id = mine.item_id
-            WHERE mine.pool_id = %s AND mine.worker_id = %s
-        ), ranked AS (
-            SELECT id, (CAST(order_key AS BIGINT) * %s + %s) %% %s AS r FROM available
-            WHERE NOT EXISTS (SELECT 1 FROM {exclusion_table} ex WHERE ex.pool_id = %s AND ex.worker_id = %s)
-            ORDER BY r, id
+              AND i.id NOT IN (SELECT mine.item_id FROM {asg_table} mine WHERE mine.pool_id = %s AND mine.worker_id = %s)
+              AND NOT EXISTS (SELECT 1 FROM {exclusion_table} ex WHERE ex.pool_id = %s AND ex.worker_id = %s)
+            ORDER BY r, i.id
             {"LIMIT %s" if window else ""}
         )
         SELECT i.id FROM {item_table} i JOIN ranked ON ranked.id = i.id
@@ -250,7 +248,7 @@ def _candidate_id(
         {lock_sql}
     """
     params = [
-        pool.pk, *exclude, pool.pk, worker.pk, a, b, ORDER_PRIME, pool.pk, worker.pk,
+        a, b, ORDER_PRIME, pool.pk, *exclude, pool.pk, worker.pk, pool.pk, worker.pk,
         *([window] if window else []),
         AssignmentStatus.LEASED, connection.ops.adapt_datetimefield_value(now), -1, pool.required_per_item,
     ]
