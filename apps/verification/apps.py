@@ -2,5 +2,49 @@ from django.apps import AppConfig
 
 
 class VerificationConfig(AppConfig):
+    """Three-annotator verification of benchmark items (HPSU): blind reviews, kept on unanimous approval."""
+
     name = "apps.verification"
     label = "verification"
+    verbose_name = "Benchmark verification"
+
+    def ready(self):
+        from apps.verification import rules  # noqa: F401
+
+    def nav_links(self, user):
+        from django.urls import reverse
+
+        from apps.accounts.navigation import NavLink
+        from apps.accounts.roles import Role
+
+        if user.is_sori_admin or user.has_role(Role.ANNOTATOR):
+            return [NavLink("Verification", reverse("verification:projects"))]
+        return []
+
+    def home_panels(self, user):
+        from django.urls import reverse
+
+        from apps.accounts.navigation import Panel
+        from apps.accounts.roles import Role
+        from apps.verification.models import VerificationProject
+        from apps.verification.selectors import waiting_for
+
+        panels = []
+        if user.has_role(Role.ANNOTATOR) and not user.is_sori_admin:
+            for project in VerificationProject.objects.all()[:10]:
+                waiting = waiting_for(project, user)
+                if waiting:
+                    panels.append(Panel(
+                        title=f"Verify: {project.name}", url=reverse("verification:review", args=[project.pk]),
+                        description="Approve or reject benchmark items (keys A, R, 1-6).", count=waiting,
+                        role="annotator",
+                    ))
+        if user.is_sori_admin:
+            panels.append(Panel(title="Verification projects", url=reverse("verification:projects"),
+                                description="Acceptance, agreement, exports, human baselines.", role="admin"))
+        return panels
+
+    def seed_demo(self, stdout):
+        from apps.verification.demo import seed_demo
+
+        seed_demo(stdout)

@@ -1,0 +1,40 @@
+"""Agreement between annotators on approve/reject.
+
+Fleiss' kappa is computed by `fleiss_kappa` below (our own small function, checked in the tests against the
+worked example of Fleiss (1971) as reproduced on Wikipedia, kappa = 0.210); statsmodels is not a dependency
+of Sori. Nominal Krippendorff's alpha comes from the `krippendorff` package."""
+
+import math
+
+import numpy as np
+
+
+def fleiss_kappa(counts: list[list[int]]) -> float | None:
+    """counts[i][j]: how many raters put subject i in category j; every subject has the same number of
+    raters (at least 2). None when it is undefined (no subjects, or all ratings in one category)."""
+    table = np.asarray(counts, dtype=float)
+    if table.ndim != 2 or table.shape[0] == 0:
+        return None
+    raters = table.sum(axis=1)
+    if not np.all(raters == raters[0]) or raters[0] < 2:
+        raise ValueError("every subject needs the same number of raters, at least two")
+    n, total = raters[0], table.sum()
+    p_j = table.sum(axis=0) / total
+    p_i = (np.square(table).sum(axis=1) - n) / (n * (n - 1))
+    p_bar, p_e = p_i.mean(), np.square(p_j).sum()
+    if math.isclose(p_e, 1.0):
+        return None
+    return float((p_bar - p_e) / (1 - p_e))
+
+
+def krippendorff_nominal(matrix: list[list[float]]) -> float | None:
+    """matrix: raters x units, np.nan where a rater did not rate a unit."""
+    import krippendorff
+
+    data = np.asarray(matrix, dtype=float)
+    if data.size == 0 or np.count_nonzero(~np.isnan(data)) < 2:
+        return None
+    values = np.unique(data[~np.isnan(data)])
+    if len(values) < 2:
+        return None
+    return float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))

@@ -1,0 +1,29 @@
+import json
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from apps.verification.models import VerificationProject
+from apps.verification.scoring import PredictionsRefused
+from apps.verification.services import score_predictions_file
+
+
+class Command(BaseCommand):
+    help = "Score a predictions file (id, prediction[, variant]) against a project's accepted items."
+
+    def add_arguments(self, parser):
+        parser.add_argument("project", help="project name or id")
+        parser.add_argument("--predictions", required=True, type=Path)
+        parser.add_argument("--model", required=True, help="name shown beside the human baseline")
+
+    def handle(self, *args, project, predictions, model, **options):
+        found = VerificationProject.objects.filter(name=project).first()
+        if found is None and project.isdigit():
+            found = VerificationProject.objects.filter(pk=int(project)).first()
+        if found is None:
+            raise CommandError(f"no verification project named {project!r}")
+        try:
+            run = score_predictions_file(found, name=model, path=predictions)
+        except (PredictionsRefused, FileNotFoundError) as exc:
+            raise CommandError(str(exc)) from None
+        self.stdout.write(json.dumps(run.report, ensure_ascii=False, indent=2))

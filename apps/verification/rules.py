@@ -1,0 +1,39 @@
+"""Who may do what in verification (asked through apps.accounts.permissions.can)."""
+
+from apps.accounts.permissions import rule
+from apps.accounts.roles import Role
+from apps.audio.rules import grants_audio_access
+from apps.queues.models import Assignment, AssignmentStatus
+
+
+@rule("verification.review")
+def _may_review(user, project=None):
+    return user.has_role(Role.ANNOTATOR)
+
+
+@rule("verification.view_item")
+def _may_view_item(user, item):
+    from apps.verification.selectors import is_reviewer
+
+    return item is not None and user.has_role(Role.ANNOTATOR) and is_reviewer(user, item)
+
+
+@rule("verification.baseline")
+def _may_answer_baseline(user, session=None):
+    return user.has_role(Role.ANNOTATOR)
+
+
+@grants_audio_access
+def _reviewer_hears_item_audio(user, asset) -> bool:
+    """A reviewer of an item (holding it now, or having reviewed it) may hear its audio; so may an annotator
+    answering a baseline that contains it."""
+    from apps.verification.models import BaselineItem, VerificationItem
+
+    if not user.has_role(Role.ANNOTATOR):
+        return False
+    work_items = VerificationItem.objects.filter(audio=asset).values("work_item_id")
+    if Assignment.objects.filter(item_id__in=work_items, worker=user).exclude(
+        status__in=[AssignmentStatus.INVALIDATED, AssignmentStatus.RELEASED]
+    ).exists():
+        return True
+    return BaselineItem.objects.filter(item__audio=asset).exists()

@@ -1,0 +1,334 @@
+"""Writes of the verification workflow: projects, imports, reviews and their settlement, baseline sessions,
+scoring runs. Reviews go through the shared assignment engine (apps/queues) with K = 3."""
+
+import hashlib
+import json
+import random
+import shutil
+from collections import defaultdict
+from pathlib import Path
+
+from django.core.files import File
+from django.db import transaction
+from django.utils import timezone
+
+from apps.audio.services import AudioRejected, atomic_import, import_audio_file, inspect_audio
+from apps.queues import services as queues
+from apps.queues.models import Assignment, AssignmentStatus, WorkItem
+from apps.verification.hpsu import RecordsRefused, load_records, parse_records, safe_media_path
+from apps.verification.models import (
+    BaselineAnswer,
+    BaselineItem,
+    BaselineSession,
+    Decision,
+    ItemImport,
+    ItemStatus,
+    Reason,
+    Review,
+    ReviewEvent,
+    ScoringRun,
+    VerificationItem,
+    VerificationProject,
+)
+
+REVIEWERS_PER_ITEM = 3  # the paper's three trained annotators
+
+
+class ReviewRefused(Exception):
+    """A review that cannot be stored; `code` for the API (`status` 409 for conflicts, 400 for bad input)."""
+
+    def __init__(self, message: str, *, code: str = "refused", status: int = 409):
+        self.code, self.status = code, status
+        super().__init__(message)
+
+
+# ---- projects and imports ---------------------------------------------------------------------------------
+
+
+def create_project(*, name: str, settle_on_first_rejection: bool = False, description: str = "", by=None,
+                   lease_seconds: int | None = None) -> VerificationProject:
+    with transaction.atomic():
+        pool = queues.create_pool(
+            name=f"verification: {name}", kind="verification", required_per_item=REVIEWERS_PER_ITEM,
+            lease_seconds=lease_seconds,
+        )
+        return VerificationProject.objects.create(
+            name=name, description=description, pool=pool, settle_on_first_rejection=settle_on_first_rejection,
+            created_by=by if by and by.pk else None,
+        )
+
+
+def import_items(*, project_name: str, file_path: Path, media_dir: Path, by=None,
+                 settle_on_first_rejection: bool | None = None, display_name: str | None = None) -> ItemImport:
+    """Import an HPSU file into the named project (created when new). All or nothing: every problem is
+    collected first and raised together as RecordsRefused, naming each item id and reason."""
+    file_path, media_dir = Path(file_path), Path(media_dir)
+    name = display_name or file_path.name
+    raw = file_path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise RecordsRefused([f"{name}: not UTF-8 text"]) from None
+    records = load_records(text, name=name)
+    project = VerificationProject.objects.filter(name=project_name).first()
+    existing = set(project.items.values_list("external_id", flat=True)) if project else set()
+    parsed, problems = parse_records(records, existing_ids=existing)
+    # Media: every file must exist under the media folder and be decodable audio (video/image: exist).
+    audio_files: dict[str, Path] = {}
+    for item in parsed:
+        path = safe_media_path(media_dir, item.audio_path)
+        if path is None or not path.is_file():
+            problems.append(f"item {item.external_id!r}: missing media {item.audio_path!r} (not found under {media_dir})")
+            continue
+        if item.audio_path not in audio_files:
+            try:
+                inspect_audio(path, name=item.audio_path)
+            except AudioRejected as exc:
+                problems.append(f"item {item.external_id!r}: media {exc}")
+                continue
+            audio_files[item.audio_path] = path
+        if item.visual_path:
+            visual = safe_media_path(media_dir, item.visual_path)
+            if visual is None or not visual.is_file():
+                problems.append(f"item {item.external_id!r}: missing media {item.visual_path!r} (not found under {media_dir})")
+    if problems:
+        raise RecordsRefused(problems)
+    with atomic_import():
+        if project is None:
+            project = create_project(
+                name=project_name, by=by, settle_on_first_rejection=bool(settle_on_first_rejection)
+            )
+        elif settle_on_first_rejection is not None:
+            project.settle_on_first_rejection = settle_on_first_rejection
+            project.save(update_fields=["settle_on_first_rejection"])
+        batch = ItemImport.objects.create(
+            project=project, file_name=name, file_sha256=hashlib.sha256(raw).hexdigest(), media_dir=str(media_dir),
+            item_count=len(parsed), imported_by=by if by and by.pk else None,
+        )
+        assets = {rel: import_audio_file(path, name=rel)[0] for rel, path in audio_files.items()}
+        work_items = queues.add_items(project.pool, len(parsed))
+        start = (project.items.order_by("-position").values_list("position", flat=True).first() or 0) + 1
+        rows = []
+        for offset, (item, work_item) in enumerate(zip(parsed, work_items, strict=True)):
+            row = VerificationItem(
+                project=project, work_item=work_item, external_id=item.external_id, position=start + offset,
+                audio=assets[item.audio_path], audio_path=item.audio_path, transcript=item.transcript,
+                task=item.task, domain=item.domain, format=item.format, language=item.language,
+                question=item.question, options=item.options, answers=item.answers, tiers=item.tiers,
+                statement=item.statement, expected_yes=item.expected_yes, prompts=item.prompts,
+                source=item.source, metric=item.metric, item_import=batch,
+                record=json.dumps(item.record, ensure_ascii=False),
+            )
+            if item.visual_path:
+                visual = safe_media_path(media_dir, item.visual_path)
+                with open(visual, "rb") as fh:
+                    row.visual.save(Path(item.visual_path).name, File(fh), save=False)
+                row.visual_kind = item.visual_kind
+            rows.append(row)
+        VerificationItem.objects.bulk_create(rows, batch_size=500)
+    return batch
+
+
+# ---- reviewing --------------------------------------------------------------------------------------------
+
+
+def next_item(project: VerificationProject, annotator) -> VerificationItem | None:
+    """The annotator's current item (their live lease) or the next one in their own order; None when done."""
+    assignment = queues.claim_next(project.pool, annotator)
+    if assignment is None:
+        return None
+    return VerificationItem.objects.select_related("audio").get(work_item_id=assignment.item_id)
+
+
+def clean_review(decision: str, reasons, comment: str) -> tuple[str, list[str], str]:
+    if decision not in Decision.values:
+        raise ReviewRefused(f"decision must be 'approve' or 'reject', not {decision!r}", code="invalid", status=400)
+    reasons = list(dict.fromkeys(reasons or []))
+    unknown = [r for r in reasons if r not in Reason.values]
+    if unknown:
+        raise ReviewRefused(f"unknown reason(s) {', '.join(map(str, unknown))}; expected {', '.join(Reason.values)}",
+                            code="invalid", status=400)
+    comment = (comment or "").strip()
+    if decision == Decision.APPROVE and reasons:
+        raise ReviewRefused("an approval takes no rejection reasons", code="invalid", status=400)
+    if decision == Decision.REJECT and not reasons:
+        raise ReviewRefused("a rejection needs at least one reason", code="invalid", status=400)
+    if Reason.OTHER in reasons and not comment:
+        raise ReviewRefused("reason 'other' needs a comment saying what is wrong", code="invalid", status=400)
+    return decision, reasons, comment
+
+
+def submit_review(item: VerificationItem, annotator, *, decision: str, reasons=None, comment: str = "",
+                  seconds: float | None = None) -> tuple[Review, bool]:
+    """Store the annotator's decision on the item, or change it while the item is unsettled. Returns
+    (review, created). The same decision sent twice stores one review and one history entry. Settles the
+    item when its reviews decide it (see `_settle`)."""
+    decision, reasons, comment = clean_review(decision, reasons, comment)
+    now = timezone.now()
+    with transaction.atomic():
+        try:
+            # Locks the item's WorkItem row: submissions and settlement of one item are serialised.
+            assignment = queues.lease_for_submission(item.work_item, annotator, now=now)
+        except queues.NoLease as exc:
+            raise ReviewRefused(f"You were not given item {item.external_id}; ask for the next item.", code=exc.code, status=403) from None
+        except queues.ItemClosed:
+            raise ReviewRefused(f"Item {item.external_id} is already settled.", code="settled") from None
+        except queues.QueueError as exc:
+            raise ReviewRefused(str(exc), code=exc.code) from None
+        item = VerificationItem.objects.get(pk=item.pk)
+        if item.is_settled:
+            raise ReviewRefused(f"Item {item.external_id} is already settled ({item.status}); decisions are final.", code="settled")
+        if seconds is None or seconds < 0:
+            seconds = max(0.0, min((now - assignment.leased_at).total_seconds(), item.project.pool.lease_seconds))
+        seconds = float(min(seconds, 24 * 3600))
+        review = Review.objects.filter(item=item, annotator=annotator).first()
+        created = review is None
+        if created:
+            review = Review.objects.create(item=item, annotator=annotator, decision=decision, reasons=reasons,
+                                           comment=comment, seconds_spent=seconds)
+            ReviewEvent.objects.create(item=item, annotator=annotator, kind="submitted", decision=decision,
+                                       reasons=reasons, comment=comment, seconds=seconds)
+            queues.mark_submitted(assignment, now=now)
+        elif (review.decision, review.reasons, review.comment) != (decision, reasons, comment):
+            review.decision, review.reasons, review.comment = decision, reasons, comment
+            review.seconds_spent += seconds
+            review.changes += 1
+            review.save()
+            ReviewEvent.objects.create(item=item, annotator=annotator, kind="changed", decision=decision,
+                                       reasons=reasons, comment=comment, seconds=seconds)
+        _settle(item, now)
+    return review, created
+
+
+def _settle(item: VerificationItem, now) -> None:
+    """Under the item lock. Accepted: three approvals. Rejected: a rejection - at once when the project
+    settles on the first rejection (and the item is closed in the queue), else when all three are in."""
+    decisions = list(Review.objects.filter(item=item).values_list("decision", flat=True))
+    rejected = Decision.REJECT in decisions
+    status = None
+    if len(decisions) >= REVIEWERS_PER_ITEM:
+        status = ItemStatus.REJECTED if rejected else ItemStatus.ACCEPTED
+    elif rejected and item.project.settle_on_first_rejection:
+        status = ItemStatus.REJECTED
+    if status is None:
+        return
+    VerificationItem.objects.filter(pk=item.pk, status=ItemStatus.PENDING).update(status=status, settled_at=now)
+    item.status, item.settled_at = status, now
+    if len(decisions) < REVIEWERS_PER_ITEM:
+        queues.close_item(item.work_item)
+
+
+def set_settle_on_first_rejection(project: VerificationProject, value: bool) -> int:
+    """Change the project's setting. Turning it on settles at once every pending item that already has a
+    rejection (and closes it in the queue); returns how many were settled."""
+    project.settle_on_first_rejection = value
+    project.save(update_fields=["settle_on_first_rejection"])
+    if not value:
+        return 0
+    settled = 0
+    pending = project.items.filter(status=ItemStatus.PENDING, reviews__decision=Decision.REJECT).distinct()
+    for item in pending.select_related("project", "work_item"):
+        with transaction.atomic():
+            # The same lock a submission takes, so a review cannot slip in between reading and settling.
+            item.work_item = WorkItem.objects.select_for_update(of=("self",)).get(pk=item.work_item_id)
+            item.project = project
+            _settle(item, timezone.now())
+            settled += item.status != ItemStatus.PENDING
+    return settled
+
+
+def skip_item(item: VerificationItem, annotator) -> None:
+    """Give an item back unreviewed: its slot goes to someone else, and the annotator will not get it again."""
+    assignment = Assignment.objects.filter(item_id=item.work_item_id, worker=annotator, status=AssignmentStatus.LEASED).first()
+    if assignment:
+        queues.release(assignment)
+
+
+# ---- human baseline ----------------------------------------------------------------------------------------
+
+
+def stratified_sample(items: list[VerificationItem], size: int, rng: random.Random) -> list[VerificationItem]:
+    """Equal allocation across tasks (so every task's accuracy rests on a comparable count), capped by what a
+    task has; what a small task cannot use goes to the others in turn."""
+    by_task: dict[str, list] = defaultdict(list)
+    for item in items:
+        by_task[item.task].append(item)
+    for pool in by_task.values():
+        rng.shuffle(pool)
+    quota = dict.fromkeys(by_task, 0)
+    remaining = min(size, len(items))
+    while remaining:
+        open_tasks = [t for t in sorted(by_task) if quota[t] < len(by_task[t])]
+        share = max(1, remaining // len(open_tasks))
+        for task in open_tasks:
+            take = min(share, len(by_task[task]) - quota[task], remaining)
+            quota[task] += take
+            remaining -= take
+            if not remaining:
+                break
+    chosen = [item for task in sorted(by_task) for item in by_task[task][: quota[task]]]
+    rng.shuffle(chosen)
+    return chosen
+
+
+def create_baseline(project: VerificationProject, *, name: str, size: int = 300, by=None, seed: int | None = None) -> BaselineSession:
+    if size < 1:
+        raise ValueError("the sample needs at least one item")
+    accepted = list(project.items.filter(status=ItemStatus.ACCEPTED).order_by("position"))
+    if not accepted:
+        raise ValueError(f"{project.name} has no accepted items to sample from yet")
+    seed = seed if seed is not None else random.SystemRandom().randrange(2**62)
+    sample = stratified_sample(accepted, size, random.Random(seed))
+    with transaction.atomic():
+        session = BaselineSession.objects.create(project=project, name=name, requested_size=size, seed=seed,
+                                                 created_by=by if by and by.pk else None)
+        BaselineItem.objects.bulk_create(
+            [BaselineItem(session=session, item=item, position=i) for i, item in enumerate(sample, start=1)]
+        )
+    return session
+
+
+def baseline_option_order(session: BaselineSession, item: VerificationItem, annotator) -> list[str]:
+    """Options in a random order of their own for each annotator and item (stable across reloads)."""
+    options = list(item.options)
+    random.Random(f"{session.seed}:{item.pk}:{annotator.pk}").shuffle(options)
+    return options
+
+
+def answer_baseline(session: BaselineSession, item: VerificationItem, annotator, *, chosen: list[str],
+                    seconds: float = 0) -> BaselineAnswer:
+    """Store an annotator's blind answer. Idempotent: a second answer to the same item keeps the first."""
+    if not BaselineItem.objects.filter(session=session, item=item).exists():
+        raise ReviewRefused(f"item {item.external_id} is not in baseline {session.name}", status=404, code="not_found")
+    from apps.verification.scoring import yes_no_options
+
+    allowed = yes_no_options(item) if item.format == "yes_no" else item.options
+    bad = [c for c in chosen if c not in allowed]
+    if not chosen or bad:
+        raise ReviewRefused("choose one of the options shown", code="invalid", status=400)
+    if item.format != "multiple" and len(chosen) != 1:
+        raise ReviewRefused("this question takes exactly one answer", code="invalid", status=400)
+    answer, _ = BaselineAnswer.objects.get_or_create(
+        session=session, item=item, annotator=annotator,
+        defaults={"prediction": ",".join(chosen), "option_order": baseline_option_order(session, item, annotator),
+                  "seconds_spent": max(0.0, float(seconds or 0))},
+    )
+    return answer
+
+
+# ---- scoring runs ------------------------------------------------------------------------------------------
+
+
+def score_predictions_file(project: VerificationProject, *, name: str, path: Path, by=None) -> ScoringRun:
+    from apps.verification import scoring
+
+    predictions = scoring.read_predictions(Path(path))
+    items = list(project.items.filter(status=ItemStatus.ACCEPTED))
+    report = scoring.score(items, predictions)
+    return ScoringRun.objects.create(project=project, name=name, file_name=Path(path).name, report=report,
+                                     created_by=by if by and by.pk else None)
+
+
+def copy_media(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dst)

@@ -1,0 +1,291 @@
+"""Pages: the annotator's review page and their own item pages, baseline answering, and the admin's project
+dashboard, import, export, baseline and scoring pages. Thin: checks, a service call, a template."""
+
+import tempfile
+import zipfile
+from pathlib import Path
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import FileResponse, Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from apps.accounts.permissions import can
+from apps.verification import selectors, services
+from apps.verification.exports import export_zip
+from apps.verification.forms import BaselineForm, ImportForm, PredictionsForm, ReviewForm, SettingsForm
+from apps.verification.hpsu import RecordsRefused
+from apps.verification.models import BaselineSession, Reason, VerificationItem, VerificationProject
+from apps.verification.scoring import PredictionsRefused, yes_no_options
+from apps.verification.taxonomy import MULTIPLE, YES_NO
+
+REASON_KEYS = list(enumerate(Reason.choices, start=1))
+
+
+def _admin_only(user):
+    if not user.is_sori_admin:
+        raise PermissionDenied
+
+
+@login_required
+def project_list(request):
+    user = request.user
+    if not (user.is_sori_admin or can(user, "verification.review")):
+        raise PermissionDenied
+    projects = list(VerificationProject.objects.all())
+    rows = []
+    for project in projects:
+        row = {"project": project}
+        if user.is_sori_admin:
+            row["summary"] = selectors.project_summary(project)
+        if can(user, "verification.review"):
+            row["waiting"] = selectors.waiting_for(project, user)
+            row["open_reviews"] = selectors.unsettled_reviews(project, user)
+        rows.append(row)
+    baselines = BaselineSession.objects.select_related("project").all()[:20]
+    return render(request, "verification/project_list.html", {"rows": rows, "baselines": baselines})
+
+
+@login_required
+def review(request, pk):
+    """Hand the annotator their current or next item and show it with the decision form."""
+    project = get_object_or_404(VerificationProject, pk=pk)
+    if not can(request.user, "verification.review", project):
+        raise PermissionDenied
+    item = services.next_item(project, request.user)
+    context = {"project": project, "reason_keys": REASON_KEYS}
+    if item is not None:
+        context["item"] = selectors.item_for_reviewer(item, request.user)
+        context["item_obj"] = item
+    context["waiting"] = selectors.waiting_for(project, request.user)
+    return render(request, "verification/review.html", context)
+
+
+@login_required
+@require_POST
+def submit(request, pk):
+    item = get_object_or_404(VerificationItem.objects.select_related("project", "work_item"), pk=pk)
+    if not can(request.user, "verification.review", item.project):
+        raise PermissionDenied
+    form = ReviewForm(request.POST)
+    back = request.POST.get("next") or "review"
+    if not form.is_valid():
+        messages.error(request, f"Not saved: {form.errors.as_text()}")
+    else:
+        try:
+            _, created = services.submit_review(
+                item, request.user, decision=form.cleaned_data["decision"], reasons=form.cleaned_data["reasons"],
+                comment=form.cleaned_data["comment"], seconds=form.cleaned_data["seconds_spent"],
+            )
+            verb = "Saved" if created else "Changed"
+            messages.success(request, f"{verb}: {form.cleaned_data['decision']} on {item.external_id}.")
+        except services.ReviewRefused as exc:
+            messages.error(request, f"Not saved: {exc}")
+            if exc.code == "invalid":
+                back = "item"
+    if back == "item":
+        return redirect("verification:item", pk=item.pk)
+    return redirect("verification:review", pk=item.project_id)
+
+
+@login_required
+@require_POST
+def skip(request, pk):
+    item = get_object_or_404(VerificationItem, pk=pk)
+    services.skip_item(item, request.user)
+    messages.info(request, f"Skipped {item.external_id}; it goes to someone else.")
+    return redirect("verification:review", pk=item.project_id)
+
+
+@login_required
+def item_detail(request, pk):
+    item = get_object_or_404(VerificationItem.objects.select_related("audio", "project"), pk=pk)
+    admin = request.user.is_sori_admin
+    if not admin and not can(request.user, "verification.view_item", item):
+        raise PermissionDenied
+    data = selectors.item_for_reviewer(item, request.user, reveal_all=admin)
+    history = item.history.select_related("annotator").order_by("at", "id") if (admin or item.is_settled) else None
+    return render(request, "verification/item.html", {
+        "item": data, "item_obj": item, "project": item.project, "reason_keys": REASON_KEYS,
+        "history": history, "admin_view": admin,
+    })
+
+
+@login_required
+def visual(request, pk):
+    item = get_object_or_404(VerificationItem, pk=pk)
+    if not item.visual:
+        raise Http404
+    if not (request.user.is_sori_admin or can(request.user, "verification.view_item", item)):
+        raise PermissionDenied
+    return FileResponse(item.visual.open("rb"))
+
+
+# ---- admin -------------------------------------------------------------------------------------------------
+
+
+@login_required
+def dashboard(request, pk):
+    _admin_only(request.user)
+    project = get_object_or_404(VerificationProject, pk=pk)
+    if request.method == "POST":
+        form = SettingsForm(request.POST)
+        if form.is_valid():
+            settled = services.set_settle_on_first_rejection(project, form.cleaned_data["settle_on_first_rejection"])
+            messages.success(request, f"Setting saved; {settled} pending item{'s' if settled != 1 else ''} with a rejection settled now.")
+        return redirect("verification:dashboard", pk=pk)
+    return render(request, "verification/dashboard.html", {
+        "project": project, "stats": selectors.dashboard(project),
+        "baseline_form": BaselineForm(initial={"name": f"{project.name} human baseline", "size": 300}),
+        "predictions_form": PredictionsForm(), "runs": project.scoring_runs.all()[:20],
+        "baselines": project.baselines.all(),
+    })
+
+
+@login_required
+def item_list(request, pk):
+    """Every item of a project, filterable by status and task, for an admin to read."""
+    from django.core.paginator import Paginator
+
+    _admin_only(request.user)
+    project = get_object_or_404(VerificationProject, pk=pk)
+    items = project.items.order_by("position").prefetch_related("reviews")
+    status, task = request.GET.get("status", ""), request.GET.get("task", "")
+    if status:
+        items = items.filter(status=status)
+    if task:
+        items = items.filter(task=task)
+    page = Paginator(items, 50).get_page(request.GET.get("page"))
+    return render(request, "verification/item_list.html", {
+        "project": project, "page": page, "status": status, "task": task,
+        "tasks": project.items.values_list("task", flat=True).distinct().order_by("task"),
+    })
+
+
+@login_required
+def upload(request):
+    _admin_only(request.user)
+    problems = []
+    if request.method == "POST":
+        form = ImportForm(request.POST, request.FILES)
+        if form.is_valid():
+            try:
+                batch = _import_upload(form, request.user)
+                messages.success(request, f"Imported {batch.item_count} items into {batch.project.name}.")
+                return redirect("verification:dashboard", pk=batch.project_id)
+            except RecordsRefused as exc:
+                problems = exc.problems
+    else:
+        form = ImportForm()
+    return render(request, "verification/upload.html", {"form": form, "problems": problems})
+
+
+def _import_upload(form, user):
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        items_file = root / "items.upload"
+        with open(items_file, "wb") as fh:
+            for chunk in form.cleaned_data["file"].chunks():
+                fh.write(chunk)
+        media = root / "media"
+        media.mkdir()
+        try:
+            with zipfile.ZipFile(form.cleaned_data["media"]) as archive:
+                for member in archive.infolist():
+                    target = (media / member.filename).resolve()
+                    if not target.is_relative_to(media.resolve()):
+                        raise RecordsRefused([f"{form.cleaned_data['media'].name}: {member.filename} leaves the archive"])
+                archive.extractall(media)
+        except zipfile.BadZipFile:
+            raise RecordsRefused([f"{form.cleaned_data['media'].name}: not a zip archive"]) from None
+        return services.import_items(
+            project_name=form.cleaned_data["name"], file_path=items_file, media_dir=media, by=user,
+            settle_on_first_rejection=form.cleaned_data["settle_on_first_rejection"],
+            display_name=form.cleaned_data["file"].name,
+        )
+
+
+@login_required
+def export(request, pk):
+    _admin_only(request.user)
+    project = get_object_or_404(VerificationProject, pk=pk)
+    response = HttpResponse(export_zip(project), content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="verification-{project.pk}.zip"'
+    return response
+
+
+@login_required
+@require_POST
+def create_baseline(request, pk):
+    _admin_only(request.user)
+    project = get_object_or_404(VerificationProject, pk=pk)
+    form = BaselineForm(request.POST)
+    if form.is_valid():
+        try:
+            session = services.create_baseline(project, name=form.cleaned_data["name"], size=form.cleaned_data["size"], by=request.user)
+            messages.success(request, f"Baseline drawn: {session.sample.count()} items.")
+            return redirect("verification:baseline", pk=session.pk)
+        except ValueError as exc:
+            messages.error(request, str(exc))
+    else:
+        messages.error(request, form.errors.as_text())
+    return redirect("verification:dashboard", pk=pk)
+
+
+@login_required
+@require_POST
+def score_predictions(request, pk):
+    _admin_only(request.user)
+    project = get_object_or_404(VerificationProject, pk=pk)
+    form = PredictionsForm(request.POST, request.FILES)
+    if form.is_valid():
+        upload = form.cleaned_data["file"]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / Path(upload.name).name
+            path.write_bytes(upload.read())
+            try:
+                run = services.score_predictions_file(project, name=form.cleaned_data["name"], path=path, by=request.user)
+                messages.success(request, f"Scored {run.name}: overall {run.report['overall']} %.")
+            except (PredictionsRefused, UnicodeDecodeError) as exc:
+                messages.error(request, f"Not scored: {exc}")
+    else:
+        messages.error(request, form.errors.as_text())
+    return redirect("verification:dashboard", pk=pk)
+
+
+# ---- human baseline ----------------------------------------------------------------------------------------
+
+
+@login_required
+def baseline(request, pk):
+    session = get_object_or_404(BaselineSession.objects.select_related("project"), pk=pk)
+    user = request.user
+    if user.is_sori_admin and request.GET.get("answer") != "1":
+        runs = session.project.scoring_runs.all()[:10]
+        return render(request, "verification/baseline_report.html",
+                      {"session": session, "report": selectors.baseline_report(session), "runs": runs})
+    if not can(user, "verification.baseline", session):
+        raise PermissionDenied
+    item = selectors.baseline_next(session, user)
+    context = {"session": session}
+    if item is not None:
+        options = yes_no_options(item) if item.format == YES_NO else services.baseline_option_order(session, item, user)
+        context.update(item=item, options=options, multiple=item.format == MULTIPLE)
+    return render(request, "verification/baseline.html", context)
+
+
+@login_required
+@require_POST
+def baseline_answer(request, pk, item_pk):
+    session = get_object_or_404(BaselineSession, pk=pk)
+    if not can(request.user, "verification.baseline", session):
+        raise PermissionDenied
+    item = get_object_or_404(VerificationItem, pk=item_pk)
+    try:
+        services.answer_baseline(session, item, request.user, chosen=request.POST.getlist("choice"),
+                                 seconds=float(request.POST.get("seconds_spent") or 0))
+    except (services.ReviewRefused, ValueError) as exc:
+        messages.error(request, f"Not saved: {exc}")
+    return redirect(f"{request.path.rsplit('/answer/', 1)[0]}/?answer=1")
