@@ -1,0 +1,106 @@
+"""Reads over the assignment engine: progress of a pool, per-worker counts, a worker's current lease."""
+
+from datetime import datetime
+
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from apps.queues.models import Assignment, AssignmentStatus, PoolExclusion, WorkItem, WorkPool
+from apps.queues.ordering import order_seed, rank
+
+
+def live_assignment(pool: WorkPool, worker, *, now: datetime | None = None) -> Assignment | None:
+    """The worker's live lease in this pool, if any (what claim_next would hand back)."""
+    now = now or timezone.now()
+    return (
+        Assignment.objects.filter(pool=pool, worker=worker, status=AssignmentStatus.LEASED, expires_at__gt=now)
+        .order_by("leased_at", "id")
+        .first()
+    )
+
+
+def pool_progress(pool: WorkPool, *, now: datetime | None = None) -> dict:
+    """Counts for a progress page, in three queries:
+    - items: all items; gold: items with unlimited capacity (left out of by_submitted); closed
+    - by_submitted: {n: items with n submissions} for n = 0..K (and above K if some item takes more)
+    - complete: items with all their submissions; open: items still being handed out
+    - submissions: valid submissions; live_leases: leases running now; excluded_workers
+    - required_per_item: K"""
+    now = now or timezone.now()
+    k = pool.required_per_item
+    items = WorkItem.objects.filter(pool=pool)
+    # Aggregate aliases must not shadow field names (closed, complete), hence the n_ prefix.
+    raw = items.aggregate(
+        n_items=Count("id"),
+        n_gold=Count("id", filter=Q(capacity=WorkItem.UNLIMITED)),
+        n_closed=Count("id", filter=Q(closed=True)),
+        n_complete=Count("id", filter=Q(complete=True)),
+        n_open=Count("id", filter=Q(closed=False, complete=False)),
+    )
+    totals = {key.removeprefix("n_"): value for key, value in raw.items()}
+    by_submitted = dict.fromkeys(range(k + 1), 0)
+    rows = (
+        items.exclude(capacity=WorkItem.UNLIMITED)
+        .values("submitted_count")
+        .annotate(n=Count("id"))
+        .order_by("submitted_count")
+    )
+    for row in rows:
+        by_submitted[row["submitted_count"]] = row["n"]
+    asg = Assignment.objects.filter(pool=pool).aggregate(
+        submissions=Count("id", filter=Q(status=AssignmentStatus.SUBMITTED)),
+        live_leases=Count("id", filter=Q(status=AssignmentStatus.LEASED, expires_at__gt=now)),
+    )
+    return {
+        "required_per_item": k,
+        **totals,
+        "by_submitted": by_submitted,
+        **asg,
+        "excluded_workers": PoolExclusion.objects.filter(pool=pool).count(),
+    }
+
+
+def worker_counts(pool: WorkPool) -> dict[int, int]:
+    """{user id: valid submissions in this pool} for every worker with at least one."""
+    rows = (
+        Assignment.objects.filter(pool=pool, status=AssignmentStatus.SUBMITTED)
+        .values("worker_id")
+        .annotate(n=Count("id"))
+        .order_by("worker_id")
+    )
+    return {row["worker_id"]: row["n"] for row in rows}
+
+
+def worker_order(pool: WorkPool, worker) -> list[int]:
+    """Item ids of the pool in this worker's order (the order claim_next walks); for tests and admins."""
+    seed = order_seed(pool.pk, worker.pk)
+    keys = WorkItem.objects.filter(pool=pool).values_list("id", "order_key")
+    return [item_id for item_id, key in sorted(keys, key=lambda row: (rank(row[1], seed), row[0]))]
+
+
+def is_excluded(pool: WorkPool, worker) -> bool:
+    return PoolExclusion.objects.filter(pool=pool, worker=worker).exists()
+
+
+def remaining_for_worker(pool: WorkPool, worker, *, now: datetime | None = None) -> int:
+    """How many items this worker could still be given if nobody else took them (open items they have no
+    assignment for and whose slots are not all taken right now)."""
+    now = now or timezone.now()
+    if is_excluded(pool, worker):
+        return 0
+    candidates = (
+        WorkItem.objects.filter(pool=pool, closed=False, complete=False)
+        .exclude(assignments__worker=worker)
+        .annotate(
+            live=Count(
+                "assignments",
+                filter=Q(assignments__status=AssignmentStatus.LEASED, assignments__expires_at__gt=now),
+            )
+        )
+        .values_list("capacity", "submitted_count", "live")
+    )
+    k = pool.required_per_item
+    return sum(
+        1 for capacity, submitted, live in candidates
+        if capacity == WorkItem.UNLIMITED or submitted + live < (capacity if capacity is not None else k)
+    )
