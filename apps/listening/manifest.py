@@ -32,6 +32,7 @@ class ManifestRefused(Exception):
 class ManifestRow:
     line: int
     clip_id: str
+    audio: str  # as the manifest wrote it
     audio_path: Path
     text: str
     speaker: str
@@ -140,7 +141,7 @@ def read_manifest(path: Path, *, check_audio: bool = True) -> list[ManifestRow]:
             problems.append(f"{path.name} line {line}: {'; '.join(errors)}")
             continue
         rows.append(ManifestRow(
-            line=line, clip_id=clip_id, audio_path=audio_path, text=value["text"], speaker=value["speaker"],
+            line=line, clip_id=clip_id, audio=value["audio"], audio_path=audio_path, text=value["text"], speaker=value["speaker"],
             source_type=value["source_type"], style=value["style"], category=value["category"],
             system=value["system"], gold_min=gold_min, gold_max=gold_max,
         ))
