@@ -57,7 +57,12 @@ def ci_bars_svg(rows: list[tuple[str, float, float | None]], *, title: str) -> s
     if not rows:
         return ""
     height = PAD_T + PAD_B + 26 * len(rows)
-    x = _x_scale(1, 5)
+    left = 110  # room for the group labels
+    span = W - left - PAD_R
+
+    def x(v):
+        return left + (v - 1) / 4 * span
+
     body = []
     for tick in range(1, 6):
         body.append(f'<line class="ref" x1="{x(tick):.1f}" y1="{PAD_T}" x2="{x(tick):.1f}" y2="{height - PAD_B}"/>')
@@ -67,8 +72,8 @@ def ci_bars_svg(rows: list[tuple[str, float, float | None]], *, title: str) -> s
         if half is not None:
             body.append(f'<line class="ci" x1="{x(max(1, mean - half)):.1f}" y1="{cy}" x2="{x(min(5, mean + half)):.1f}" y2="{cy}"/>')
         body.append(f'<circle class="dot" cx="{x(mean):.1f}" cy="{cy}" r="5"><title>{escape(label)}: {mean:.2f}</title></circle>')
-        body.append(f'<text x="{PAD_L - 4}" y="{cy + 4}" text-anchor="end">{escape(label[:10])}</text>')
-    body.append(f'<text x="{(PAD_L + W - PAD_R) / 2}" y="{height - 8}" text-anchor="middle">MOS (95 % CI, t)</text>')
+        body.append(f'<text x="{left - 6}" y="{cy + 4}" text-anchor="end">{escape(label[:18])}</text>')
+    body.append(f'<text x="{left + span / 2}" y="{height - 8}" text-anchor="middle">MOS (95 % CI, t)</text>')
     return _frame(title, body, height=height)
 
 
