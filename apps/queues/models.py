@@ -146,6 +146,8 @@ class Assignment(models.Model):
             models.Index(fields=["pool", "worker"], condition=Q(status="leased"), name="queues_asg_worker_live"),
             models.Index(fields=["worker", "item"], name="queues_asg_worker_item"),
             models.Index(fields=["pool", "status"], name="queues_asg_pool_status"),
+            # Live leases of one item: the capacity check under the row lock.
+            models.Index(fields=["item", "expires_at"], condition=Q(status="leased"), name="queues_asg_item_live"),
         ]
 
     def __str__(self) -> str:

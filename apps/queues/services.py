@@ -37,7 +37,7 @@ import random
 from datetime import datetime, timedelta
 
 from django.db import connection, transaction
-from django.db.models import F
+from django.db.models import Exists, F
 from django.utils import timezone
 
 from apps.queues.models import Assignment, AssignmentStatus, PoolExclusion, WorkItem, WorkPool
@@ -102,48 +102,29 @@ def add_items(pool: WorkPool, count: int, *, capacity: int | None = None) -> lis
 
 # ---- claiming ---------------------------------------------------------------------------------------------
 
+# How many of the worker's next items the fast claim looks at. Other workers walk other orders, so it is rare
+# that all of them are locked at once; when they are, the claim widens to the whole pool.
+CLAIM_WINDOW = 16
+
 
 def claim_next(pool: WorkPool, worker, *, now: datetime | None = None) -> Assignment | None:
     """The worker's current item in this pool, leasing the next one in their own order if they hold none.
     None when nothing is left for them (or they are excluded)."""
     now = now or timezone.now()
-    with transaction.atomic():
-        # Two tabs of the same worker must not both lease an item; other workers are not held up by this.
-        _lock_worker(pool.pk, worker.pk)
-        if PoolExclusion.objects.filter(pool=pool, worker=worker).exists():
-            return None
-        held = _own_live_lease(pool, worker, now)
-        if held is not None:
-            return held
-        try:
-            # Fast path: skip items other workers are locking right now.
-            with transaction.atomic():
-                assignment = _claim_candidate(pool, worker, now, skip_locked=True)
-                if assignment is None and connection.features.has_select_for_update_skip_locked:
-                    # Roll back this savepoint, which drops the row locks taken so far, before waiting below.
-                    raise _NothingUnlocked
-                return assignment
-        except _NothingUnlocked:
-            pass
-        # Slow path (PostgreSQL only): candidates may remain that someone else held locked a moment ago.
-        # Wait for them one at a time, holding no other item lock while waiting (so no deadlock).
-        tried: list[int] = []
-        while True:
-            try:
-                with transaction.atomic():
-                    item_id = _candidate_id(pool, worker, now, exclude=tried, lock="wait")
-                    if item_id is None:
-                        return None
-                    assignment = _lease_if_room(pool, worker, item_id, now)
-                    if assignment is None:
-                        raise _NoRoom(item_id)
-                    return assignment
-            except _NoRoom as no_room:
-                tried.append(no_room.item_id)
+    # A lease is cheap to lose: if the database crashed right after this commit, the worker would just be
+    # offered an item again. So when the claim is its own transaction, it need not wait for the WAL flush.
+    own_transaction = not transaction.get_connection().in_atomic_block
+    try:
+        with transaction.atomic():
+            return _claim(pool, worker, now, wait=False, async_commit=own_transaction)
+    except _MustWait:
+        # Rolled back, which also dropped the row locks the fast attempt held; now wait for busy items.
+        with transaction.atomic():
+            return _claim(pool, worker, now, wait=True, async_commit=own_transaction)
 
 
-class _NothingUnlocked(Exception):
-    pass
+class _MustWait(Exception):
+    """Every candidate left was locked by someone else a moment ago: whether it still has room is unknown."""
 
 
 class _NoRoom(Exception):
@@ -151,11 +132,50 @@ class _NoRoom(Exception):
         self.item_id = item_id
 
 
-def _lock_worker(pool_id: int, worker_id: int) -> None:
+def _claim(pool: WorkPool, worker, now: datetime, *, wait: bool, async_commit: bool) -> Assignment | None:
+    # Two tabs of the same worker must not both lease an item; other workers are not held up by this.
+    _lock_worker(pool.pk, worker.pk, async_commit=async_commit)
+    held = _own_live_lease(pool, worker, now)
+    if held is not None:
+        return held
+    tried: list[int] = []
+    if not wait:
+        for window in (CLAIM_WINDOW, None):
+            while (item_id := _candidate_id(pool, worker, now, exclude=tried, window=window, lock="skip")) is not None:
+                assignment = _lease_if_room(pool, worker, item_id, now)
+                if assignment is not None:
+                    return assignment
+                # The query's snapshot was stale: someone filled the slot just before we got the lock. Keep
+                # the lock (released at commit) and try the next item in this worker's order.
+                tried.append(item_id)
+        if connection.features.has_select_for_update_skip_locked and _candidate_id(
+            pool, worker, now, exclude=tried, window=1, lock="none"
+        ) is not None:
+            raise _MustWait
+        return None
+    # Slow path (PostgreSQL): wait for each busy candidate in turn. Each attempt runs in a savepoint that is
+    # rolled back when the item turns out full, so no lock is held while waiting for the next (no deadlock).
+    while True:
+        try:
+            with transaction.atomic():
+                item_id = _candidate_id(pool, worker, now, exclude=tried, window=None, lock="wait")
+                if item_id is None:
+                    return None
+                assignment = _lease_if_room(pool, worker, item_id, now)
+                if assignment is None:
+                    raise _NoRoom(item_id)
+                return assignment
+        except _NoRoom as no_room:
+            tried.append(no_room.item_id)
+
+
+def _lock_worker(pool_id: int, worker_id: int, *, async_commit: bool = False) -> None:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            # Transaction-scoped advisory lock on (pool, worker); released at commit or rollback.
-            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_int4(pool_id), _int4(worker_id)])
+            # Transaction-scoped advisory lock on (pool, worker), released at commit or rollback; and, for
+            # a claim that is its own transaction, asynchronous commit (set_config(..., true) = SET LOCAL).
+            extra = ", set_config('synchronous_commit', 'off', true)" if async_commit else ""
+            cursor.execute(f"SELECT pg_advisory_xact_lock(%s, %s){extra}", [_int4(pool_id), _int4(worker_id)])
 
 
 def _int4(value: int) -> int:
@@ -176,51 +196,49 @@ def _own_live_lease(pool: WorkPool, worker, now: datetime) -> Assignment | None:
     return next((a for a in leased if a.is_live(now)), None)
 
 
-def _claim_candidate(pool: WorkPool, worker, now: datetime, *, skip_locked: bool) -> Assignment | None:
-    tried: list[int] = []
-    while True:
-        item_id = _candidate_id(pool, worker, now, exclude=tried, lock="skip" if skip_locked else "none")
-        if item_id is None:
-            return None
-        assignment = _lease_if_room(pool, worker, item_id, now)
-        if assignment is not None:
-            return assignment
-        # The query's snapshot was stale: someone filled the slot just before we got the lock. Keep the lock
-        # (it is released at commit) and move on to the next item in this worker's order.
-        tried.append(item_id)
-
-
-def _candidate_id(pool: WorkPool, worker, now: datetime, *, exclude: list[int], lock: str) -> int | None:
-    """The first item in the worker's order that looks open, locked (lock="skip" skips rows others hold,
-    lock="wait" waits for them). One query: a hash anti-join on the worker's own assignments, a hash join
-    on the pool's live leases, and a scan of the open-items partial index sorted by the worker's key."""
+def _candidate_id(
+    pool: WorkPool, worker, now: datetime, *, exclude: list[int], window: int | None, lock: str
+) -> int | None:
+    """The first item in the worker's order that looks open (lock="skip": skipping rows others hold locked;
+    "wait": waiting for them; "none": not locking). One query:
+    - open items of the pool (partial index) EXCEPT the ones this worker already has an assignment for: a
+      set difference, so the plan stays linear even when the planner's statistics are stale (a fresh pool);
+    - the top `window` of those by the worker's key (a bounded heap sort);
+    - of those, the ones whose submitted + live leases leave a slot (an index probe each), locked in order.
+    """
     a, b = order_seed(pool.pk, worker.pk)
     item_table = WorkItem._meta.db_table
     asg_table = Assignment._meta.db_table
-    now_db = connection.ops.adapt_datetimefield_value(now)
-    excluded_sql = ""
-    if exclude:
-        excluded_sql = f"AND i.id NOT IN ({', '.join(['%s'] * len(exclude))})"
+    exclusion_table = PoolExclusion._meta.db_table
+    excluded_sql = f"AND i.id NOT IN ({', '.join(['%s'] * len(exclude))})" if exclude else ""
     lock_sql = ""
     if lock != "none" and connection.features.has_select_for_update:
         lock_sql = "FOR UPDATE OF i SKIP LOCKED" if lock == "skip" else "FOR UPDATE OF i"
     sql = f"""
-        WITH live AS (
-            SELECT item_id, COUNT(*) AS n FROM {asg_table}
-            WHERE pool_id = %s AND status = %s AND expires_at > %s
-            GROUP BY item_id
+        WITH available AS (
+            SELECT i.id, i.order_key FROM {item_table} i
+            WHERE i.pool_id = %s AND NOT i.closed AND NOT i.complete {excluded_sql}
+            EXCEPT
+            SELECT mine.item_id, done.order_key FROM {asg_table} mine
+            JOIN {item_table} done ON done.id = mine.item_id
+            WHERE mine.pool_id = %s AND mine.worker_id = %s
+        ), ranked AS (
+            SELECT id, (CAST(order_key AS BIGINT) * %s + %s) %% %s AS r FROM available
+            WHERE NOT EXISTS (SELECT 1 FROM {exclusion_table} ex WHERE ex.pool_id = %s AND ex.worker_id = %s)
+            ORDER BY r, id
+            {"LIMIT %s" if window else ""}
         )
-        SELECT i.id FROM {item_table} i LEFT JOIN live ON live.item_id = i.id
-        WHERE i.pool_id = %s AND NOT i.closed AND NOT i.complete
-          AND (i.capacity = 0 OR i.submitted_count + COALESCE(live.n, 0) < COALESCE(i.capacity, %s))
-          AND NOT EXISTS (SELECT 1 FROM {asg_table} mine WHERE mine.item_id = i.id AND mine.worker_id = %s)
-          {excluded_sql}
-        ORDER BY (CAST(i.order_key AS BIGINT) * %s + %s) %% %s, i.id
+        SELECT i.id FROM {item_table} i JOIN ranked ON ranked.id = i.id
+        WHERE {_HAS_ROOM_SQL}
+        ORDER BY ranked.r, ranked.id
         LIMIT 1
         {lock_sql}
     """
-    params = [pool.pk, AssignmentStatus.LEASED, now_db, pool.pk, pool.required_per_item, worker.pk, *exclude,
-              a, b, ORDER_PRIME]
+    params = [
+        pool.pk, *exclude, pool.pk, worker.pk, a, b, ORDER_PRIME, pool.pk, worker.pk,
+        *([window] if window else []),
+        AssignmentStatus.LEASED, connection.ops.adapt_datetimefield_value(now), -1, pool.required_per_item,
+    ]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
@@ -228,41 +246,42 @@ def _candidate_id(pool: WorkPool, worker, now: datetime, *, exclude: list[int], 
 
 
 def _lease_if_room(pool: WorkPool, worker, item_id: int, now: datetime) -> Assignment | None:
-    """With the item row locked: lease it to the worker if a slot is free by fresh data, else None."""
-    room = _room(item_id, now, pool=pool)
-    if room is not None and room <= 0:
-        return None
-    return Assignment.objects.create(
-        pool=pool, item_id=item_id, worker=worker, status=AssignmentStatus.LEASED,
-        leased_at=now, expires_at=now + timedelta(seconds=pool.lease_seconds),
-    )
-
-
-def _room(item_id: int, now: datetime, *, pool: WorkPool, excluding_worker_id: int | None = None) -> int | None:
-    """Free slots on a locked item by fresh data (a new statement): capacity - submitted - live leases,
-    0 when closed, None when unlimited. One query."""
-    item_table = WorkItem._meta.db_table
-    asg_table = Assignment._meta.db_table
-    others_sql = "AND a.worker_id <> %s" if excluding_worker_id is not None else ""
+    """With the item row locked: lease it to the worker if a slot is free by fresh data (this statement's
+    snapshot is taken after the lock was granted), else None. Check and insert in one statement."""
+    expires = now + timedelta(seconds=pool.lease_seconds)
+    ops = connection.ops
     sql = f"""
-        SELECT i.closed, i.capacity, i.submitted_count,
-               (SELECT COUNT(*) FROM {asg_table} a
-                WHERE a.item_id = i.id AND a.status = %s AND a.expires_at > %s {others_sql})
-        FROM {item_table} i WHERE i.id = %s
+        INSERT INTO {Assignment._meta.db_table} (pool_id, item_id, worker_id, status, leased_at, expires_at)
+        SELECT %s, i.id, %s, %s, %s, %s FROM {WorkItem._meta.db_table} i
+        WHERE i.id = %s AND {_HAS_ROOM_SQL}
+        RETURNING id
     """
-    params = [AssignmentStatus.LEASED, connection.ops.adapt_datetimefield_value(now)]
-    if excluding_worker_id is not None:
-        params.append(excluding_worker_id)
-    params.append(item_id)
+    params = [
+        pool.pk, worker.pk, AssignmentStatus.LEASED, ops.adapt_datetimefield_value(now),
+        ops.adapt_datetimefield_value(expires), item_id,
+        AssignmentStatus.LEASED, ops.adapt_datetimefield_value(now), -1, pool.required_per_item,
+    ]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        closed, capacity, submitted, live = cursor.fetchone()
-    if closed:
-        return 0
-    if capacity == WorkItem.UNLIMITED:
+        row = cursor.fetchone()
+    if row is None:
         return None
-    cap = capacity if capacity is not None else pool.required_per_item
-    return cap - submitted - live
+    assignment = Assignment(
+        pk=row[0], pool=pool, item_id=item_id, worker=worker, status=AssignmentStatus.LEASED,
+        leased_at=now, expires_at=expires,
+    )
+    assignment._state.adding = False
+    assignment._state.db = connection.alias
+    return assignment
+
+
+# "Item i has a free slot": params (leased status, now, worker id whose own lease is not counted, K).
+_HAS_ROOM_SQL = f"""
+    NOT i.closed AND (i.capacity = 0 OR i.submitted_count + (
+        SELECT COUNT(*) FROM {Assignment._meta.db_table} a
+        WHERE a.item_id = i.id AND a.status = %s AND a.expires_at > %s AND a.worker_id <> %s
+    ) < COALESCE(i.capacity, %s))
+"""
 
 
 # ---- submitting -------------------------------------------------------------------------------------------
@@ -276,63 +295,98 @@ def lease_for_submission(item: WorkItem, worker, *, now: datetime | None = None)
 
     Raises NoLease, SlotTaken, ItemClosed or WorkerExcluded."""
     _require_atomic("lease_for_submission")
-    assignment, _ = _lease_for_submission(item.pk, worker.pk, now or timezone.now(), who=str(worker))
-    return assignment
+    return _lease_for_submission(item.pk, worker.pk, now or timezone.now(), who=str(worker))
 
 
 def mark_submitted(assignment: Assignment, *, now: datetime | None = None) -> Assignment:
     """Count the worker's submission, in the consumer's transaction after lease_for_submission. Idempotent:
-    a second call on a submitted assignment changes nothing. Re-checks the lease (cheap: the row lock is
-    already held), so calling it alone is safe too. Updates `assignment` in place and returns it."""
+    a second call on a submitted assignment changes nothing. Safe on its own too: anything but a live lease
+    goes through lease_for_submission's checks first. Updates `assignment` in place and returns it."""
     _require_atomic("mark_submitted")
     now = now or timezone.now()
-    who = str(assignment.worker) if "worker" in assignment._state.fields_cache else f"worker {assignment.worker_id}"
-    current, item = _lease_for_submission(assignment.item_id, assignment.worker_id, now, who=who)
-    if current.status != AssignmentStatus.SUBMITTED:
-        capacity = item.effective_capacity(item.pool)
-        submitted = item.submitted_count + 1
-        if capacity is not None and submitted > capacity:  # cannot happen while every write holds the lock
-            raise SlotTaken(f"Item {item.pk} already has its {capacity} submissions.")
-        Assignment.objects.filter(pk=current.pk).update(status=AssignmentStatus.SUBMITTED, submitted_at=now)
-        WorkItem.objects.filter(pk=item.pk).update(
-            submitted_count=F("submitted_count") + 1, complete=capacity is not None and submitted >= capacity
-        )
-        current.status, current.submitted_at = AssignmentStatus.SUBMITTED, now
-    for field in ("status", "leased_at", "expires_at", "submitted_at"):
-        setattr(assignment, field, getattr(current, field))
-    return assignment
+    for attempt in range(2):
+        # A live lease becomes a submission: submitted + live leases stays the same, so no count is needed.
+        converted = Assignment.objects.filter(
+            pk=assignment.pk, status=AssignmentStatus.LEASED, expires_at__gt=now
+        ).update(status=AssignmentStatus.SUBMITTED, submitted_at=now)
+        if converted:
+            _count_submission(assignment.item_id)
+            assignment.status, assignment.submitted_at = AssignmentStatus.SUBMITTED, now
+            return assignment
+        if attempt:
+            break
+        who = str(assignment.worker) if "worker" in assignment._state.fields_cache else f"worker {assignment.worker_id}"
+        current = _lease_for_submission(assignment.item_id, assignment.worker_id, now, who=who)
+        for field in ("status", "leased_at", "expires_at", "submitted_at"):
+            setattr(assignment, field, getattr(current, field))
+        if current.status == AssignmentStatus.SUBMITTED:
+            return assignment  # already counted
+    raise NoLease(f"Assignment {assignment.pk} could not be counted; ask for the item again.")  # pragma: no cover
 
 
-def _lease_for_submission(item_id: int, worker_id: int, now: datetime, *, who: str) -> tuple[Assignment, WorkItem]:
+def _count_submission(item_id: int) -> None:
+    """Add one submission to the item; refuses (and so rolls back the consumer's transaction) rather than
+    going over the capacity, whatever clock the callers used."""
+    sql = f"""
+        UPDATE {WorkItem._meta.db_table} SET
+            submitted_count = submitted_count + 1,
+            complete = (capacity IS NULL OR capacity <> 0) AND submitted_count + 1 >= COALESCE(capacity, (
+                SELECT p.required_per_item FROM {WorkPool._meta.db_table} p WHERE p.id = pool_id))
+        WHERE id = %s AND (capacity = 0 OR submitted_count < COALESCE(capacity, (
+            SELECT p.required_per_item FROM {WorkPool._meta.db_table} p WHERE p.id = pool_id)))
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [item_id])
+        if cursor.rowcount != 1:
+            raise SlotTaken(f"Item {item_id} already has all its submissions; this one cannot be counted.")
+
+
+def _lease_for_submission(item_id: int, worker_id: int, now: datetime, *, who: str) -> Assignment:
     locked = _lock_item(item_id)
     pool = locked.pool
-    # Checked after the lock: exclude_worker locks the same rows, so it either finished before (seen here)
-    # or waits for this transaction and then invalidates what it wrote.
-    if PoolExclusion.objects.filter(pool_id=pool.pk, worker_id=worker_id).exists():
-        raise WorkerExcluded(f"{who} has been excluded from {pool.name!r} and cannot submit there any more.")
-    assignment = Assignment.objects.filter(item_id=item_id, worker_id=worker_id).first()
+    # Read after the lock (a new statement, so a fresh snapshot): a concurrent submission, release or
+    # exclusion that held the lock before us is visible here.
+    assignment = (
+        Assignment.objects.filter(item_id=item_id, worker_id=worker_id)
+        .annotate(excluded=Exists(PoolExclusion.objects.filter(pool_id=pool.pk, worker_id=worker_id)))
+        .first()
+    )
     if assignment is None:
+        if PoolExclusion.objects.filter(pool_id=pool.pk, worker_id=worker_id).exists():
+            raise WorkerExcluded(f"{who} has been excluded from {pool.name!r} and cannot submit there any more.")
         raise NoLease(f"{who} was never given item {item_id} of {pool.name!r}; ask for the next item first.")
+    if assignment.excluded:
+        raise WorkerExcluded(f"{who} has been excluded from {pool.name!r} and cannot submit there any more.")
     if assignment.status == AssignmentStatus.SUBMITTED:
-        return assignment, locked
+        return assignment
     if assignment.status == AssignmentStatus.INVALIDATED:
         raise WorkerExcluded(f"{who}'s work on item {item_id} was invalidated; it cannot be submitted again.")
     if locked.closed:
         raise ItemClosed(f"Item {item_id} of {pool.name!r} is closed; it takes no more submissions.")
     if assignment.is_live(now):
-        return assignment, locked
-    room = _room(item_id, now, pool=pool, excluding_worker_id=worker_id)
-    if room is not None and room <= 0:
+        return assignment
+    # Late (expired or released): accepted only if the slot is still free, counting everyone else's leases.
+    expires = now + timedelta(seconds=pool.lease_seconds)
+    ops = connection.ops
+    sql = f"""
+        UPDATE {Assignment._meta.db_table} SET status = %s, leased_at = %s, expires_at = %s
+        WHERE id = %s AND EXISTS (SELECT 1 FROM {WorkItem._meta.db_table} i WHERE i.id = %s AND {_HAS_ROOM_SQL})
+    """
+    params = [
+        AssignmentStatus.LEASED, ops.adapt_datetimefield_value(now), ops.adapt_datetimefield_value(expires),
+        assignment.pk, item_id,
+        AssignmentStatus.LEASED, ops.adapt_datetimefield_value(now), worker_id, pool.required_per_item,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        renewed = cursor.rowcount == 1
+    if not renewed:
         raise SlotTaken(
             f"{who}'s time on item {item_id} ran out and the item was given to someone else; "
             "this answer cannot be counted."
         )
-    # Late but the slot is free: renew the lease so the submission that follows is counted.
-    assignment.status = AssignmentStatus.LEASED
-    assignment.leased_at = now
-    assignment.expires_at = now + timedelta(seconds=pool.lease_seconds)
-    assignment.save(update_fields=["status", "leased_at", "expires_at"])
-    return assignment, locked
+    assignment.status, assignment.leased_at, assignment.expires_at = AssignmentStatus.LEASED, now, expires
+    return assignment
 
 
 # ---- giving back, closing, excluding ----------------------------------------------------------------------
@@ -377,9 +431,15 @@ def exclude_worker(pool: WorkPool, worker, *, by, reason: str = "") -> PoolExclu
         # Lock every item they touched, in id order (no deadlock with another exclusion), then re-read their
         # assignments: a submission that was in flight has committed by now, or will see the exclusion.
         list(WorkItem.objects.select_for_update(of=("self",)).filter(pk__in=item_ids).order_by("pk").values_list("pk"))
-        submitted = list(mine.filter(status=AssignmentStatus.SUBMITTED).values_list("item_id", flat=True))
         mine.filter(status=AssignmentStatus.LEASED).update(status=AssignmentStatus.RELEASED)
-        mine.filter(status=AssignmentStatus.SUBMITTED).update(status=AssignmentStatus.INVALIDATED)
+        with connection.cursor() as cursor:
+            # RETURNING: decrement exactly the items whose submission this statement invalidated.
+            cursor.execute(
+                f"UPDATE {Assignment._meta.db_table} SET status = %s"
+                " WHERE pool_id = %s AND worker_id = %s AND status = %s RETURNING item_id",
+                [AssignmentStatus.INVALIDATED, pool.pk, worker.pk, AssignmentStatus.SUBMITTED],
+            )
+            submitted = [row[0] for row in cursor.fetchall()]
         if submitted:
             WorkItem.objects.filter(pk__in=submitted).update(submitted_count=F("submitted_count") - 1, complete=False)
     return exclusion
