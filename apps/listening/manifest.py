@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,6 +91,27 @@ def _score_bound(value: str, name: str, errors: list[str]) -> int | None:
     return number
 
 
+AUDIO_CHECK_THREADS = 4
+
+
+def _audio_problem(audio_path: Path, name: str) -> str | None:
+    try:
+        inspect_audio(audio_path, name=name)
+    except AudioRejected as exc:
+        return str(exc)
+    return None
+
+
+def _merge(problems: list[tuple[int, str]]) -> list[str]:
+    """One message per line, in line order (a row with a field error and an audio error gets both)."""
+    by_line: dict[int, list[str]] = {}
+    for line, message in sorted(problems, key=lambda p: p[0]):
+        if line in by_line:
+            message = message.split(": ", 1)[1]
+        by_line.setdefault(line, []).append(message)
+    return ["; ".join(parts) for _, parts in sorted(by_line.items())]
+
+
 def read_manifest(path: Path, *, check_audio: bool = True) -> list[ManifestRow]:
     """Parse and check every row; raise ManifestRefused listing every bad row as '<file> line N: reason'."""
     path = Path(path)
@@ -97,8 +119,9 @@ def read_manifest(path: Path, *, check_audio: bool = True) -> list[ManifestRow]:
         raise ManifestRefused([f"{path}: no such manifest file"])
     base = path.parent
     rows: list[ManifestRow] = []
-    problems: list[str] = []
+    problems: list[tuple[int, str]] = []
     seen: dict[str, int] = {}
+    audio_checks: list[tuple[int, Path, str]] = []
     raw_rows = _read_rows(path)
     if not raw_rows:
         raise ManifestRefused([f"{path.name}: the manifest has no rows"])
@@ -133,20 +156,23 @@ def read_manifest(path: Path, *, check_audio: bool = True) -> list[ManifestRow]:
             elif not audio_path.is_file():
                 errors.append(f"missing audio file {value['audio']}")
             elif check_audio:
-                try:
-                    inspect_audio(audio_path, name=value["audio"])
-                except AudioRejected as exc:
-                    errors.append(f"invalid audio: {exc}")
+                audio_checks.append((line, audio_path, value["audio"]))
         if errors:
-            problems.append(f"{path.name} line {line}: {'; '.join(errors)}")
+            problems.append((line, f"{path.name} line {line}: {'; '.join(errors)}"))
             continue
         rows.append(ManifestRow(
             line=line, clip_id=clip_id, audio=value["audio"], audio_path=audio_path, text=value["text"], speaker=value["speaker"],
             source_type=value["source_type"], style=value["style"], category=value["category"],
             system=value["system"], gold_min=gold_min, gold_max=gold_max,
         ))
+    # Decoding every file is the slow part (ffprobe + ffmpeg per clip): run those checks side by side.
+    with ThreadPoolExecutor(max_workers=AUDIO_CHECK_THREADS) as pool:
+        outcomes = pool.map(lambda check: _audio_problem(*check[1:]), audio_checks)
+        for (line, _, _), problem in zip(audio_checks, outcomes, strict=True):
+            if problem:
+                problems.append((line, f"{path.name} line {line}: invalid audio: {problem}"))
     if problems:
-        raise ManifestRefused(problems)
+        raise ManifestRefused(_merge(problems))
     if not any(not r.is_gold for r in rows):
         raise ManifestRefused([f"{path.name}: the manifest has only gold clips; a test needs clips to rate"])
     return rows
