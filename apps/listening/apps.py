@@ -8,7 +8,7 @@ class ListeningConfig(AppConfig):
     verbose_name = "MOS listening tests"
 
     def ready(self):
-        from apps.listening import rules  # noqa: F401
+        from apps.listening import jobs, rules  # noqa: F401
 
     def nav_links(self, user):
         from apps.accounts.navigation import NavLink

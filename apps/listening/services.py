@@ -39,9 +39,10 @@ from apps.queues.models import Assignment, WorkItem
 # --- import ---------------------------------------------------------------------------------------------
 
 
-def import_listening_test(*, name: str, manifest: Path, user=None) -> ListeningTest:
+def import_listening_test(*, name: str, manifest: Path, user=None, progress=None) -> ListeningTest:
     """Create a test from a CSV/JSONL manifest. Atomic: a bad row (reported with its line) stores nothing,
-    audio files included."""
+    audio files included. `progress` (a jobs Progress) hears of each stored clip and may cancel, which
+    rolls everything back."""
     name = name.strip()
     if not name:
         raise ManifestRefused(["the test needs a name"])
@@ -60,6 +61,8 @@ def import_listening_test(*, name: str, manifest: Path, user=None) -> ListeningT
         # Gold clips go to every listener once, mixed into their own random order; they take no K slots.
         items += queues.add_items(pool, len(gold), capacity=WorkItem.UNLIMITED) if gold else []
         clips = []
+        if progress is not None:
+            progress.set_total(len(items), message="Storing clips")
         for row, item in zip(regular + gold, items, strict=True):
             asset, _ = import_audio_file(row.audio_path, name=Path(row.audio_path).name)
             clips.append(Clip(
@@ -68,6 +71,8 @@ def import_listening_test(*, name: str, manifest: Path, user=None) -> ListeningT
                 text=row.text, speaker=row.speaker, source_type=row.source_type, style=row.style,
                 category=row.category, system=row.system, gold_min=row.gold_min, gold_max=row.gold_max,
             ))
+            if progress is not None:
+                progress.advance()
         Clip.objects.bulk_create(clips)
     return test
 

@@ -12,6 +12,7 @@ urlpatterns = [
     path("tests/<int:pk>/clips/<int:clip_pk>/rate/", views.submit_rating, name="submit_rating"),
     path("manage/", views.manage, name="manage"),
     path("manage/import/", views.import_test, name="import"),
+    path("manage/import/jobs/<int:job_pk>/", views.import_status, name="import_status"),
     path("manage/tests/<int:pk>/", views.dashboard, name="dashboard"),
     path("manage/tests/<int:pk>/listeners/<int:user_pk>/exclude/", views.exclude, name="exclude"),
     path("manage/tests/<int:pk>/splits/", views.make_splits, name="splits"),

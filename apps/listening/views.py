@@ -4,13 +4,12 @@ and the admin's (tests, import, dashboard, exclusion, splits, export, predictors
 Listener pages show nothing about a clip but its audio (under an opaque URL): no transcript, speaker,
 system, source type, category or clip id."""
 
-import tempfile
-import zipfile
-from pathlib import Path
+import uuid
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.core.files.storage import default_storage
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -18,9 +17,11 @@ from django.views.decorators.http import require_POST
 
 from apps.accounts.models import User
 from apps.accounts.permissions import can
+from apps.jobs.models import Job, JobStatus
+from apps.jobs.services import start_job
 from apps.listening import exports, selectors, services
 from apps.listening.forms import ImportForm, PredictionsForm, SplitForm
-from apps.listening.manifest import ManifestRefused
+from apps.listening.jobs import BUNDLE_FOLDER
 from apps.listening.models import Clip, Consent, ListeningTest, Predictor
 
 ACR_SCALE = [
@@ -113,45 +114,36 @@ def manage(request):
 
 @login_required
 def import_test(request):
-    """Upload a manifest (CSV/JSONL) with its audio, as one zip, or a manifest alone whose audio paths
-    point at files already on the server is not allowed: audio must come with it."""
+    """Upload a zip with a manifest (CSV/JSONL) and its audio; the import runs as a job with a progress bar."""
     _require(request, "listening.manage")
-    errors: list[str] = []
     form = ImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["bundle"]
-        with tempfile.TemporaryDirectory() as tmp:
-            try:
-                manifest = _unpack_bundle(upload, Path(tmp))
-                test = services.import_listening_test(name=form.cleaned_data["name"], manifest=manifest, user=request.user)
-            except ManifestRefused as refused:
-                errors = refused.errors
-            else:
-                messages.success(request, f"Imported {test.clips.count()} clips into {test.name!r} (test {test.pk}).")
-                return redirect("listening:dashboard", pk=test.pk)
-    return render(request, "listening/import.html", {"form": form, "errors": errors})
+        name = form.cleaned_data["name"].strip()
+        if not upload.name.lower().endswith(".zip"):
+            form.add_error("bundle", "Upload a .zip holding the manifest and its audio files.")
+        elif ListeningTest.objects.filter(name=name).exists():
+            form.add_error("name", f"A listening test named {name!r} already exists.")
+        else:
+            stored = default_storage.save(f"{BUNDLE_FOLDER}/{uuid.uuid4().hex}.zip", upload)
+            job = start_job(
+                kind="listening.import", title=f"Import listening test {name!r}", user=request.user,
+                params={"bundle": stored, "name": name, "label": upload.name},
+            )
+            return redirect("listening:import_status", job_pk=job.pk)
+    return render(request, "listening/import.html", {"form": form})
 
 
-def _unpack_bundle(upload, folder: Path) -> Path:
-    """A zip holding one manifest (.csv/.jsonl) and the audio it names, unpacked safely into `folder`."""
-    if not upload.name.lower().endswith(".zip"):
-        raise ManifestRefused([f"{upload.name}: upload a .zip with the manifest and its audio files"])
-    try:
-        with zipfile.ZipFile(upload) as zf:
-            for member in zf.infolist():
-                target = (folder / member.filename).resolve()
-                if not target.is_relative_to(folder.resolve()):
-                    raise ManifestRefused([f"{upload.name}: {member.filename} would unpack outside the bundle"])
-            zf.extractall(folder)
-    except zipfile.BadZipFile:
-        raise ManifestRefused([f"{upload.name}: not a valid zip file"]) from None
-    manifests = sorted(
-        p for p in folder.rglob("*") if p.suffix.lower() in (".csv", ".jsonl") and "__MACOSX" not in p.parts
-    )
-    if len(manifests) != 1:
-        found = ", ".join(str(p.relative_to(folder)) for p in manifests) or "none"
-        raise ManifestRefused([f"{upload.name}: expected exactly one .csv or .jsonl manifest, found {found}"])
-    return manifests[0]
+@login_required
+def import_status(request, job_pk):
+    _require(request, "listening.manage")
+    job = get_object_or_404(Job, pk=job_pk, kind="listening.import")
+    test = None
+    if job.status == JobStatus.SUCCEEDED and job.result.get("test"):
+        test = ListeningTest.objects.filter(pk=job.result["test"]).first()
+    return render(request, "listening/import_status.html", {
+        "job": job, "test": test, "errors": job.result.get("errors", []) if job.status == JobStatus.FAILED else [],
+    })
 
 
 @login_required

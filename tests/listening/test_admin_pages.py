@@ -4,8 +4,10 @@ import io
 import zipfile
 
 import pytest
+from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from apps.jobs.models import Job
 from apps.listening.models import ListeningTest
 
 from .conftest import clip_rows
@@ -21,22 +23,36 @@ def _zip(folder, names):
     return SimpleUploadedFile("bundle.zip", buffer.getvalue(), content_type="application/zip")
 
 
-def test_an_admin_uploads_a_bundle_and_lands_on_the_dashboard(write_manifest, bundle_dir, admin, client_for):
+def test_an_admin_uploads_a_bundle_and_the_import_job_creates_the_test(
+    write_manifest, bundle_dir, admin, client_for, django_capture_on_commit_callbacks
+):
     rows = clip_rows(3, gold=1)
     write_manifest(rows)
     upload = _zip(bundle_dir, ["manifest.csv", *[r["audio"] for r in rows]])
-    response = client_for(admin).post("/listening/manage/import/", {"name": "uploaded", "bundle": upload})
+    client = client_for(admin)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post("/listening/manage/import/", {"name": "uploaded", "bundle": upload})
+    assert response.status_code == 302 and "/listening/manage/import/jobs/" in response.url
     test = ListeningTest.objects.get(name="uploaded")
-    assert response.status_code == 302 and response.url == f"/listening/manage/tests/{test.pk}/"
     assert test.clips.count() == 4
+    status = client.get(response.url).content.decode()
+    assert "Imported 3 clips and 1 gold clips" in status and f"/listening/manage/tests/{test.pk}/" in status
+    job = Job.objects.get(kind="listening.import")
+    assert job.status == "succeeded" and job.done == job.total == 4
+    assert not default_storage.exists(job.params["bundle"])  # the uploaded zip is not kept
 
 
-def test_upload_errors_name_the_row_and_import_nothing(write_manifest, bundle_dir, admin, client_for):
+def test_upload_errors_name_the_row_and_import_nothing(
+    write_manifest, bundle_dir, admin, client_for, django_capture_on_commit_callbacks
+):
     rows = clip_rows(3)
     rows[2]["source_type"] = "studio"
     write_manifest(rows)
     upload = _zip(bundle_dir, ["manifest.csv", rows[0]["audio"], rows[2]["audio"]])  # c001.wav left out
-    page = client_for(admin).post("/listening/manage/import/", {"name": "broken", "bundle": upload})
+    client = client_for(admin)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post("/listening/manage/import/", {"name": "broken", "bundle": upload})
+    page = client.get(response.url)
     html = page.content.decode()
     assert page.status_code == 200 and "Nothing was imported: 2 problems" in html
     assert "manifest.csv line 3: missing audio file c001.wav" in html
