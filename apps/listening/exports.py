@@ -36,14 +36,14 @@ def _audio_file_name(clip: Clip) -> str:
 
 def build_tables(test: ListeningTest) -> tuple[pd.DataFrame, pd.DataFrame, list[list[str]]]:
     """(ratings, clips, bvcc rows) as they are written."""
-    clips = list(test.clips.select_related("asset").order_by("pk"))
+    clips = list(test.clips.select_related("asset").order_by("clip_id"))
     names = _names(clips)
     by_pk = {c.pk: c for c in clips}
     excluded = selectors.excluded_listener_ids(test)
     pseudonyms: dict[int, str] = {}
 
     rating_rows, rating_clips = [], []
-    for rating in Rating.objects.filter(clip__test=test).select_related("listener").order_by("rated_at", "pk"):
+    for rating in Rating.objects.filter(clip__test=test).select_related("listener").order_by("clip__clip_id", "rated_at", "pk"):
         clip = by_pk[rating.clip_id]
         if rating.listener_id not in pseudonyms:
             pseudonyms[rating.listener_id] = pseudonym_for(rating.listener)
@@ -109,7 +109,7 @@ def write_export(test: ListeningTest, out: Path, *, include_audio: bool = True) 
     written += [out / name for name in EXPORT_FILES]
     if include_audio:
         (out / "audio").mkdir(exist_ok=True)
-        clips = list(test.clips.select_related("asset").order_by("pk"))
+        clips = list(test.clips.select_related("asset").order_by("clip_id"))
         for clip, name in zip(clips, _names(clips).values(), strict=True):
             target = out / "audio" / name
             with clip.asset.file.open("rb") as src, open(target, "wb") as dst:

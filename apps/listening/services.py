@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import random
 import time
 from dataclasses import dataclass
 from datetime import datetime
@@ -63,7 +64,11 @@ def import_listening_test(*, name: str, manifest: Path, user=None, progress=None
         clips = []
         if progress is not None:
             progress.set_total(len(items), message="Storing clips")
-        for row, item in zip(regular + gold, items, strict=True):
+        # Clip ids reach listeners (API, form URLs): store clips in random order so an id says nothing about
+        # the manifest's order (often grouped by system or source type), nor whether a clip is gold.
+        pairs = list(zip(regular + gold, items, strict=True))
+        random.SystemRandom().shuffle(pairs)
+        for row, item in pairs:
             asset, _ = import_audio_file(row.audio_path, name=Path(row.audio_path).name)
             clips.append(Clip(
                 test=test, work_item=item, clip_id=row.clip_id, asset=asset,
