@@ -43,6 +43,8 @@ def import_bundle(job, progress):
     bundle, label = job.params["bundle"], job.params.get("label", "bundle.zip")
     progress.set_total(0, message="Checking the manifest and every audio file")
     try:
+        if not default_storage.exists(bundle):  # resumed after a refusal: the upload is gone
+            raise ManifestRefused([f"{label}: the uploaded bundle is no longer stored; upload it again"])
         with tempfile.TemporaryDirectory() as tmp, default_storage.open(bundle, "rb") as fh:
             manifest = unpack_bundle(fh, Path(tmp), label=label)
             test = import_listening_test(
