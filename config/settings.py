@@ -230,6 +230,7 @@ LOGGING = {
 # --- queues ---------------------------------------------------------------------------------------------
 # How long a claimed item stays reserved for its worker (a pool may override it).
 QUEUE_LEASE_SECONDS = env_int("QUEUE_LEASE_SECONDS", 900, minimum=1)
+
 # --- listening ---
 # MOS listening tests (apps/listening). Five distinct listeners per clip as in KOMOS; QC thresholds follow
 # the spirit of ITU-T P.808 (gold questions, straight-lining, agreement with the other listeners).
