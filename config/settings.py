@@ -299,3 +299,30 @@ TRANSFER_REVIEW_WORKERS = env_int("SORI_TRANSFER_REVIEW_WORKERS", 4, minimum=1)
 # --- queues ---------------------------------------------------------------------------------------------
 # How long a claimed item stays reserved for its worker (a pool may override it).
 QUEUE_LEASE_SECONDS = env_int("QUEUE_LEASE_SECONDS", 900, minimum=1)
+
+# --- listening ---
+# MOS listening tests (apps/listening). Five distinct listeners per clip as in KOMOS; QC thresholds follow
+# the spirit of ITU-T P.808 (gold questions, straight-lining, agreement with the other listeners).
+
+
+def _listening_float(name: str, default: float) -> float:
+    raw = env_str(name)
+    if raw is None:
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a number") from None
+
+
+LISTENING_RATINGS_PER_CLIP = env_int("LISTENING_RATINGS_PER_CLIP", 5, minimum=1)
+LISTENING_LEASE_SECONDS = env_int("LISTENING_LEASE_SECONDS", 900, minimum=10)
+# A listener is flagged when they miss more gold clips than this.
+LISTENING_QC_MAX_GOLD_MISSES = env_int("LISTENING_QC_MAX_GOLD_MISSES", 0, minimum=0)
+# Sample variance of a listener's scores below this flags straight-lining (the same score for everything).
+LISTENING_QC_MIN_VARIANCE = _listening_float("LISTENING_QC_MIN_VARIANCE", 0.25)
+# Pearson r between a listener's scores and the other listeners' clip means below this flags them.
+LISTENING_QC_MIN_CORRELATION = _listening_float("LISTENING_QC_MIN_CORRELATION", 0.3)
+# The variance and correlation flags need at least this many rated regular clips to mean anything.
+LISTENING_QC_MIN_RATINGS = env_int("LISTENING_QC_MIN_RATINGS", 8, minimum=2)
+LISTENING_BOOTSTRAP_RESAMPLES = env_int("LISTENING_BOOTSTRAP_RESAMPLES", 10_000, minimum=100)

@@ -1,6 +1,49 @@
 from django.apps import AppConfig
+from django.urls import reverse
 
 
 class ListeningConfig(AppConfig):
     name = "apps.listening"
     label = "listening"
+    verbose_name = "MOS listening tests"
+
+    def ready(self):
+        from apps.listening import jobs, rules  # noqa: F401
+
+    def nav_links(self, user):
+        from apps.accounts.navigation import NavLink
+        from apps.accounts.roles import Role
+
+        links = []
+        if user.has_role(Role.LISTENER) and not user.is_sori_admin:
+            links.append(NavLink("Listening", reverse("listening:index")))
+        if user.is_sori_admin:
+            links.append(NavLink("Listening tests", reverse("listening:manage")))
+        return links
+
+    def home_panels(self, user):
+        from apps.accounts.navigation import Panel
+        from apps.accounts.roles import Role
+
+        panels = []
+        if user.has_role(Role.LISTENER):
+            from apps.listening.selectors import tests_for_listener
+
+            for test, left, _done in tests_for_listener(user):
+                if left:
+                    panels.append(Panel(
+                        title=f"Listening test: {test.name}", url=reverse("listening:start", args=[test.pk]),
+                        description="Rate the overall quality of short clips, 1 to 5.", count=left, role="listener",
+                    ))
+        if user.is_sori_admin:
+            panels.append(Panel(
+                title="MOS listening tests", url=reverse("listening:manage"),
+                description="Import tests, watch completion and quality, export ratings, evaluate predictors.",
+                role="admin",
+            ))
+        return panels
+
+    def seed_demo(self, stdout):
+        from apps.listening.demo import seed_listening_demo
+
+        seed_listening_demo(stdout)

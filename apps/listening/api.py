@@ -1,0 +1,123 @@
+"""The listening API for automated clients (paths fixed by the issue):
+
+POST /api/listening/tests/{id}/next/        200 {"clip": {"id", "audio_url"}, "lease_expires_at"} | 204
+POST /api/listening/clips/{id}/playback/    200 once the clip played to its end (409 without a lease)
+POST /api/listening/clips/{id}/ratings/     {"score": 1..5} -> 201; same again 200; different 409;
+                                            no lease / playback not reported / slot taken 409 with a reason
+GET  /api/listening/tests/{id}/summary/     admin: clips, ratings, complete clips, alpha, flagged listeners
+
+Listener responses carry only the clip's opaque id and audio URL: no transcript, speaker, system or other
+metadata that could bias a rating."""
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.accounts.permissions import HasRole, IsSoriAdmin
+from apps.accounts.roles import Role
+from apps.listening import selectors, services
+from apps.listening.models import Clip, ListeningTest
+
+
+def _conflict(refused: services.RatingRefused) -> Response:
+    return Response({"detail": str(refused), "code": refused.code}, status=status.HTTP_409_CONFLICT)
+
+
+class ClipOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    audio_url = serializers.CharField()
+
+
+class NextOut(serializers.Serializer):
+    clip = ClipOut()
+    lease_expires_at = serializers.DateTimeField()
+
+
+class NextClipView(APIView):
+    permission_classes = [HasRole.of(Role.LISTENER)]
+
+    @extend_schema(request=None, responses={200: NextOut, 204: OpenApiResponse(description="nothing left")})
+    def post(self, request, pk: int):
+        test = get_object_or_404(ListeningTest.objects.select_related("pool"), pk=pk)
+        assignment = services.next_assignment(test=test, listener=request.user)
+        if assignment is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        clip = Clip.objects.select_related("asset").get(work_item_id=assignment.item_id)
+        return Response({
+            "clip": {"id": clip.pk, "audio_url": clip.asset.get_absolute_url()},
+            "lease_expires_at": assignment.expires_at,
+        })
+
+
+class PlaybackOut(serializers.Serializer):
+    clip = serializers.IntegerField()
+    playback_complete = serializers.BooleanField()
+
+
+class PlaybackView(APIView):
+    permission_classes = [HasRole.of(Role.LISTENER)]
+
+    @extend_schema(request=None, responses={200: PlaybackOut, 409: OpenApiResponse(description="no lease")})
+    def post(self, request, pk: int):
+        clip = get_object_or_404(Clip, pk=pk)
+        try:
+            services.report_playback(clip=clip, listener=request.user)
+        except services.RatingRefused as refused:
+            return _conflict(refused)
+        return Response({"clip": clip.pk, "playback_complete": True})
+
+
+class RatingIn(serializers.Serializer):
+    score = serializers.IntegerField(min_value=1, max_value=5)
+
+
+class RatingOut(serializers.Serializer):
+    clip = serializers.IntegerField()
+    score = serializers.IntegerField()
+    rated_at = serializers.DateTimeField()
+
+
+class RatingView(APIView):
+    permission_classes = [HasRole.of(Role.LISTENER)]
+
+    @extend_schema(request=RatingIn, responses={201: RatingOut, 200: RatingOut, 409: OpenApiResponse(description="refused")})
+    def post(self, request, pk: int):
+        clip = get_object_or_404(Clip, pk=pk)
+        data = RatingIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            rating, created = services.rate_clip(clip=clip, listener=request.user, score=data.validated_data["score"])
+        except services.RatingRefused as refused:
+            return _conflict(refused)
+        body = {"clip": clip.pk, "score": rating.score, "rated_at": rating.rated_at}
+        return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class FlaggedOut(serializers.Serializer):
+    username = serializers.CharField()
+    flags = serializers.ListField(child=serializers.CharField())
+    excluded = serializers.BooleanField()
+
+
+class SummaryOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    clips = serializers.IntegerField()
+    gold_clips = serializers.IntegerField()
+    ratings = serializers.IntegerField()
+    complete_clips = serializers.IntegerField()
+    ratings_per_clip = serializers.IntegerField()
+    alpha_ordinal = serializers.FloatField(allow_null=True)
+    flagged_listeners = FlaggedOut(many=True)
+    excluded_listeners = serializers.ListField(child=serializers.CharField())
+
+
+class SummaryView(APIView):
+    permission_classes = [IsSoriAdmin]
+
+    @extend_schema(responses=SummaryOut)
+    def get(self, request, pk: int):
+        test = get_object_or_404(ListeningTest.objects.select_related("pool"), pk=pk)
+        return Response(selectors.summary(test))

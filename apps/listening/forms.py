@@ -1,0 +1,25 @@
+from django import forms
+
+
+class ImportForm(forms.Form):
+    name = forms.CharField(max_length=200, help_text="a unique name for the new test")
+    bundle = forms.FileField(help_text="a .zip holding one manifest (.csv or .jsonl) and the audio files it names")
+
+
+class SplitForm(forms.Form):
+    train = forms.FloatField(min_value=0, max_value=1, initial=0.81)
+    validation = forms.FloatField(min_value=0, max_value=1, initial=0.09)
+    test = forms.FloatField(min_value=0, max_value=1, initial=0.10)
+    seed = forms.IntegerField(min_value=0, initial=0)
+
+    def clean(self):
+        data = super().clean()
+        ratios = [data.get(k) for k in ("train", "validation", "test")]
+        if None not in ratios and abs(sum(ratios) - 1) > 1e-6:
+            raise forms.ValidationError("the three ratios must add up to 1")
+        return data
+
+
+class PredictionsForm(forms.Form):
+    name = forms.CharField(max_length=100, required=False, help_text="the predictor's name (unless the CSV has a predictor column)")
+    file = forms.FileField(help_text="CSV with columns clip_id, score (and optionally predictor)")

@@ -1,0 +1,179 @@
+"""MOS listening tests (KOMOS): a test is a queues.WorkPool with K = 5; each clip is one WorkItem.
+
+Who rated what lives in `Rating` (unique per clip and listener, score 1..5 checked by the database); the
+assignment engine guarantees the five distinct listeners. Clip metadata (text, speaker, source type, ...)
+is for analysis only and never reaches a listener."""
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+
+
+class ListeningTest(models.Model):
+    name = models.CharField(max_length=200, unique=True)
+    pool = models.OneToOneField("queues.WorkPool", on_delete=models.PROTECT, related_name="listening_test")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    # The last split made for this test (ratios and seed), so the page can say how it was drawn.
+    split_params = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class SourceType(models.TextChoices):
+    REAL = "real", "real recording"
+    TTS = "tts", "TTS"
+    DEGRADED = "degraded", "degraded"
+
+
+class Style(models.TextChoices):
+    READ = "read", "read"
+    SPONTANEOUS = "spontaneous", "spontaneous"
+
+
+class Split(models.TextChoices):
+    NONE = "", "not split"
+    TRAIN = "train", "train"
+    VALIDATION = "validation", "validation"
+    TEST = "test", "test"
+
+
+class ClipQuerySet(models.QuerySet):
+    def regular(self):
+        return self.filter(gold_min__isnull=True)
+
+    def gold(self):
+        return self.filter(gold_min__isnull=False)
+
+
+class Clip(models.Model):
+    test = models.ForeignKey(ListeningTest, on_delete=models.CASCADE, related_name="clips")
+    work_item = models.OneToOneField("queues.WorkItem", on_delete=models.PROTECT, related_name="clip")
+    clip_id = models.CharField(max_length=200, help_text="the manifest's id; never shown to listeners")
+    asset = models.ForeignKey("audio.AudioAsset", on_delete=models.PROTECT, related_name="listening_clips")
+    audio_name = models.CharField(max_length=500, help_text="the audio path as the manifest gave it")
+    text = models.TextField()
+    speaker = models.CharField(max_length=200)
+    source_type = models.CharField(max_length=20, choices=SourceType.choices)
+    style = models.CharField(max_length=20, choices=Style.choices)
+    category = models.CharField(max_length=100)
+    system = models.CharField(max_length=200, blank=True)
+    # Gold clips (quality control): the accepted score range. Null for regular clips.
+    gold_min = models.PositiveSmallIntegerField(null=True, blank=True)
+    gold_max = models.PositiveSmallIntegerField(null=True, blank=True)
+    split = models.CharField(max_length=12, choices=Split.choices, blank=True, default="")
+    speaker_disjoint = models.BooleanField(default=False)
+    text_disjoint = models.BooleanField(default=False)
+
+    objects = ClipQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["test", "clip_id"], name="listening_clip_id_unique_per_test"),
+            models.CheckConstraint(
+                condition=models.Q(gold_min__isnull=True, gold_max__isnull=True)
+                | models.Q(gold_min__gte=1, gold_max__lte=5, gold_min__lte=models.F("gold_max")),
+                name="listening_clip_gold_range_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.clip_id
+
+    @property
+    def is_gold(self) -> bool:
+        return self.gold_min is not None
+
+
+class Consent(models.Model):
+    """The listener read the instructions and agreed, once per test."""
+
+    test = models.ForeignKey(ListeningTest, on_delete=models.CASCADE, related_name="consents")
+    listener = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    agreed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["test", "listener"], name="listening_consent_once")]
+
+    def __str__(self) -> str:
+        return f"{self.listener_id} agreed to {self.test_id}"
+
+
+class PlaybackEnd(models.Model):
+    """The listener's player reported that the clip played to its end (required before a rating)."""
+
+    clip = models.ForeignKey(Clip, on_delete=models.CASCADE, related_name="playbacks")
+    listener = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    first_reported_at = models.DateTimeField(auto_now_add=True)
+    plays = models.PositiveIntegerField(default=1)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["clip", "listener"], name="listening_playback_once")]
+
+    def __str__(self) -> str:
+        return f"clip {self.clip_id} played by {self.listener_id}"
+
+
+class Rating(models.Model):
+    clip = models.ForeignKey(Clip, on_delete=models.PROTECT, related_name="ratings")
+    listener = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="listening_ratings")
+    score = models.PositiveSmallIntegerField()
+    rated_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["clip", "listener"], name="listening_one_rating_per_listener"),
+            models.CheckConstraint(condition=models.Q(score__gte=1, score__lte=5), name="listening_score_1_to_5"),
+        ]
+
+    def __str__(self) -> str:
+        return f"clip {self.clip_id}: {self.score}"
+
+
+def _new_pseudonym() -> str:
+    return "L" + secrets.token_hex(4).upper()
+
+
+class ListenerPseudonym(models.Model):
+    """A listener's name in exports: random, stable across tests and exports, unrelated to the username."""
+
+    listener = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="listening_pseudonym")
+    pseudonym = models.CharField(max_length=20, unique=True, default=_new_pseudonym)
+
+    def __str__(self) -> str:
+        return self.pseudonym
+
+
+class Predictor(models.Model):
+    """A named MOS predictor whose per-clip predictions were uploaded for a test."""
+
+    test = models.ForeignKey(ListeningTest, on_delete=models.CASCADE, related_name="predictors")
+    name = models.CharField(max_length=100)
+    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    uploaded_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.UniqueConstraint(fields=["test", "name"], name="listening_predictor_name_unique")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Prediction(models.Model):
+    predictor = models.ForeignKey(Predictor, on_delete=models.CASCADE, related_name="predictions")
+    clip = models.ForeignKey(Clip, on_delete=models.CASCADE, related_name="predictions")
+    score = models.FloatField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["predictor", "clip"], name="listening_one_prediction_per_clip")]
+
+    def __str__(self) -> str:
+        return f"{self.predictor_id}/{self.clip_id}: {self.score}"

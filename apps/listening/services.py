@@ -1,0 +1,298 @@
+"""Writes of the listening app: importing a test, the listener's claim/playback/rating, exclusion, splits
+and predictor uploads. Each multi-row write is one function and one transaction.
+
+The five-distinct-listeners guarantee comes from apps.queues: a clip is a WorkItem of the test's pool;
+`claim_next` leases it, `lease_for_submission` + `mark_submitted` settle it under the item's row lock in
+the same transaction that stores the Rating."""
+
+from __future__ import annotations
+
+import csv
+import io
+import random
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from apps.audio.services import atomic_import, import_audio_file
+from apps.listening import splits as splitting
+from apps.listening.manifest import ManifestRefused, read_manifest
+from apps.listening.models import (
+    Clip,
+    Consent,
+    ListenerPseudonym,
+    ListeningTest,
+    PlaybackEnd,
+    Prediction,
+    Predictor,
+    Rating,
+)
+from apps.queues import selectors as queue_selectors
+from apps.queues import services as queues
+from apps.queues.models import Assignment, WorkItem
+
+# --- import ---------------------------------------------------------------------------------------------
+
+
+def import_listening_test(*, name: str, manifest: Path, user=None, progress=None) -> ListeningTest:
+    """Create a test from a CSV/JSONL manifest. Atomic: a bad row (reported with its line) stores nothing,
+    audio files included. `progress` (a jobs Progress) hears of each stored clip and may cancel, which
+    rolls everything back."""
+    name = name.strip()
+    if not name:
+        raise ManifestRefused(["the test needs a name"])
+    rows = read_manifest(Path(manifest))
+    if ListeningTest.objects.filter(name=name).exists():
+        raise ManifestRefused([f"a listening test named {name!r} already exists; choose another name"])
+    regular = [r for r in rows if not r.is_gold]
+    gold = [r for r in rows if r.is_gold]
+    with atomic_import():
+        pool = queues.create_pool(
+            name=f"listening: {name}", kind="listening",
+            required_per_item=settings.LISTENING_RATINGS_PER_CLIP, lease_seconds=settings.LISTENING_LEASE_SECONDS,
+        )
+        test = ListeningTest.objects.create(name=name, pool=pool, created_by=user if user and user.pk else None)
+        items = queues.add_items(pool, len(regular))
+        # Gold clips go to every listener once, mixed into their own random order; they take no K slots.
+        items += queues.add_items(pool, len(gold), capacity=WorkItem.UNLIMITED) if gold else []
+        clips = []
+        if progress is not None:
+            progress.set_total(len(items), message="Storing clips")
+        # Clip ids reach listeners (API, form URLs): store clips in random order so an id says nothing about
+        # the manifest's order (often grouped by system or source type), nor whether a clip is gold.
+        pairs = list(zip(regular + gold, items, strict=True))
+        random.SystemRandom().shuffle(pairs)
+        for row, item in pairs:
+            asset, _ = import_audio_file(row.audio_path, name=Path(row.audio_path).name)
+            clips.append(Clip(
+                test=test, work_item=item, clip_id=row.clip_id, asset=asset,
+                audio_name=row.audio,
+                text=row.text, speaker=row.speaker, source_type=row.source_type, style=row.style,
+                category=row.category, system=row.system, gold_min=row.gold_min, gold_max=row.gold_max,
+            ))
+            if progress is not None:
+                progress.advance()
+        Clip.objects.bulk_create(clips)
+    return test
+
+
+# --- the listener's flow --------------------------------------------------------------------------------
+
+
+class RatingRefused(Exception):
+    """A listener action the server will not take. `code` is machine-readable, str() is for people."""
+
+    def __init__(self, code: str, message: str):
+        self.code = code
+        super().__init__(message)
+
+
+def record_consent(*, test: ListeningTest, listener) -> Consent:
+    consent, _ = Consent.objects.get_or_create(test=test, listener=listener)
+    return consent
+
+
+def next_assignment(*, test: ListeningTest, listener, now: datetime | None = None) -> Assignment | None:
+    """The listener's current clip (their live lease) or a newly leased one; None when nothing is left."""
+    assignment = queues.claim_next(test.pool, listener, now=now)
+    for attempt in range(1, 6):
+        # "Nothing left" is final for a listener (the page says so), so make sure of it: claim_next can answer
+        # None while a clip with a free slot is only locked for a moment by someone else's claim or rating
+        # (seen with gold clips under a race; reported to the queues engine). Ask again, after a short
+        # pause, while a slot is free for this listener.
+        if assignment is not None or not queue_selectors.remaining_for_worker(test.pool, listener, now=now):
+            break
+        time.sleep(0.02 * attempt)
+        assignment = queues.claim_next(test.pool, listener, now=now)
+    return assignment
+
+
+def _has_live_lease(clip: Clip, listener, now: datetime) -> bool:
+    return Assignment.objects.filter(
+        item_id=clip.work_item_id, worker=listener, status=Assignment.Status.LEASED, expires_at__gt=now
+    ).exists()
+
+
+def report_playback(*, clip: Clip, listener, now: datetime | None = None) -> PlaybackEnd:
+    """The player says the clip played to its end. Only for a clip the listener holds a live lease on."""
+    now = now or timezone.now()
+    if not _has_live_lease(clip, listener, now):
+        if Rating.objects.filter(clip=clip, listener=listener).exists():
+            raise RatingRefused("already_rated", "You have already rated this clip.")
+        raise RatingRefused("no_lease", "This clip is not assigned to you (or your time for it ran out).")
+    playback, created = PlaybackEnd.objects.get_or_create(clip=clip, listener=listener)
+    if not created:
+        PlaybackEnd.objects.filter(pk=playback.pk).update(plays=F("plays") + 1)
+    return playback
+
+
+def rate_clip(*, clip: Clip, listener, score: int, now: datetime | None = None) -> tuple[Rating, bool]:
+    """Store the listener's score for the clip; returns (rating, created).
+
+    Idempotent: the same score again returns the stored rating (created False); a different second score is
+    refused. Refused too without a lease (or with a lapsed lease whose slot went to someone else) and
+    without a reported playback end."""
+    if not isinstance(score, int) or isinstance(score, bool) or not 1 <= score <= 5:
+        raise ValueError("score must be a whole number from 1 to 5")
+    now = now or timezone.now()
+    try:
+        with transaction.atomic():
+            # Lock the item first so two copies of one submission line up; the second then sees the first.
+            WorkItem.objects.select_for_update().filter(pk=clip.work_item_id).first()
+            existing = Rating.objects.filter(clip=clip, listener=listener).first()
+            if existing is not None:
+                if existing.score == score:
+                    return existing, False
+                raise RatingRefused(
+                    "score_conflict", f"You already rated this clip {existing.score}; a rating cannot be changed."
+                )
+            if not PlaybackEnd.objects.filter(clip=clip, listener=listener).exists():
+                raise RatingRefused("playback_not_reported", "Listen to the clip to its end before rating it.")
+            try:
+                assignment = queues.lease_for_submission(clip.work_item, listener, now=now)
+            except queues.QueueError as exc:
+                raise RatingRefused(exc.code, str(exc)) from None
+            rating = Rating.objects.create(clip=clip, listener=listener, score=score, rated_at=now)
+            queues.mark_submitted(assignment, now=now)
+            return rating, True
+    except IntegrityError:
+        # The unique (clip, listener) constraint caught a concurrent duplicate: answer as the first did.
+        existing = Rating.objects.get(clip=clip, listener=listener)
+        if existing.score == score:
+            return existing, False
+        raise RatingRefused("score_conflict", "You already rated this clip; a rating cannot be changed.") from None
+
+
+# --- admin actions --------------------------------------------------------------------------------------
+
+
+def exclude_listener(*, test: ListeningTest, listener, by, reason: str = "") -> None:
+    """Take a listener out of the test: no more clips; their ratings stay in the raw export but leave the
+    clean set, and their slots are handed out again so every clip still reaches K valid ratings."""
+    queues.exclude_worker(test.pool, listener, by=by, reason=reason)
+
+
+def pseudonym_for(listener) -> str:
+    """A stable pseudonym, created on first use (retried on the rare collision of random names)."""
+    existing = ListenerPseudonym.objects.filter(listener=listener).first()
+    if existing:
+        return existing.pseudonym
+    for _ in range(5):
+        try:
+            with transaction.atomic():
+                return ListenerPseudonym.objects.create(listener=listener).pseudonym
+        except IntegrityError:
+            existing = ListenerPseudonym.objects.filter(listener=listener).first()
+            if existing:
+                return existing.pseudonym
+    raise RuntimeError("could not draw a unique listener pseudonym")
+
+
+@dataclass(frozen=True)
+class SplitResult:
+    counts: dict[str, int]
+    speaker_disjoint: int
+    text_disjoint: int
+
+
+def make_splits(*, test: ListeningTest, ratios=splitting.DEFAULT_RATIOS, seed: int = 0) -> SplitResult:
+    """Split the regular clips by their clean MOS (clips without ratings count as MOS 0: they are split
+    too, at the bottom of the range) and store split and disjoint flags. Re-running with the same seed and
+    the same ratings gives the same split."""
+    from apps.listening.selectors import clean_clip_table
+
+    table = clean_clip_table(test)
+    clips = list(test.clips.regular().only("pk", "speaker", "text"))
+    items = [
+        splitting.SplitClip(
+            key=c.pk, mos=float(table["mos_mean"].get(c.pk, 0.0)) if not table.empty else 0.0,
+            speaker=c.speaker, text=c.text,
+        )
+        for c in clips
+    ]
+    assignment = splitting.stratified_split(items, ratios=tuple(ratios), seed=seed)
+    flags = splitting.disjoint_flags(items, assignment)
+    with transaction.atomic():
+        for c in clips:
+            c.split = assignment[c.pk]
+            c.speaker_disjoint, c.text_disjoint = flags[c.pk]
+        Clip.objects.bulk_update(clips, ["split", "speaker_disjoint", "text_disjoint"], batch_size=500)
+        test.split_params = {"ratios": list(ratios), "seed": seed, "made_at": timezone.now().isoformat()}
+        test.save(update_fields=["split_params"])
+    values = list(assignment.values())
+    return SplitResult(
+        counts={s: values.count(s) for s in splitting.SPLITS},
+        speaker_disjoint=sum(1 for f in flags.values() if f[0]),
+        text_disjoint=sum(1 for f in flags.values() if f[1]),
+    )
+
+
+class PredictionsRefused(Exception):
+    def __init__(self, errors: list[str]):
+        self.errors = errors
+        super().__init__("\n".join(errors))
+
+
+def upload_predictions(*, test: ListeningTest, content: str, filename: str = "predictions.csv",
+                       name: str = "", user=None) -> list[Predictor]:
+    """Store predictions from a CSV with columns clip_id, score (and optionally predictor, for several
+    predictors in one file; otherwise `name` names the one predictor). A predictor uploaded again is
+    replaced. Every bad row is reported with its line number; nothing is stored unless all rows are good."""
+    reader = csv.DictReader(io.StringIO(content.lstrip("\ufeff")))
+    columns = reader.fieldnames or []
+    missing = [c for c in ("clip_id", "score") if c not in columns]
+    if missing:
+        raise PredictionsRefused([f"{filename} line 1: missing column(s) {', '.join(missing)}"])
+    has_predictor = "predictor" in columns
+    if not has_predictor and not name.strip():
+        raise PredictionsRefused([f"{filename}: give the predictor a name (or add a predictor column)"])
+    clip_pks = dict(test.clips.regular().values_list("clip_id", "pk"))
+    errors: list[str] = []
+    values: dict[str, dict[int, float]] = {}
+    seen: dict[tuple[str, str], int] = {}
+    for raw in reader:
+        line = reader.line_num
+        predictor = (raw.get("predictor") or "").strip() if has_predictor else name.strip()
+        clip_id = (raw.get("clip_id") or "").strip()
+        problems = []
+        if not predictor:
+            problems.append("empty predictor")
+        if clip_id not in clip_pks:
+            problems.append(f"unknown clip id {clip_id!r}" if clip_id else "empty clip_id")
+        try:
+            score = float(raw.get("score") or "")
+            if score != score or score in (float("inf"), float("-inf")):
+                raise ValueError
+        except ValueError:
+            problems.append(f"score {raw.get('score')!r} is not a number")
+            score = None
+        key = (predictor, clip_id)
+        if key in seen:
+            problems.append(f"duplicate prediction for {clip_id!r} (first on line {seen[key]})")
+        seen.setdefault(key, line)
+        if problems:
+            errors.append(f"{filename} line {line}: {'; '.join(problems)}")
+        elif score is not None:
+            values.setdefault(predictor, {})[clip_pks[clip_id]] = score
+    if errors:
+        raise PredictionsRefused(errors)
+    if not values:
+        raise PredictionsRefused([f"{filename}: no predictions"])
+    stored = []
+    with transaction.atomic():
+        for predictor_name, scores in values.items():
+            predictor, _ = Predictor.objects.update_or_create(
+                test=test, name=predictor_name[:100], defaults={"uploaded_by": user if user and user.pk else None}
+            )
+            predictor.predictions.all().delete()
+            Prediction.objects.bulk_create(
+                [Prediction(predictor=predictor, clip_id=pk, score=s) for pk, s in scores.items()], batch_size=1000
+            )
+            stored.append(predictor)
+    return stored

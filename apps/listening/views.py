@@ -1,0 +1,263 @@
+"""Pages of MOS listening tests: the listener's flow (instructions and consent, one clip at a time, done)
+and the admin's (tests, import, dashboard, exclusion, splits, export, predictors and evaluation).
+
+Listener pages show nothing about a clip but its audio (under an opaque URL): no transcript, speaker,
+system, source type, category or clip id."""
+
+import uuid
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.files.storage import default_storage
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from apps.accounts.models import User
+from apps.accounts.permissions import can
+from apps.jobs.models import Job, JobStatus
+from apps.jobs.services import start_job
+from apps.listening import exports, selectors, services
+from apps.listening.forms import ImportForm, PredictionsForm, SplitForm
+from apps.listening.jobs import BUNDLE_FOLDER
+from apps.listening.models import Clip, Consent, ListeningTest, Predictor
+
+ACR_SCALE = [
+    (5, "Excellent", "아주 좋음"),
+    (4, "Good", "좋음"),
+    (3, "Fair", "보통"),
+    (2, "Poor", "나쁨"),
+    (1, "Bad", "아주 나쁨"),
+]
+
+
+def _require(request, action, obj=None):
+    if not can(request.user, action, obj):
+        raise PermissionDenied
+
+
+def _test(pk) -> ListeningTest:
+    return get_object_or_404(ListeningTest.objects.select_related("pool"), pk=pk)
+
+
+# --- listener pages -------------------------------------------------------------------------------------
+
+
+@login_required
+def index(request):
+    _require(request, "listening.rate")
+    return render(request, "listening/index.html", {"tests": selectors.tests_for_listener(request.user)})
+
+
+@login_required
+def start(request, pk):
+    """Instructions and consent; agreeing leads to the first clip."""
+    _require(request, "listening.rate")
+    test = _test(pk)
+    if request.method == "POST":
+        if request.POST.get("agree") != "yes":
+            messages.error(request, "Please confirm that you have read the instructions.")
+        else:
+            services.record_consent(test=test, listener=request.user)
+            return redirect("listening:rate", pk=test.pk)
+    agreed = Consent.objects.filter(test=test, listener=request.user).exists()
+    return render(request, "listening/start.html", {"test": test, "agreed": agreed, "scale": ACR_SCALE})
+
+
+@login_required
+def rate(request, pk):
+    """One clip at a time: the listener's current lease or the next clip in their own order."""
+    _require(request, "listening.rate")
+    test = _test(pk)
+    if not Consent.objects.filter(test=test, listener=request.user).exists():
+        return redirect("listening:start", pk=test.pk)
+    done = selectors.rated_by(test, request.user)
+    assignment = services.next_assignment(test=test, listener=request.user)
+    if assignment is None:
+        return render(request, "listening/done.html", {"test": test, "done": done})
+    clip = Clip.objects.select_related("asset").get(work_item_id=assignment.item_id)
+    played = clip.playbacks.filter(listener=request.user).exists()
+    return render(request, "listening/rate.html", {
+        "test": test, "clip_pk": clip.pk, "audio_url": clip.asset.get_absolute_url(), "played": played,
+        "done": done, "left": selectors.clips_left(test, request.user), "scale": ACR_SCALE,
+        "playback_url": reverse("listening-api:playback", args=[clip.pk]),
+    })
+
+
+@login_required
+@require_POST
+def submit_rating(request, pk, clip_pk):
+    _require(request, "listening.rate")
+    test = _test(pk)
+    clip = get_object_or_404(Clip, pk=clip_pk, test=test)
+    try:
+        score = int(request.POST.get("score", ""))
+        services.rate_clip(clip=clip, listener=request.user, score=score)
+    except (ValueError, TypeError):
+        messages.error(request, "Choose a score from 1 to 5.")
+    except services.RatingRefused as refused:
+        messages.error(request, str(refused))
+    return redirect("listening:rate", pk=test.pk)
+
+
+# --- admin pages ----------------------------------------------------------------------------------------
+
+
+@login_required
+def manage(request):
+    _require(request, "listening.manage")
+    tests = [(t, selectors.summary(t)) for t in ListeningTest.objects.select_related("pool")]
+    return render(request, "listening/manage.html", {"tests": tests})
+
+
+@login_required
+def import_test(request):
+    """Upload a zip with a manifest (CSV/JSONL) and its audio; the import runs as a job with a progress bar."""
+    _require(request, "listening.manage")
+    form = ImportForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["bundle"]
+        name = form.cleaned_data["name"].strip()
+        if not upload.name.lower().endswith(".zip"):
+            form.add_error("bundle", "Upload a .zip holding the manifest and its audio files.")
+        elif ListeningTest.objects.filter(name=name).exists():
+            form.add_error("name", f"A listening test named {name!r} already exists.")
+        else:
+            stored = default_storage.save(f"{BUNDLE_FOLDER}/{uuid.uuid4().hex}.zip", upload)
+            job = start_job(
+                kind="listening.import", title=f"Import listening test {name!r}", user=request.user,
+                params={"bundle": stored, "name": name, "label": upload.name},
+            )
+            return redirect("listening:import_status", job_pk=job.pk)
+    return render(request, "listening/import.html", {"form": form})
+
+
+@login_required
+def import_status(request, job_pk):
+    _require(request, "listening.manage")
+    job = get_object_or_404(Job, pk=job_pk, kind="listening.import")
+    test = None
+    if job.status == JobStatus.SUCCEEDED and job.result.get("test"):
+        test = ListeningTest.objects.filter(pk=job.result["test"]).first()
+    return render(request, "listening/import_status.html", {
+        "job": job, "test": test, "errors": job.result.get("errors", []) if job.status == JobStatus.FAILED else [],
+    })
+
+
+@login_required
+def dashboard(request, pk):
+    _require(request, "listening.manage")
+    test = _test(pk)
+    context = selectors.dashboard(test)
+    context.update({
+        "test": test, "k": test.pool.required_per_item, "split_form": SplitForm(initial=_split_initial(test)),
+        "predictors": test.predictors.all(), "predictions_form": PredictionsForm(),
+    })
+    return render(request, "listening/dashboard.html", context)
+
+
+def _split_initial(test):
+    params = test.split_params or {}
+    ratios = params.get("ratios") or [0.81, 0.09, 0.10]
+    return {"train": ratios[0], "validation": ratios[1], "test": ratios[2], "seed": params.get("seed", 0)}
+
+
+@login_required
+@require_POST
+def exclude(request, pk, user_pk):
+    _require(request, "listening.manage")
+    test = _test(pk)
+    listener = get_object_or_404(User, pk=user_pk)
+    services.exclude_listener(test=test, listener=listener, by=request.user, reason=request.POST.get("reason", "")[:500])
+    messages.success(request, f"{listener.username} is excluded from {test.name}; their slots are open again.")
+    return redirect("listening:dashboard", pk=test.pk)
+
+
+@login_required
+@require_POST
+def make_splits(request, pk):
+    _require(request, "listening.manage")
+    test = _test(pk)
+    form = SplitForm(request.POST)
+    if form.is_valid():
+        d = form.cleaned_data
+        result = services.make_splits(test=test, ratios=(d["train"], d["validation"], d["test"]), seed=d["seed"])
+        messages.success(
+            request,
+            f"Split: {result.counts['train']} train, {result.counts['validation']} validation, {result.counts['test']} test "
+            f"({result.speaker_disjoint} speaker-disjoint, {result.text_disjoint} text-disjoint in test).",
+        )
+    else:
+        messages.error(request, "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
+    return redirect("listening:dashboard", pk=test.pk)
+
+
+@login_required
+def download(request, pk):
+    _require(request, "listening.manage")
+    test = _test(pk)
+    data = exports.export_zip(test, include_audio=request.GET.get("audio", "1") != "0")
+    response = HttpResponse(data, content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="listening-test-{test.pk}.zip"'
+    return response
+
+
+@login_required
+@require_POST
+def upload_predictions(request, pk):
+    _require(request, "listening.manage")
+    test = _test(pk)
+    form = PredictionsForm(request.POST, request.FILES)
+    if not form.is_valid():
+        messages.error(request, "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
+        return redirect("listening:dashboard", pk=test.pk)
+    upload = form.cleaned_data["file"]
+    try:
+        content = upload.read().decode("utf-8")
+        stored = services.upload_predictions(
+            test=test, content=content, filename=upload.name, name=form.cleaned_data["name"], user=request.user
+        )
+    except UnicodeDecodeError:
+        messages.error(request, f"{upload.name}: not UTF-8 text")
+    except services.PredictionsRefused as refused:
+        for error in refused.errors[:50]:
+            messages.error(request, error)
+    else:
+        messages.success(request, f"Stored predictions of {', '.join(p.name for p in stored)}.")
+        return redirect("listening:evaluation", pk=test.pk)
+    return redirect("listening:dashboard", pk=test.pk)
+
+
+@login_required
+def evaluation(request, pk):
+    _require(request, "listening.manage")
+    test = _test(pk)
+    predictors = list(test.predictors.all())
+    compare = None
+    a, b = request.GET.get("a"), request.GET.get("b")
+    try:
+        seed = int(request.GET.get("seed", "0"))
+    except ValueError:
+        seed = 0
+    if a and b and a != b:
+        by_pk = {str(p.pk): p for p in predictors}
+        if a in by_pk and b in by_pk:
+            compare = (by_pk[a], by_pk[b])
+    result = selectors.evaluate_predictors(test, predictors, compare=compare, seed=seed) if predictors else None
+    error = None
+    if compare and result and result["bootstrap"] is None:
+        error = "The bootstrap needs test clips with predictions from both predictors."
+    return render(request, "listening/evaluation.html", {
+        "test": test, "predictors": predictors, "result": result, "compare": compare, "seed": seed, "error": error,
+    })
+
+
+@login_required
+@require_POST
+def delete_predictor(request, pk, predictor_pk):
+    _require(request, "listening.manage")
+    predictor = get_object_or_404(Predictor, pk=predictor_pk, test_id=pk)
+    predictor.delete()
+    return redirect("listening:evaluation", pk=pk)

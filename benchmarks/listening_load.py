@@ -1,0 +1,387 @@
+#!/usr/bin/env python
+"""Load benchmark of MOS listening over HTTP: listeners racing next -> playback -> rating.
+
+By default it brings up its own server: it (re)creates the PostgreSQL database `sori_listening_bench`,
+migrates it, seeds one 2,000-clip test per concurrency level (K = 5) plus a small test that is rated to
+the end, starts gunicorn (gthread) on 127.0.0.1:8101, runs 1, 4, 16 and 50 concurrent listeners (token
+auth, keep-alive HTTP), stops the server and checks the invariants in the database:
+
+- no clip has more than five ratings, nor two from one listener; submitted_count equals the ratings;
+- submitted ratings plus live leases never exceed five;
+- no rating lost: every 201 the clients received is a row, and there is no row without a 201;
+- the completion run ends with every clip at exactly five distinct listeners.
+
+    .venv/bin/python benchmarks/listening_load.py                 # the full run (about 3-4 minutes)
+    .venv/bin/python benchmarks/listening_load.py --seconds 5 --clips 200 --levels 1,4   # a quick look
+    .venv/bin/python benchmarks/listening_load.py --target http://host:port --no-server   # see --help
+
+Run it from the repository root with the project's virtualenv.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import random
+import subprocess
+import sys
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+from urllib.parse import urlparse
+
+ROOT = Path(__file__).resolve().parent.parent
+PG = "postgres://postgres@127.0.0.1:5432"
+
+
+# --- the server side: database, seed, gunicorn ----------------------------------------------------------
+
+def server_env(db_name: str) -> dict:
+    env = dict(os.environ)
+    env.update({
+        "DATABASE_URL": f"{PG}/{db_name}",
+        "DEBUG": "0",
+        "SECRET_KEY": "listening-benchmark-only-key-0123456789abcdefghijklmnopqrstuvwxyz",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "SECURE_SSL_REDIRECT": "0",
+        "DB_CONN_MAX_AGE": "60",
+        "LOG_LEVEL": "WARNING",
+        "SORI_JOB_RUNNER": "sync",
+        "MEDIA_ROOT": str(Path("/tmp") / f"{db_name}-media"),
+        "STATIC_ROOT": str(Path("/tmp") / f"{db_name}-static"),
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+    })
+    env.pop("REDIS_URL", None)
+    env.pop("CELERY_BROKER_URL", None)
+    return env
+
+
+def recreate_database(db_name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{db_name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{db_name}"')
+
+
+def seed(clips: int, levels: list[int], completion_clips: int, completion_listeners: int) -> dict:
+    """Runs inside a Django process (see --seed). One test per level, fresh listeners with API tokens."""
+    import math
+    import struct
+    import tempfile
+    import wave
+
+    import django
+
+    django.setup()
+    from django.contrib.auth.models import Group
+    from rest_framework.authtoken.models import Token
+
+    from apps.accounts.models import User
+    from apps.audio.services import import_audio_file
+    from apps.listening.models import Clip, ListeningTest
+    from apps.queues import services as queues
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "tone.wav"
+        with wave.open(str(path), "wb") as w:
+            w.setnchannels(1)
+            w.setsampwidth(2)
+            w.setframerate(16000)
+            w.writeframes(b"".join(struct.pack("<h", int(8000 * math.sin(n / 8))) for n in range(4000)))
+        asset, _ = import_audio_file(path, name="tone.wav")
+    group, _ = Group.objects.get_or_create(name="listener")
+
+    def make_test(name: str, n: int) -> int:
+        pool = queues.create_pool(name=name, kind="listening", required_per_item=5, lease_seconds=900)
+        test = ListeningTest.objects.create(name=name, pool=pool)
+        items = queues.add_items(pool, n)
+        Clip.objects.bulk_create([
+            Clip(test=test, work_item=item, clip_id=f"{name}-{i:05d}", asset=asset, audio_name="tone.wav",
+                 text=f"sentence {i}", speaker=f"spk{i % 40}", source_type="tts", style="read", category="C")
+            for i, item in enumerate(items)
+        ], batch_size=1000)
+        return test.pk
+
+    def make_listeners(prefix: str, n: int) -> list[str]:
+        users = User.objects.bulk_create([User(username=f"{prefix}-{i:03d}") for i in range(n)])
+        for user in users:
+            user.set_unusable_password()
+        User.objects.bulk_update(users, ["password"])
+        group.user_set.add(*users)
+        return [Token.objects.create(user=u).key for u in users]
+
+    plan = {"levels": {}, "completion": None}
+    for level in levels:
+        plan["levels"][str(level)] = {"test": make_test(f"bench-{level}", clips), "tokens": make_listeners(f"b{level}", level)}
+    if completion_clips:
+        plan["completion"] = {
+            "test": make_test("bench-completion", completion_clips),
+            "tokens": make_listeners("bdone", completion_listeners),
+        }
+    return plan
+
+
+class Server:
+    def __init__(self, env: dict, port: int, workers: int, threads: int):
+        self.env, self.port, self.workers, self.threads = env, port, workers, threads
+        self.proc: subprocess.Popen | None = None
+
+    def __enter__(self):
+        gunicorn = Path(sys.executable).with_name("gunicorn")
+        self.proc = subprocess.Popen(
+            [str(gunicorn), "config.wsgi:application", "-b", f"127.0.0.1:{self.port}", "-k", "gthread",
+             "--workers", str(self.workers), "--threads", str(self.threads), "--keep-alive", "30",
+             "--log-level", "warning", "--timeout", "120"],
+            cwd=ROOT, env=self.env,
+        )
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2)
+                conn.request("GET", "/healthz")
+                conn.getresponse().read()
+                return self
+            except OSError:
+                if self.proc.poll() is not None:
+                    raise RuntimeError("gunicorn exited during start") from None
+                time.sleep(0.3)
+        raise RuntimeError("gunicorn did not come up within 60 s")
+
+    def __exit__(self, *exc):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+# --- the client side ------------------------------------------------------------------------------------
+
+class Listener(threading.Thread):
+    def __init__(self, base: str, token: str, test_id: int, deadline: float | None, stats: dict, lock: threading.Lock):
+        super().__init__(daemon=True)
+        url = urlparse(base)
+        self.host, self.port = url.hostname, url.port or 80
+        self.token, self.test_id, self.deadline = token, test_id, deadline
+        self.stats, self.lock = stats, lock
+        self.rng = random.Random(token)
+        self.created = 0
+        self.errors: list[str] = []
+
+    def call(self, conn, kind: str, path: str, body: dict | None = None):
+        payload = json.dumps(body).encode() if body is not None else b""
+        headers = {"Authorization": f"Token {self.token}", "Content-Type": "application/json", "Accept": "application/json"}
+        start = time.perf_counter()
+        conn.request("POST", path, body=payload, headers=headers)
+        response = conn.getresponse()
+        data = response.read()
+        elapsed = time.perf_counter() - start
+        with self.lock:
+            self.stats[kind].append(elapsed)
+        return response.status, data
+
+    def run(self):
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
+        try:
+            while self.deadline is None or time.time() < self.deadline:
+                status, data = self.call(conn, "next", f"/api/listening/tests/{self.test_id}/next/")
+                if status == 204:
+                    break
+                if status != 200:
+                    self.errors.append(f"next {status} {data[:200]!r}")
+                    break
+                clip = json.loads(data)["clip"]["id"]
+                status, data = self.call(conn, "playback", f"/api/listening/clips/{clip}/playback/")
+                if status != 200:
+                    self.errors.append(f"playback {status} {data[:200]!r}")
+                    break
+                status, data = self.call(conn, "rating", f"/api/listening/clips/{clip}/ratings/", {"score": self.rng.randint(1, 5)})
+                if status == 201:
+                    self.created += 1
+                else:
+                    self.errors.append(f"rating {status} {data[:200]!r}")
+                    break
+        except Exception as exc:  # reported with the level's results
+            self.errors.append(f"{type(exc).__name__}: {exc}")
+        finally:
+            conn.close()
+
+
+def run_level(base: str, test_id: int, tokens: list[str], seconds: float | None) -> dict:
+    stats: dict[str, list[float]] = defaultdict(list)
+    lock = threading.Lock()
+    deadline = time.time() + seconds if seconds else None
+    listeners = [Listener(base, token, test_id, deadline, stats, lock) for token in tokens]
+    start = time.perf_counter()
+    for listener in listeners:
+        listener.start()
+    for listener in listeners:
+        listener.join()
+    wall = time.perf_counter() - start
+    return {
+        "wall": wall,
+        "stats": stats,
+        "created": sum(listener.created for listener in listeners),
+        "errors": [e for listener in listeners for e in listener.errors],
+    }
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))] * 1000
+
+
+# --- invariants ------------------------------------------------------------------------------------------
+
+def check_invariants(db_url: str, test_id: int, client_created: int, *, require_complete: bool) -> list[str]:
+    import psycopg
+
+    problems = []
+    with psycopg.connect(db_url) as conn:
+        rows = conn.execute(
+            """
+            SELECT c.id, wi.submitted_count,
+                   COUNT(r.id) AS ratings, COUNT(DISTINCT r.listener_id) AS listeners,
+                   (SELECT COUNT(*) FROM queues_assignment a
+                     WHERE a.item_id = wi.id AND a.status = 'leased' AND a.expires_at > now()) AS live
+            FROM listening_clip c JOIN queues_workitem wi ON wi.id = c.work_item_id
+            LEFT JOIN listening_rating r ON r.clip_id = c.id
+            WHERE c.test_id = %s GROUP BY c.id, wi.id
+            """,
+            [test_id],
+        ).fetchall()
+    total = sum(r[2] for r in rows)
+    over = [r for r in rows if r[2] > 5]
+    dup = [r for r in rows if r[2] != r[3]]
+    drift = [r for r in rows if r[1] != r[2]]
+    overbooked = [r for r in rows if r[1] + r[4] > 5]
+    if over:
+        problems.append(f"{len(over)} clips with more than 5 ratings")
+    if dup:
+        problems.append(f"{len(dup)} clips rated twice by one listener")
+    if drift:
+        problems.append(f"{len(drift)} clips whose submitted_count differs from their ratings")
+    if overbooked:
+        problems.append(f"{len(overbooked)} clips with submitted + live leases above 5")
+    if total != client_created:
+        problems.append(f"clients got {client_created} x 201 but the database holds {total} ratings")
+    if require_complete:
+        incomplete = [r for r in rows if r[2] != 5]
+        if incomplete:
+            problems.append(f"{len(incomplete)} clips did not end with exactly 5 ratings")
+    return problems
+
+
+# --- main ------------------------------------------------------------------------------------------------
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--clips", type=int, default=2000, help="clips per level's test (default 2000)")
+    parser.add_argument("--levels", default="1,4,16,50", help="concurrent listeners per run (default 1,4,16,50)")
+    parser.add_argument("--seconds", type=float, default=30, help="how long each level runs (default 30)")
+    parser.add_argument("--completion-clips", type=int, default=100, help="clips of the run-to-the-end test")
+    parser.add_argument("--completion-listeners", type=int, default=16)
+    parser.add_argument("--db", default="sori_listening_bench")
+    parser.add_argument("--port", type=int, default=8101)
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
+    parser.add_argument("--threads", type=int, default=16, help="gunicorn threads per worker")
+    parser.add_argument("--no-server", action="store_true",
+                        help="do not create/seed/start anything: target --target, seeded with --seed beforehand")
+    parser.add_argument("--target", default=None, help="base URL of a running server (with --no-server)")
+    parser.add_argument("--plan", default=None,
+                        help="with --no-server: a JSON file with the plan that `--seed` prints (run it with the "
+                             "server's DATABASE_URL)")
+    parser.add_argument("--seed", action="store_true", help="only seed the database of DATABASE_URL and print the plan")
+    args = parser.parse_args(argv)
+    levels = [int(x) for x in args.levels.split(",") if x.strip()]
+
+    if args.seed:  # child process: print the plan as JSON
+        print(json.dumps(seed(args.clips, levels, args.completion_clips, args.completion_listeners)))
+        return 0
+
+    env = server_env(args.db)
+    Path(env["STATIC_ROOT"]).mkdir(parents=True, exist_ok=True)
+    db_url = env["DATABASE_URL"]
+    started = time.perf_counter()
+    if args.no_server:
+        if not (args.target and args.plan):
+            parser.error("--no-server needs --target and --plan")
+        base, plan = args.target.rstrip("/"), json.loads(Path(args.plan).read_text())
+        server = None
+    else:
+        base = f"http://127.0.0.1:{args.port}"
+        print(f"database {args.db}: recreating, migrating, seeding {len(levels)} x {args.clips} clips ...", flush=True)
+        recreate_database(args.db)
+        subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+        seeded = subprocess.run(
+            [sys.executable, __file__, "--seed", "--clips", str(args.clips), "--levels", args.levels,
+             "--completion-clips", str(args.completion_clips), "--completion-listeners", str(args.completion_listeners)],
+            cwd=ROOT, env=env, check=True, capture_output=True, text=True,
+        )
+        plan = json.loads(seeded.stdout.strip().splitlines()[-1])
+        server = Server(env, args.port, args.workers, args.threads)
+        print(f"setup took {time.perf_counter() - started:.1f} s; gunicorn gthread {args.workers} workers x "
+              f"{args.threads} threads on {base}", flush=True)
+
+    results = {}
+    failures: list[str] = []
+    ctx = server if server is not None else _Null()
+    with ctx:
+        print(f"\n{'listeners':>9} {'ratings':>8} {'ratings/s':>9} {'req/s':>7}   "
+              f"{'next p50/p95 ms':>16} {'playback p50/p95':>17} {'rating p50/p95':>15}  errors")
+        for level in levels:
+            spec = plan["levels"][str(level)]
+            result = run_level(base, spec["test"], spec["tokens"], args.seconds)
+            results[level] = result
+            s = result["stats"]
+            requests = sum(len(v) for v in s.values())
+            print(
+                f"{level:>9} {result['created']:>8} {result['created'] / result['wall']:>9.1f} {requests / result['wall']:>7.1f}   "
+                f"{pct(s['next'], 50):>7.1f}/{pct(s['next'], 95):<8.1f} {pct(s['playback'], 50):>8.1f}/{pct(s['playback'], 95):<8.1f} "
+                f"{pct(s['rating'], 50):>7.1f}/{pct(s['rating'], 95):<7.1f}  {len(result['errors'])}",
+                flush=True,
+            )
+            failures += [f"level {level}: {e}" for e in result["errors"][:5]]
+        completion = None
+        if plan.get("completion"):
+            spec = plan["completion"]
+            completion = run_level(base, spec["test"], spec["tokens"], None)
+            print(f"\ncompletion run: {len(spec['tokens'])} listeners rated a {args.completion_clips}-clip test to the end: "
+                  f"{completion['created']} ratings in {completion['wall']:.1f} s "
+                  f"({completion['created'] / completion['wall']:.1f}/s), {len(completion['errors'])} errors")
+            failures += [f"completion: {e}" for e in completion["errors"][:5]]
+
+    print("\ninvariant check (database):")
+    for level in levels:
+        problems = check_invariants(db_url, plan["levels"][str(level)]["test"], results[level]["created"], require_complete=False)
+        print(f"  {level:>2} listeners: {'OK' if not problems else '; '.join(problems)}")
+        failures += problems
+    if plan.get("completion"):
+        problems = check_invariants(db_url, plan["completion"]["test"], completion["created"], require_complete=True)
+        print(f"  completion: {'OK, every clip has exactly 5 distinct listeners' if not problems else '; '.join(problems)}")
+        failures += problems
+    print(f"\ntotal time {time.perf_counter() - started:.1f} s")
+    if failures:
+        print("FAILED:\n  " + "\n  ".join(failures))
+        return 1
+    print("all invariants hold")
+    return 0
+
+
+class _Null:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""Many listeners racing on PostgreSQL: every clip ends with exactly five distinct listeners, none lost."""
+
+import threading
+from collections import Counter
+
+import pytest
+from django.db import connection
+
+from apps.listening import services
+from apps.listening.models import Clip, Rating
+from apps.queues.models import Assignment
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+
+def test_a_race_of_threads_gives_every_clip_exactly_five_distinct_listeners(make_test, make_user):
+    test = make_test(12, gold=1)
+    users = [make_user(f"racer{i}", "listener") for i in range(14)]
+    created_by_thread = Counter()
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(len(users))
+
+    def listen(user):
+        try:
+            barrier.wait()
+            while (assignment := services.next_assignment(test=test, listener=user)) is not None:
+                clip = Clip.objects.get(work_item_id=assignment.item_id)
+                services.report_playback(clip=clip, listener=user)
+                score = 1 + (clip.pk + user.pk) % 5
+                _, created = services.rate_clip(clip=clip, listener=user, score=score)
+                # A resent submission (a double click, a retried request) must not count twice.
+                _, again = services.rate_clip(clip=clip, listener=user, score=score)
+                assert created and not again
+                created_by_thread[user.pk] += 1
+        except BaseException as exc:  # surfaced below; a thread's exception would vanish otherwise
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=listen, args=(u,)) for u in users]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors, errors
+    assert not any(t.is_alive() for t in threads)
+
+    for clip in test.clips.regular():
+        listeners = list(Rating.objects.filter(clip=clip).values_list("listener_id", flat=True))
+        assert len(listeners) == 5 and len(set(listeners)) == 5, clip.clip_id
+        clip.work_item.refresh_from_db()
+        assert clip.work_item.submitted_count == 5
+    gold = test.clips.gold().get()
+    assert Rating.objects.filter(clip=gold).count() == len(users)  # every listener once, no cap
+    # No rating lost: every rating a thread was told it stored is in the table, and nothing else is.
+    assert sum(created_by_thread.values()) == Rating.objects.filter(clip__test=test).count() == 12 * 5 + len(users)
+    assert not Assignment.objects.filter(pool=test.pool, status=Assignment.Status.LEASED).exists()
+
+
+def test_two_copies_of_one_submission_racing_store_one_rating(make_test, listener):
+    test = make_test(1)
+    assignment = services.next_assignment(test=test, listener=listener)
+    clip = Clip.objects.get(work_item_id=assignment.item_id)
+    services.report_playback(clip=clip, listener=listener)
+    results, errors = [], []
+    barrier = threading.Barrier(6)
+
+    def submit():
+        try:
+            barrier.wait()
+            results.append(services.rate_clip(clip=clip, listener=listener, score=4)[1])
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=submit) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not errors
+    assert sorted(results) == [False] * 5 + [True]
+    assert Rating.objects.count() == 1
+    clip.work_item.refresh_from_db()
+    assert clip.work_item.submitted_count == 1

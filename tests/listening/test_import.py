@@ -1,0 +1,102 @@
+"""Importing a listening test from a manifest: atomic, and every bad row named by its line."""
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from apps.audio.models import AudioAsset
+from apps.listening.manifest import ManifestRefused
+from apps.listening.models import Clip, ListeningTest
+from apps.listening.services import import_listening_test
+from apps.queues.models import WorkItem
+
+from .conftest import clip_rows
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_imports_clips_and_gold_clips_into_a_pool_of_five(write_manifest):
+    path = write_manifest(clip_rows(4, gold=1))
+    test = import_listening_test(name="KOMOS pilot", manifest=path)
+    assert test.pool.required_per_item == 5
+    assert test.clips.regular().count() == 4
+    gold = test.clips.gold().get()
+    assert (gold.gold_min, gold.gold_max) == (4, 5)
+    assert gold.work_item.capacity == WorkItem.UNLIMITED
+    assert all(c.work_item.capacity is None for c in test.clips.regular())
+    clip = test.clips.get(clip_id="c000")
+    assert clip.source_type == "real" and clip.style == "read" and clip.audio_name == "c000.wav"
+
+
+def test_it_reads_jsonl_too(write_manifest):
+    path = write_manifest(clip_rows(3), name="m.jsonl")
+    test = import_listening_test(name="jsonl", manifest=path)
+    assert test.clips.count() == 3
+
+
+def test_import_errors_name_the_row_and_nothing_is_stored(write_manifest, bundle_dir, settings):
+    rows = clip_rows(6)
+    rows[1]["audio"] = "missing.wav"  # line 3
+    rows[2]["source_type"] = "vocoded"  # line 4
+    rows[4]["clip_id"] = rows[3]["clip_id"]  # line 6 duplicates line 5
+    path = write_manifest(rows)
+    (bundle_dir / "missing.wav").unlink(missing_ok=True)
+    (bundle_dir / rows[5]["audio"]).write_bytes(b"RIFF\x00\x00not really audio")  # line 7
+    with pytest.raises(ManifestRefused) as refused:
+        import_listening_test(name="broken", manifest=path)
+    errors = refused.value.errors
+    assert any(e.startswith("manifest.csv line 3:") and "missing audio file missing.wav" in e for e in errors)
+    assert any(e.startswith("manifest.csv line 4:") and "unknown source type 'vocoded'" in e for e in errors)
+    assert any(e.startswith("manifest.csv line 6:") and "duplicate clip id 'c003' (first on line 5)" in e for e in errors)
+    assert any(e.startswith("manifest.csv line 7:") and "invalid audio" in e for e in errors)
+    assert len(errors) == 4
+    assert not ListeningTest.objects.exists() and not Clip.objects.exists() and not AudioAsset.objects.exists()
+
+
+def test_a_failure_while_storing_leaves_no_files_behind(write_manifest, monkeypatch, settings):
+    from apps.listening import services
+
+    path = write_manifest(clip_rows(3))
+    real = services.import_audio_file
+    calls = {"n": 0}
+
+    def flaky(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise RuntimeError("disk full")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(services, "import_audio_file", flaky)
+    with pytest.raises(RuntimeError):
+        import_listening_test(name="half", manifest=path)
+    assert not AudioAsset.objects.exists() and not ListeningTest.objects.exists()
+    media = settings.MEDIA_ROOT
+    assert not any(p.is_file() for p in media.rglob("*")) if media.exists() else True
+
+
+def test_gold_bounds_must_come_in_pairs_within_the_scale(write_manifest):
+    rows = clip_rows(2)
+    rows[0]["gold_min"] = 4
+    rows[1]["gold_min"], rows[1]["gold_max"] = 5, 7
+    with pytest.raises(ManifestRefused) as refused:
+        import_listening_test(name="g", manifest=write_manifest(rows))
+    assert refused.value.errors[0].startswith("manifest.csv line 2: gold_min and gold_max go together")
+    assert refused.value.errors[1].startswith("manifest.csv line 3: gold_max '7' must be a whole score")
+
+
+def test_the_command_prints_the_new_tests_id_and_names_bad_rows(write_manifest, capsys):
+    path = write_manifest(clip_rows(2))
+    call_command("import_listening_test", "--name", "cmd", "--manifest", str(path))
+    assert capsys.readouterr().out.strip() == str(ListeningTest.objects.get(name="cmd").pk)
+    rows = clip_rows(2, prefix="x")
+    rows[1]["style"] = "sung"
+    bad = write_manifest(rows, name="bad.csv")
+    with pytest.raises(CommandError, match=r"bad.csv line 3: unknown style 'sung'"):
+        call_command("import_listening_test", "--name", "cmd2", "--manifest", str(bad))
+
+
+def test_a_second_test_with_the_same_name_is_refused(write_manifest):
+    path = write_manifest(clip_rows(2))
+    import_listening_test(name="same", manifest=path)
+    with pytest.raises(ManifestRefused, match="already exists"):
+        import_listening_test(name="same", manifest=path)
