@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import io
 import random
-import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -33,7 +32,6 @@ from apps.listening.models import (
     Predictor,
     Rating,
 )
-from apps.queues import selectors as queue_selectors
 from apps.queues import services as queues
 from apps.queues.models import Assignment, WorkItem
 
@@ -100,17 +98,7 @@ def record_consent(*, test: ListeningTest, listener) -> Consent:
 
 def next_assignment(*, test: ListeningTest, listener, now: datetime | None = None) -> Assignment | None:
     """The listener's current clip (their live lease) or a newly leased one; None when nothing is left."""
-    assignment = queues.claim_next(test.pool, listener, now=now)
-    for attempt in range(1, 6):
-        # "Nothing left" is final for a listener (the page says so), so make sure of it: claim_next can answer
-        # None while a clip with a free slot is only locked for a moment by someone else's claim or rating
-        # (seen with gold clips under a race; reported to the queues engine). Ask again, after a short
-        # pause, while a slot is free for this listener.
-        if assignment is not None or not queue_selectors.remaining_for_worker(test.pool, listener, now=now):
-            break
-        time.sleep(0.02 * attempt)
-        assignment = queues.claim_next(test.pool, listener, now=now)
-    return assignment
+    return queues.claim_next(test.pool, listener, now=now)
 
 
 def _has_live_lease(clip: Clip, listener, now: datetime) -> bool:

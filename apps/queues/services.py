@@ -160,7 +160,7 @@ def _claim(pool: WorkPool, worker, now: datetime, *, wait: bool, async_commit: b
                 # the lock (released at commit) and try the next item in this worker's order.
                 tried.append(item_id)
         if connection.features.has_select_for_update_skip_locked and _candidate_id(
-            pool, worker, now, exclude=tried, window=1, lock="none"
+            pool, worker, now, exclude=tried, window=None, lock="none"
         ) is not None:
             raise _MustWait
         return None

@@ -313,3 +313,31 @@ def test_excluding_a_worker_in_the_middle_of_a_race_keeps_every_count_right(make
             submit(assignment.item, worker)
     assert_exactly_k_distinct_workers(pool)
     assert target.pk not in selectors.worker_counts(pool)
+
+
+@pytest.mark.parametrize("bob_index", [1, 2, 3, 4])
+def test_a_worker_whose_first_item_is_full_waits_for_a_locked_gold_item(make_pool, listeners, bob_index):
+    """Regression: the "is anything left?" check looked only at the first open item in the worker's order,
+    so a full item there hid a gold item that was merely row-locked by someone else's submission."""
+    pool = make_pool(1, k=1)
+    gold = services.add_items(pool, 1, capacity=WorkItem.UNLIMITED)[0]
+    alice, carol, bob = listeners[0], listeners[5], listeners[bob_index]
+    while (held := services.claim_next(pool, alice)).item_id == gold.pk:
+        submit(held.item, alice)  # alice ends up holding the one regular slot: that item is full
+    services.claim_next(pool, carol)  # carol leases the gold item
+    locked, got = threading.Event(), {}
+
+    def carol_submits_slowly():
+        with transaction.atomic():
+            services.lease_for_submission(gold, carol)
+            locked.set()
+            time.sleep(0.5)
+            services.mark_submitted(Assignment.objects.get(item=gold, worker=carol))
+
+    def bob_claims():
+        locked.wait(10)
+        got["assignment"] = services.claim_next(pool, bob)
+
+    errors = run_threads([carol_submits_slowly, bob_claims])
+    assert not errors, errors
+    assert got["assignment"] is not None and got["assignment"].item_id == gold.pk
