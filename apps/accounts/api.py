@@ -1,8 +1,10 @@
 """API plumbing shared by every app: the JSON error shape, the token endpoint and /api/me/."""
 
+from axes.handlers.proxy import AxesProxyHandler
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.exceptions import Throttled
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
@@ -42,6 +44,13 @@ class TokenView(ObtainAuthToken):
 
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "token"
+
+    def post(self, request, *args, **kwargs):
+        # django-axes refuses a locked-out login inside authenticate(), which DRF would report as a plain
+        # "wrong credentials"; say what happened instead.
+        if AxesProxyHandler.is_locked(request._request, {"username": request.data.get("username")}):
+            raise Throttled(detail="Too many failed logins for this account from your address; try again later.")
+        return super().post(request, *args, **kwargs)
 
 
 class MeSerializer(serializers.Serializer):
