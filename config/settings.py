@@ -226,3 +226,11 @@ LOGGING = {
 }
 
 # --- Workflow settings (one block per app below) --------------------------------------------------------
+
+# --- consultations ---
+# Rulebook files under version control (rulebooks/<language>/<kind>/v<N>.yaml and .md).
+RULEBOOKS_DIR = Path(env_str("SORI_RULEBOOKS_DIR") or BASE_DIR / "rulebooks")
+# The most decision questions one consultation round may raise (a round can set a lower number).
+CONSULTATION_MAX_QUESTIONS = env_int("CONSULTATION_MAX_QUESTIONS", 10, minimum=1)
+# How many affected samples a question shows in full.
+CONSULTATION_EXAMPLES_PER_QUESTION = env_int("CONSULTATION_EXAMPLES_PER_QUESTION", 3, minimum=1)
