@@ -227,6 +227,65 @@ LOGGING = {
 
 # --- Workflow settings (one block per app below) --------------------------------------------------------
 
+# --- agents ---------------------------------------------------------------------------------------------
+# The only door to LLMs (apps.agents). Keys and endpoints are NOT read here: the official SDKs read their own
+# variables (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL). Admins may override the
+# provider and model of each role in the admin (RoleAssignment); these are the defaults, each overridable as
+# SORI_AGENT_<ROLE>=provider:model, e.g. SORI_AGENT_REVIEWER=openai:gpt-4.1.
+def _agent_default(role: str, default: str) -> tuple[str, str]:
+    raw = env_str(f"SORI_AGENT_{role.upper()}", default)
+    provider, sep, model = raw.partition(":")
+    if not sep or provider not in {"anthropic", "openai"} or not model:
+        raise ImproperlyConfigured(f"SORI_AGENT_{role.upper()}={raw!r} must be anthropic:<model> or openai:<model>")
+    return provider, model
+
+
+AGENTS_DEFAULT_ROLES = {
+    # The paper's reviewer and meta-reviewer are different vendors' models; keep them different here too.
+    "reviewer": _agent_default("reviewer", "openai:gpt-4.1"),
+    "meta_reviewer": _agent_default("meta_reviewer", "anthropic:claude-sonnet-4-5"),
+    "analyst": _agent_default("analyst", "anthropic:claude-sonnet-4-5"),
+    "translator": _agent_default("translator", "anthropic:claude-sonnet-4-5"),
+    "normalizer": _agent_default("normalizer", "openai:gpt-4.1-mini"),
+    "question_writer": _agent_default("question_writer", "openai:gpt-4.1"),
+}
+
+# US dollars per million tokens (list prices, checked by hand; update when vendors change them). A model
+# missing here is logged with cost 0 and flagged "unpriced" on the call log, and budget caps cannot see it.
+AGENTS_PRICES = {
+    "anthropic:claude-opus-4-1": {"input": 15.00, "output": 75.00},
+    "anthropic:claude-sonnet-4-5": {"input": 3.00, "output": 15.00},
+    "anthropic:claude-haiku-4-5": {"input": 1.00, "output": 5.00},
+    "openai:gpt-4.1": {"input": 2.00, "output": 8.00},
+    "openai:gpt-4.1-mini": {"input": 0.40, "output": 1.60},
+    "openai:gpt-4o": {"input": 2.50, "output": 10.00},
+    "openai:gpt-4o-mini": {"input": 0.15, "output": 0.60},
+}
+_agent_prices_json = env_str("SORI_AGENT_PRICES_JSON")
+if _agent_prices_json:
+    import json as _json
+
+    try:
+        AGENTS_PRICES.update(_json.loads(_agent_prices_json))
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"SORI_AGENT_PRICES_JSON is not valid JSON: {exc}") from None
+
+AGENTS_MAX_OUTPUT_TOKENS = env_int("SORI_AGENT_MAX_OUTPUT_TOKENS", 1024, minimum=16)
+AGENTS_TIMEOUT_SECONDS = float(env_int("SORI_AGENT_TIMEOUT_SECONDS", 120, minimum=1))
+# Our own retry policy (the SDKs' built-in retries are switched off so this is the only one).
+AGENTS_MAX_ATTEMPTS = env_int("SORI_AGENT_MAX_ATTEMPTS", 6, minimum=1)
+AGENTS_BACKOFF_BASE_SECONDS = float(env_int("SORI_AGENT_BACKOFF_BASE_MS", 1000, minimum=0)) / 1000
+AGENTS_BACKOFF_MAX_SECONDS = float(env_int("SORI_AGENT_BACKOFF_MAX_MS", 60000, minimum=0)) / 1000
+AGENTS_RETRY_AFTER_MAX_SECONDS = float(env_int("SORI_AGENT_RETRY_AFTER_MAX_MS", 120000, minimum=0)) / 1000
+# At most this many requests in flight per provider, across processes when Redis is configured.
+AGENTS_CONCURRENCY = {
+    "anthropic": env_int("SORI_AGENT_CONCURRENCY_ANTHROPIC", 4, minimum=1),
+    "openai": env_int("SORI_AGENT_CONCURRENCY_OPENAI", 4, minimum=1),
+}
+AGENTS_SLOT_LEASE_SECONDS = 300  # a crashed worker's slot frees itself after this long
+# Default per-job budget cap in US dollars (a job's params["budget_usd"] overrides it).
+AGENTS_JOB_BUDGET_USD = float(env_str("SORI_AGENT_JOB_BUDGET_USD", "25"))
+
 # --- consultations ---
 # Rulebook files under version control (rulebooks/<language>/<kind>/v<N>.yaml and .md).
 RULEBOOKS_DIR = Path(env_str("SORI_RULEBOOKS_DIR") or BASE_DIR / "rulebooks")

@@ -4,3 +4,33 @@ from django.apps import AppConfig
 class AgentsConfig(AppConfig):
     name = "apps.agents"
     label = "agents"
+    verbose_name = "Agents (LLM calls)"
+
+    def ready(self):
+        from apps.agents import rules  # noqa: F401
+
+    def nav_links(self, user):
+        from django.urls import reverse
+
+        from apps.accounts.navigation import NavLink
+
+        if getattr(user, "is_sori_admin", False):
+            return [NavLink("Agents", reverse("agents:overview"))]
+        return []
+
+    def home_panels(self, user):
+        from django.urls import reverse
+
+        from apps.accounts.navigation import Panel
+
+        if not getattr(user, "is_sori_admin", False):
+            return []
+        from apps.agents import selectors
+
+        status = selectors.provider_status()
+        missing = [s for s in status if not s["configured"]]
+        description = (
+            "No provider is configured for: " + ", ".join(s["label"] for s in missing)
+            if missing else "Every agent role has a configured provider."
+        )
+        return [Panel("Agents and LLM cost", reverse("agents:overview"), description=description, role="admin")]

@@ -1,3 +1,10 @@
+from django.urls import path
+
+from apps.agents import views
+
 app_name = "agents"
-urlpatterns: list = []
+urlpatterns = [
+    path("", views.overview, name="overview"),
+    path("calls/<int:pk>/", views.call_detail, name="call_detail"),
+]
 api_urlpatterns: list = []

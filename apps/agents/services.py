@@ -1,0 +1,314 @@
+"""call_agent: the one door to LLMs. It renders a versioned prompt, answers from the cache when the same
+input was answered before (no request, no cost), otherwise asks the role's provider through its official SDK
+under our retry policy, a per-provider concurrency limit and the job's budget cap, validates the JSON answer
+against a pydantic schema (one retry carrying the validation error), and logs every answer as an AgentCall.
+
+    result = call_agent(role="reviewer", prompt="ground_truth_review", variables={...}, schema=Review, job=job)
+    result.data, result.call, result.cached
+"""
+
+import hashlib
+import json
+import logging
+import math
+import random
+import re
+import time
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Generic, TypeVar
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from pydantic import BaseModel, ValidationError
+
+from apps.agents import providers
+from apps.agents.models import AgentCall, AgentRole, CachedResponse, CallStatus, RoleAssignment
+from apps.agents.prompting import load_prompt
+from apps.agents.slots import provider_slot
+
+log = logging.getLogger(__name__)
+T = TypeVar("T", bound=BaseModel)
+
+
+class AgentError(Exception):
+    pass
+
+
+class NoProviderConfigured(AgentError):
+    """The role's provider has no API key or endpoint: nothing was sent and nothing is pretended."""
+
+
+class AgentNeedsAttention(AgentError):
+    """The answer stayed invalid after the retry with the validation error, or the provider kept failing."""
+
+    def __init__(self, reason: str, *, call: AgentCall | None = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.call = call
+
+
+class ProviderRejected(AgentNeedsAttention):
+    """The provider refused the request itself (bad key, unknown model, bad request): retrying other items
+    will not help, so a job should stop rather than mark every item."""
+
+
+class BudgetExceeded(AgentError):
+    """The job's budget cap would be passed by the next call; nothing was sent."""
+
+
+@dataclass
+class AgentResult(Generic[T]):
+    data: T
+    call: AgentCall
+    cached: bool
+
+
+# --- configuration -----------------------------------------------------------------------------------------
+def agent_config(role: str) -> tuple[str, str]:
+    """(provider, model) for a role: the admin's assignment, else the default in settings."""
+    role = AgentRole(role)
+    row = RoleAssignment.objects.filter(role=role).first()
+    if row:
+        return row.provider, row.model
+    provider, model = settings.AGENTS_DEFAULT_ROLES[role]
+    return provider, model
+
+
+def require_distinct_models(role_a: str, role_b: str) -> None:
+    a, b = agent_config(role_a), agent_config(role_b)
+    if a == b:
+        raise ValueError(
+            f"the {AgentRole(role_a).label} and the {AgentRole(role_b).label} both use {a[0]}:{a[1]}; "
+            "they must be different models (assign one of them another model in the admin)"
+        )
+
+
+def provider_configured(provider: str) -> bool:
+    return providers.is_configured(provider)
+
+
+def require_configured(role: str) -> tuple[str, str]:
+    provider, model = agent_config(role)
+    if not providers.is_configured(provider):
+        raise NoProviderConfigured(_not_configured_message(role, provider))
+    return provider, model
+
+
+def _not_configured_message(role: str, provider: str) -> str:
+    variable = "ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY (or OPENAI_BASE_URL)"
+    return f"No {provider} provider is configured for the {AgentRole(role).label} agent: set {variable}."
+
+
+def set_role_assignment(*, role: str, provider: str, model: str, user=None) -> RoleAssignment:
+    row, _ = RoleAssignment.objects.update_or_create(
+        role=AgentRole(role), defaults={"provider": provider, "model": model, "updated_by": user}
+    )
+    return row
+
+
+# --- cost ------------------------------------------------------------------------------------------------
+def price_of(provider: str, model: str) -> dict | None:
+    return settings.AGENTS_PRICES.get(f"{provider}:{model}")
+
+
+def cost_of(provider: str, model: str, input_tokens: int, output_tokens: int) -> tuple[Decimal, bool]:
+    """(cost in USD, whether the model is in the price table)."""
+    price = price_of(provider, model)
+    if price is None:
+        return Decimal("0"), False
+    cost = (Decimal(str(price["input"])) * input_tokens + Decimal(str(price["output"])) * output_tokens) / 1_000_000
+    return cost.quantize(Decimal("0.000001")), True
+
+
+def job_budget(job) -> Decimal | None:
+    raw = (job.params or {}).get("budget_usd", settings.AGENTS_JOB_BUDGET_USD)
+    return None if raw in (None, "") else Decimal(str(raw))
+
+
+def job_spent(job) -> Decimal:
+    return AgentCall.objects.filter(job=job).total_cost()
+
+
+def estimate_tokens(text: str) -> int:
+    # Deliberately generous (3 characters a token; real English runs nearer 4) so the cap errs on the safe side.
+    return math.ceil(len(text) / 3)
+
+
+def _check_budget(job, provider: str, model: str, prompt_text: str, max_tokens: int) -> None:
+    if job is None or job.pk is None:
+        return
+    budget = job_budget(job)
+    if budget is None:
+        return
+    # Worst case for the next call: the whole prompt plus the full output allowance.
+    worst, _ = cost_of(provider, model, estimate_tokens(prompt_text), max_tokens)
+    spent = job_spent(job)
+    if spent + worst > budget:
+        raise BudgetExceeded(
+            f"budget cap ${budget:.2f} reached: ${spent:.4f} spent, and the next call could cost up to ${worst:.4f}"
+        )
+
+
+# --- the call --------------------------------------------------------------------------------------------
+_INSTRUCTIONS = (
+    "Answer with one JSON object only (no prose, no code fences) that validates against this JSON Schema:\n"
+)
+
+
+def input_hash(payload: dict) -> str:
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def parse_answer(text: str, schema: type[T]) -> T:
+    """Raise ValueError (with a message for the model) unless `text` is JSON that validates against schema."""
+    stripped = text.strip()
+    fenced = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", stripped, re.S)
+    if fenced:  # tolerated: models add fences even when told not to
+        stripped = fenced.group(1)
+    try:
+        value = json.loads(stripped)
+    except ValueError as exc:
+        raise ValueError(f"the answer is not valid JSON ({exc})") from None
+    try:
+        return schema.model_validate(value)
+    except ValidationError as exc:
+        raise ValueError(f"the JSON does not match the schema: {exc}") from None
+
+
+def call_agent(
+    *,
+    role: str,
+    prompt: str,
+    variables: dict[str, Any],
+    schema: type[T],
+    job=None,
+    prompt_version: int | None = None,
+    max_tokens: int | None = None,
+    use_cache: bool = True,
+) -> AgentResult[T]:
+    role = AgentRole(role)
+    provider, model = agent_config(role)
+    loaded = load_prompt(prompt, prompt_version)
+    system, user = loaded.render(variables)
+    schema_json = schema.model_json_schema()
+    system = (system + "\n\n" if system else "") + _INSTRUCTIONS + json.dumps(schema_json, ensure_ascii=False)
+    max_tokens = max_tokens or settings.AGENTS_MAX_OUTPUT_TOKENS
+    messages = [{"role": "user", "content": user}]
+    digest = input_hash({
+        "provider": provider, "model": model, "prompt": loaded.name, "version": loaded.version,
+        "system": system, "messages": messages, "max_tokens": max_tokens,
+    })
+    base = {"role": role, "provider": provider, "model": model, "prompt_name": loaded.name,
+            "prompt_version": loaded.version, "input_hash": digest, "job": job if job is not None and job.pk else None}
+
+    if use_cache:
+        hit = _from_cache(digest, schema, base)
+        if hit is not None:
+            return hit
+
+    if not providers.is_configured(provider):
+        raise NoProviderConfigured(_not_configured_message(role, provider))
+
+    for attempt in (1, 2):
+        _check_budget(job, provider, model, system + "".join(m["content"] for m in messages), max_tokens)
+        request = {"system": system, "messages": list(messages), "max_tokens": max_tokens}
+        started = time.monotonic()
+        try:
+            completion, http_attempts = _complete_with_retries(provider, model, system, messages, max_tokens)
+        except providers.ProviderError as exc:
+            call = AgentCall.objects.create(
+                **base, attempt=attempt, http_attempts=getattr(exc, "http_attempts", 1), status=CallStatus.FAILED,
+                latency_ms=_ms(started), request=request, error=str(exc),
+            )
+            if isinstance(exc, providers.PermanentProviderError):
+                raise ProviderRejected(f"{provider} refused the request: {exc}", call=call) from exc
+            raise AgentNeedsAttention(f"{provider} kept failing after retries: {exc}", call=call) from exc
+
+        cost, priced = cost_of(provider, model, completion.input_tokens, completion.output_tokens)
+        fields = dict(
+            base, attempt=attempt, http_attempts=http_attempts, input_tokens=completion.input_tokens,
+            output_tokens=completion.output_tokens, cost_usd=cost, priced=priced, latency_ms=_ms(started),
+            request=request, response_text=completion.text, raw_response=completion.raw,
+        )
+        try:
+            data = parse_answer(completion.text, schema)
+        except ValueError as exc:
+            call = AgentCall.objects.create(**fields, status=CallStatus.INVALID, error=str(exc))
+            if attempt == 1:
+                # One more try, telling the model exactly what was wrong.
+                messages = messages + [
+                    {"role": "assistant", "content": completion.text or "(empty)"},
+                    {"role": "user", "content": f"Your answer was rejected: {exc}\n"
+                                                "Reply again with only the corrected JSON object."},
+                ]
+                continue
+            raise AgentNeedsAttention(f"the answer stayed invalid after a retry: {exc}", call=call) from None
+        call = AgentCall.objects.create(**fields, status=CallStatus.OK)
+        _store_cache(digest, base, completion.text, data, call)
+        return AgentResult(data=data, call=call, cached=False)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _from_cache(digest: str, schema: type[T], base: dict) -> AgentResult[T] | None:
+    entry = CachedResponse.objects.filter(input_hash=digest).first()
+    if entry is None:
+        return None
+    try:
+        data = schema.model_validate(entry.data)
+    except ValidationError:
+        return None  # the caller's schema changed since; ask again
+    CachedResponse.objects.filter(pk=entry.pk).update(hits=F("hits") + 1)
+    call = AgentCall.objects.create(
+        **base, status=CallStatus.CACHED, response_text=entry.response_text, raw_response={"cached_from": entry.source_call_id},
+    )
+    return AgentResult(data=data, call=call, cached=True)
+
+
+def _store_cache(digest: str, base: dict, text: str, data: BaseModel, call: AgentCall) -> None:
+    try:
+        with transaction.atomic():
+            CachedResponse.objects.create(
+                input_hash=digest, provider=base["provider"], model=base["model"], prompt_name=base["prompt_name"],
+                prompt_version=base["prompt_version"], response_text=text, data=data.model_dump(mode="json"),
+                source_call=call,
+            )
+    except IntegrityError:
+        pass  # another worker cached the same input first; either answer is valid
+
+
+def backoff_seconds(attempt: int) -> float:
+    """Exponential backoff with jitter for retry number `attempt` (0-based): half fixed, half random."""
+    ceiling = min(settings.AGENTS_BACKOFF_MAX_SECONDS, settings.AGENTS_BACKOFF_BASE_SECONDS * (2**attempt))
+    return ceiling / 2 + random.uniform(0, ceiling / 2)
+
+
+def _complete_with_retries(provider, model, system, messages, max_tokens) -> tuple[providers.Completion, int]:
+    attempts = settings.AGENTS_MAX_ATTEMPTS
+    for number in range(attempts):
+        try:
+            with provider_slot(provider):
+                completion = providers.complete(
+                    provider, model=model, system=system, messages=messages, max_tokens=max_tokens,
+                    timeout=settings.AGENTS_TIMEOUT_SECONDS,
+                )
+            return completion, number + 1
+        except providers.TransientProviderError as exc:
+            exc.http_attempts = number + 1
+            if number + 1 >= attempts:
+                raise
+            if exc.retry_after is not None:
+                delay = min(exc.retry_after, settings.AGENTS_RETRY_AFTER_MAX_SECONDS)
+            else:
+                delay = backoff_seconds(number)
+            log.warning("%s: %s; retry %d/%d in %.2fs", provider, exc, number + 1, attempts - 1, delay)
+            time.sleep(delay)  # outside the slot, so waiting does not block other requests
+        except providers.PermanentProviderError as exc:
+            exc.http_attempts = number + 1
+            raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _ms(started: float) -> int:
+    return int((time.monotonic() - started) * 1000)

@@ -1,0 +1,33 @@
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, render
+
+from apps.agents import selectors
+from apps.agents.models import AgentCall, CallStatus
+
+
+def _require_admin(user) -> None:
+    if not user.is_sori_admin:
+        raise PermissionDenied
+
+
+@login_required
+def overview(request):
+    """Roles with their provider (or a plain 'not configured'), and the call log's cost and latency."""
+    _require_admin(request.user)
+    status = request.GET.get("status") or None
+    return render(request, "agents/overview.html", {
+        "roles": selectors.provider_status(),
+        "summary": selectors.call_summary(),
+        "calls": selectors.recent_calls(status=status, limit=100),
+        "statuses": CallStatus.choices,
+        "status": status,
+        "total_cost": AgentCall.objects.total_cost(),
+    })
+
+
+@login_required
+def call_detail(request, pk: int):
+    _require_admin(request.user)
+    call = get_object_or_404(AgentCall.objects.select_related("job"), pk=pk)
+    return render(request, "agents/call_detail.html", {"call": call})
