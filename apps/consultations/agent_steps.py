@@ -24,8 +24,8 @@ from apps.consultations.models import (
     QuestionStatus,
     Round,
     RoundStatus,
-    RuleDraft,
     RulebookVersion,
+    RuleDraft,
 )
 from apps.consultations.selectors import (
     actions_for,

@@ -178,6 +178,9 @@ class RoundEvent(models.Model):
     class Meta:
         ordering = ["at", "pk"]
 
+    def __str__(self) -> str:
+        return f"{self.round}: {self.message}"
+
 
 class AnalysisResult(models.Model):
     """What the analyst decided for one sample under one rulebook version. Never updated: a later version
@@ -196,6 +199,9 @@ class AnalysisResult(models.Model):
     class Meta:
         ordering = ["sample_id", "version__number"]
         constraints = [models.UniqueConstraint(fields=["sample", "version"], name="one_analysis_per_sample_and_version")]
+
+    def __str__(self) -> str:
+        return f"sample {self.sample_id} under {self.version}: {self.action}"
 
     @property
     def is_undecided(self) -> bool:
@@ -301,6 +307,9 @@ class ExpertAnswer(models.Model):
             ),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.expert} on Q{self.question.number}"
+
     @property
     def is_submitted(self) -> bool:
         return self.submitted_at is not None
@@ -340,3 +349,6 @@ class RuleDraft(models.Model):
 
     class Meta:
         ordering = ["question"]
+
+    def __str__(self) -> str:
+        return f"{self.rule_id or 'draft'} from {self.question}"

@@ -31,12 +31,7 @@ def source_sample_model():
 
 def sample_fields(sample) -> dict:
     """The fields of a source sample that prompts and pages show, in one place."""
-    answer = getattr(sample, "effective_answer", None)
-    if callable(answer):
-        answer = answer()
-    if answer is None:
-        answer = getattr(sample, "answer", "")
-    aliases = getattr(sample, "aliases", None) or []
+    answer, aliases = _effective_answer(sample)
     return {
         "id": sample.pk,
         "subset": str(getattr(sample, "subset", "")),
@@ -46,6 +41,21 @@ def sample_fields(sample) -> dict:
         "answer": answer if isinstance(answer, str) else str(answer),
         "aliases": list(aliases) if isinstance(aliases, list | tuple) else [],
     }
+
+
+def _effective_answer(sample) -> tuple[str, list]:
+    """The answer after ground-truth correction when apps.transfer derives one, else the imported answer."""
+    try:
+        from apps.transfer.selectors import effective_answer
+    except ImportError:
+        return sample.answer, list(sample.aliases or [])
+    value = effective_answer(sample)
+    if isinstance(value, dict):
+        return str(value.get("answer", sample.answer)), list(value.get("aliases", sample.aliases) or [])
+    if isinstance(value, tuple) and len(value) == 2:
+        return str(value[0]), list(value[1] or [])
+    answer = getattr(value, "answer", value)
+    return ("" if answer is None else str(answer)), list(getattr(value, "aliases", sample.aliases) or [])
 
 
 def sample_audio_url(sample) -> str | None:
