@@ -43,9 +43,18 @@ QUESTIONS_SAMPLE_LIMIT = 200  # undecided samples shown to the question writer i
 
 
 def _call_agent(**kwargs):
-    from apps.agents.services import call_agent
+    """call_agent, with a refusal by the provider itself (bad key, unknown model) turned into a stop: retrying
+    other items would not help, so the job fails visibly and can be resumed once the admin fixed it."""
+    from apps.agents.services import ProviderRejected, call_agent
 
-    return call_agent(**kwargs)
+    try:
+        return call_agent(**kwargs)
+    except ProviderRejected as exc:
+        raise ProviderStopped(exc.reason) from exc
+
+
+class ProviderStopped(Exception):
+    pass
 
 
 def _agent_errors():

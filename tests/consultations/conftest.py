@@ -1,0 +1,60 @@
+"""Consultation fixtures: the repository rulebooks loaded, a handful of source samples, and helpers that
+script the fake provider per agent step (the prompts say which step a request is)."""
+
+import json
+
+import pytest
+
+
+@pytest.fixture
+def rulebooks(db):
+    from apps.consultations.rulebooks import load_rulebooks
+
+    load_rulebooks()
+    from apps.consultations.models import Rulebook
+
+    return {b.slug: b for b in Rulebook.objects.all()}
+
+
+SAMPLES = [
+    # (subset, task type, source id, transcription, answer)
+    ("mmsu", "multiple_choice", "mmsu-1", "Which rock forms from cooled magma? A. Igneous B. Sedimentary", "A"),
+    ("web_questions", "short_answer", "wq-1", "What is the capital of Kazakhstan?", "Astana"),
+    ("web_questions", "short_answer", "wq-2", "Who is the current president of France?", "Emmanuel Macron"),
+    ("ifeval", "instruction_following", "if-1", "Describe Seoul. Write your whole answer in lowercase.", ""),
+]
+
+
+@pytest.fixture
+def samples(db):
+    from apps.transfer.models import SourceBenchmark, SourceSample
+
+    bench, _ = SourceBenchmark.objects.get_or_create(name="voicebench", defaults={"format": "voicebench"})
+    return [
+        SourceSample.objects.create(
+            benchmark=bench, subset=subset, task_type=task, source_id=sid, transcription=text, answer=answer,
+            raw={"prompt": text}, line_number=i,
+        )
+        for i, (subset, task, sid, text, answer) in enumerate(SAMPLES, start=1)
+    ]
+
+
+def body_text(body: dict) -> str:
+    return json.dumps(body, ensure_ascii=False)
+
+
+def is_analysis(body, *, version: int | None = None, containing: str = "") -> bool:
+    text = body_text(body)
+    return (
+        "You are the analyst of a rulebook consultation" in text
+        and (version is None or f"version {version} (" in text)
+        and containing in text
+    )
+
+
+def is_question_writing(body) -> bool:
+    return "You write decision questions" in body_text(body)
+
+
+def is_codification(body) -> bool:
+    return "You codify an expert" in body_text(body)
