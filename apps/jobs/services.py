@@ -122,7 +122,10 @@ def _run_in_thread(job_id: int) -> None:
 
 def run_job(job_id: int) -> None:
     """Run one job to its end. Only a queued job starts, so a duplicate delivery does nothing."""
-    close_old_connections()
+    if not transaction.get_connection().in_atomic_block:
+        # Inside an atomic block (the sync runner in a test transaction) the connection is in use, not stale;
+        # closing it there would break the caller's transaction.
+        close_old_connections()
     claimed = Job.objects.filter(pk=job_id, status=JobStatus.QUEUED).update(
         status=JobStatus.RUNNING, started_at=timezone.now(), attempts=F("attempts") + 1
     )

@@ -4,3 +4,40 @@ from django.apps import AppConfig
 class TransferConfig(AppConfig):
     name = "apps.transfer"
     label = "transfer"
+    verbose_name = "Spoken-QA benchmark transfer"
+
+    def ready(self):
+        from apps.transfer import jobs, rules  # noqa: F401
+
+    def nav_links(self, user):
+        from django.urls import reverse
+
+        from apps.accounts.navigation import NavLink
+
+        if getattr(user, "is_sori_admin", False):
+            return [NavLink("Source benchmarks", reverse("transfer:home"))]
+        return []
+
+    def home_panels(self, user):
+        from django.urls import reverse
+
+        from apps.accounts.navigation import Panel
+
+        if not getattr(user, "is_sori_admin", False):
+            return []
+        from apps.transfer.models import Correction, CorrectionStatus
+
+        attention = Correction.objects.filter(status=CorrectionStatus.NEEDS_ATTENTION).count()
+        return [
+            Panel("Ground-truth correction", reverse("transfer:ground_truth"),
+                  description="Reviewer and meta-reviewer agents audit source answers; progress, cost and report.",
+                  role="admin"),
+            Panel("Corrections needing attention", reverse("transfer:corrections") + "?status=needs_attention",
+                  description="Meta-reviews whose agent answer stayed invalid or whose provider kept failing.",
+                  count=attention, role="admin"),
+        ]
+
+    def seed_demo(self, stdout):
+        from apps.transfer.demo import seed
+
+        seed(stdout)

@@ -1,0 +1,26 @@
+from django import forms
+
+from apps.transfer.models import CorrectionStatus, SourceBenchmark, SourceFormat, UnresolvedPolicy
+
+
+class ImportForm(forms.Form):
+    format = forms.ChoiceField(choices=SourceFormat.choices)
+    subset = forms.CharField(max_length=100, help_text="e.g. sd-qa, mmsu, openbookqa, bbh, web_questions, trivia_qa")
+    benchmark = forms.SlugField(max_length=100, required=False, help_text="default: the format name")
+    file = forms.FileField(help_text="VoiceBench .jsonl or .parquet; OpenAudioBench .csv")
+
+
+class StartReviewForm(forms.Form):
+    benchmark = forms.ModelChoiceField(queryset=SourceBenchmark.objects.all(), to_field_name="name")
+    subset = forms.CharField(max_length=100, required=False, help_text="empty: every subset")
+    limit = forms.IntegerField(min_value=1, required=False, help_text="only the first N deterministic samples")
+    on_unresolved = forms.ChoiceField(choices=UnresolvedPolicy.choices, initial=UnresolvedPolicy.EXCLUDE,
+                                      label="A rejected or unresolved correction")
+    budget_usd = forms.DecimalField(min_value=0, decimal_places=2, required=False, label="Budget cap (USD)",
+                                    help_text="the job stops before its cost would pass this")
+
+
+class OverturnForm(forms.Form):
+    to_status = forms.ChoiceField(choices=[(CorrectionStatus.CONFIRMED, "Confirm (apply)"),
+                                           (CorrectionStatus.REJECTED, "Reject (exclude)")])
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=2000)

@@ -1,0 +1,28 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from apps.transfer.services import ImportRejected, import_benchmark
+
+
+class Command(BaseCommand):
+    help = ("Import one subset of an English source benchmark: VoiceBench JSONL or Parquet, or an OpenAudioBench CSV. "
+            "All or nothing; bad rows are named by line.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--format", required=True, choices=["voicebench", "openaudiobench"])
+        parser.add_argument("--subset", required=True, help="e.g. sd-qa, mmsu, bbh, web_questions, trivia_qa")
+        parser.add_argument("--benchmark", help="benchmark name (default: the format name)")
+        parser.add_argument("file", type=Path)
+
+    def handle(self, *args, **opts):
+        path: Path = opts["file"]
+        if not path.is_file():
+            raise CommandError(f"{path}: no such file")
+        try:
+            result = import_benchmark(fmt=opts["format"], subset=opts["subset"], path=path, benchmark=opts["benchmark"])
+        except ImportRejected as exc:
+            raise CommandError(f"nothing imported from {path.name}:\n{exc}") from None
+        self.stdout.write(self.style.SUCCESS(
+            f"{result.benchmark.name}/{result.subset}: {result.created} samples imported, {result.unchanged} already there"
+        ))

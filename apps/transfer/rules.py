@@ -1,0 +1,1 @@
+"""Transfer pages are for admins only (admins always pass `can`; nothing else is registered)."""

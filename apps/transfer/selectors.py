@@ -1,0 +1,159 @@
+"""Reads of the transfer app: what the ground-truth stage still has to do, each sample's effective answer,
+and the per-subset report (the paper's Appendix Table 2)."""
+
+from dataclasses import dataclass, field
+
+from django.db.models import Count, Q
+
+from apps.agents.models import AgentCall
+from apps.transfer.models import (
+    Correction,
+    CorrectionKind,
+    CorrectionStatus,
+    GroundTruthReview,
+    ReviewOutcome,
+    ReviewRun,
+    SourceBenchmark,
+    SourceSample,
+)
+
+
+def review_scope(run: ReviewRun):
+    """The run's samples: deterministic ones of its benchmark (and subset), the first `limit` by import order."""
+    qs = SourceSample.objects.deterministic().filter(benchmark=run.benchmark)
+    if run.subset:
+        qs = qs.filter(subset=run.subset)
+    qs = qs.order_by("pk")
+    if run.limit:
+        qs = SourceSample.objects.filter(pk__in=list(qs.values_list("pk", flat=True)[: run.limit]))
+    return qs
+
+
+def pending_in(sample_ids: list[int]) -> list[int]:
+    """Samples not done: never reviewed, or with a proposal the meta-reviewer has not judged yet."""
+    reviewed = set(GroundTruthReview.objects.filter(sample_id__in=sample_ids).values_list("sample_id", flat=True))
+    waiting = set(Correction.objects.filter(sample_id__in=sample_ids, status=CorrectionStatus.PROPOSED)
+                  .values_list("sample_id", flat=True))
+    return [pk for pk in sample_ids if pk not in reviewed or pk in waiting]
+
+
+@dataclass
+class EffectiveAnswer:
+    answer: str
+    aliases: list[str] = field(default_factory=list)
+    included: bool = True
+    reason: str = ""  # why excluded or held back, or which correction applied
+
+
+def effective_answer(sample: SourceSample) -> EffectiveAnswer:
+    """The answer the transfer uses, derived from the imported one and a confirmed correction (never stored)."""
+    original = EffectiveAnswer(answer=sample.answer, aliases=list(sample.aliases))
+    review = getattr(sample, "review", None) if _has(sample, "review") else None
+    if review is None:
+        original.reason = "not reviewed"
+        return original
+    if review.outcome == ReviewOutcome.NEEDS_ATTENTION:
+        return EffectiveAnswer(sample.answer, list(sample.aliases), included=False, reason="review needs attention")
+    correction = getattr(sample, "correction", None) if _has(sample, "correction") else None
+    if correction is None:
+        original.reason = "answer confirmed by the reviewer"
+        return original
+    if correction.status == CorrectionStatus.CONFIRMED:
+        if correction.kind == CorrectionKind.NEW_ANSWER:
+            aliases = [a for a in sample.aliases if a != correction.proposed_answer]
+            return EffectiveAnswer(correction.proposed_answer, aliases, reason="corrected answer")
+        if correction.kind == CorrectionKind.ADD_ALIASES:
+            aliases = list(sample.aliases) + [a for a in correction.proposed_aliases if a not in sample.aliases]
+            return EffectiveAnswer(sample.answer, aliases, reason="aliases added")
+        return EffectiveAnswer(sample.answer, list(sample.aliases), included=False, reason="unanswerable as written")
+    reasons = {
+        CorrectionStatus.REJECTED: "correction rejected: excluded",
+        CorrectionStatus.UNRESOLVED: "correction unresolved: excluded",
+        CorrectionStatus.NEEDS_EXPERT: "waiting for an expert",
+        CorrectionStatus.NEEDS_ATTENTION: "meta-review needs attention",
+        CorrectionStatus.PROPOSED: "waiting for the meta-reviewer",
+    }
+    return EffectiveAnswer(sample.answer, list(sample.aliases), included=False, reason=reasons[correction.status])
+
+
+def _has(sample, relation: str) -> bool:
+    try:
+        getattr(sample, relation)
+        return True
+    except (GroundTruthReview.DoesNotExist, Correction.DoesNotExist):
+        return False
+
+
+def included_samples(benchmark: SourceBenchmark, subset: str | None = None):
+    """Samples the next stage may use: not excluded and not waiting on anyone."""
+    qs = SourceSample.objects.filter(benchmark=benchmark)
+    if subset:
+        qs = qs.filter(subset=subset)
+    held = Q(review__outcome=ReviewOutcome.NEEDS_ATTENTION) | Q(
+        correction__status__in=[CorrectionStatus.REJECTED, CorrectionStatus.UNRESOLVED, CorrectionStatus.NEEDS_EXPERT,
+                                CorrectionStatus.NEEDS_ATTENTION, CorrectionStatus.PROPOSED]
+    ) | Q(correction__status=CorrectionStatus.CONFIRMED, correction__kind=CorrectionKind.UNANSWERABLE)
+    return qs.exclude(held)
+
+
+def corrections_needing_expert(benchmark: SourceBenchmark | None = None):
+    """Corrections the admin chose to send to an expert, oldest first (the expert inbox reads this)."""
+    qs = Correction.objects.needing_expert().select_related("sample", "sample__benchmark", "review")
+    if benchmark is not None:
+        qs = qs.filter(sample__benchmark=benchmark)
+    return qs.order_by("created_at", "pk")
+
+
+def corrections(*, benchmark: SourceBenchmark | None = None, subset: str | None = None, status: str | None = None):
+    qs = Correction.objects.select_related("sample", "sample__benchmark", "review", "meta_call", "review__reviewer_call")
+    if benchmark is not None:
+        qs = qs.filter(sample__benchmark=benchmark)
+    if subset:
+        qs = qs.filter(sample__subset=subset)
+    if status:
+        qs = qs.filter(status=status)
+    return qs.prefetch_related("decisions__decided_by")
+
+
+def correction_report(benchmark: SourceBenchmark, *, subset: str | None = None) -> list[dict]:
+    """Per subset, as in the paper's Appendix Table 2: total deterministic samples, reviewed, errors found
+    (reviewer proposals), confirmed, rejected (rejected or unresolved by the meta-reviewer), excluded (samples
+    left out: rejected, unresolved, or confirmed unanswerable), and the error rate = confirmed / total (the
+    paper counts only corrections both agents agreed on). A last row sums them."""
+    samples = SourceSample.objects.deterministic().filter(benchmark=benchmark)
+    if subset:
+        samples = samples.filter(subset=subset)
+    excluded_q = Q(correction__status__in=[CorrectionStatus.REJECTED, CorrectionStatus.UNRESOLVED]) | Q(
+        correction__status=CorrectionStatus.CONFIRMED, correction__kind=CorrectionKind.UNANSWERABLE)
+    rows = list(
+        samples.values("subset").annotate(
+            total=Count("id"),
+            reviewed=Count("review"),
+            errors_found=Count("correction"),
+            confirmed=Count("correction", filter=Q(correction__status=CorrectionStatus.CONFIRMED)),
+            rejected=Count("correction", filter=Q(correction__status__in=[CorrectionStatus.REJECTED, CorrectionStatus.UNRESOLVED])),
+            excluded=Count("id", filter=excluded_q),
+            needs_expert=Count("correction", filter=Q(correction__status=CorrectionStatus.NEEDS_EXPERT)),
+            needs_attention=Count("id", filter=Q(review__outcome=ReviewOutcome.NEEDS_ATTENTION)
+                                  | Q(correction__status=CorrectionStatus.NEEDS_ATTENTION)),
+        ).order_by("subset")
+    )
+    if rows:
+        total = {"subset": "Total"} | {k: sum(r[k] for r in rows) for k in rows[0] if k != "subset"}
+        rows.append(total)
+    for row in rows:
+        row["error_rate"] = round(100 * row["confirmed"] / row["total"], 1) if row["total"] else 0.0
+    return rows
+
+
+def run_cost(run: ReviewRun):
+    if run.job_id is None:
+        return 0
+    return AgentCall.objects.filter(job_id=run.job_id).total_cost()
+
+
+def benchmark_overview() -> list[dict]:
+    return list(
+        SourceSample.objects.values("benchmark__name", "subset", "task_type")
+        .annotate(samples=Count("id")).order_by("benchmark__name", "subset", "task_type")
+    )

@@ -1,0 +1,275 @@
+"""Writes of the transfer app: importing source benchmarks, and the ground-truth correction stage."""
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.db import transaction
+from django.utils import timezone
+
+from apps.agents.services import (
+    AgentNeedsAttention,
+    ProviderRejected,
+    agent_config,
+    call_agent,
+    require_configured,
+    require_distinct_models,
+)
+from apps.jobs.services import start_job
+from apps.transfer import formats, selectors
+from apps.transfer.models import (
+    Correction,
+    CorrectionDecision,
+    CorrectionKind,
+    CorrectionStatus,
+    GroundTruthReview,
+    MetaVerdict,
+    ReviewOutcome,
+    ReviewRun,
+    SourceBenchmark,
+    SourceFormat,
+    SourceSample,
+    UnresolvedPolicy,
+)
+from apps.transfer.schemas import MetaReviewerAnswer, ReviewerAnswer
+
+log = logging.getLogger(__name__)
+MAX_REPORTED_ERRORS = 50
+
+
+class ImportRejected(Exception):
+    """The file was not imported; `errors` name each bad row by file and line."""
+
+    def __init__(self, errors: list[str]):
+        self.errors = errors
+        shown = errors[:MAX_REPORTED_ERRORS]
+        more = f"\n... and {len(errors) - len(shown)} more" if len(errors) > len(shown) else ""
+        super().__init__("\n".join(shown) + more)
+
+
+@dataclass
+class ImportResult:
+    benchmark: SourceBenchmark
+    subset: str
+    created: int
+    unchanged: int
+
+
+# --- import ----------------------------------------------------------------------------------------------
+def import_benchmark(*, fmt: str, subset: str, path: Path, data: bytes | None = None, benchmark: str | None = None) -> ImportResult:
+    """Import one subset file. All or nothing: any bad row rejects the file with every error named.
+    Importing the same file again changes nothing; a row whose id exists with a different record is an error
+    (the imported answer is never overwritten)."""
+    fmt = SourceFormat(fmt)
+    try:
+        rows, errors = formats.parse_file(fmt, subset, Path(path), data)
+    except formats.RowError as exc:
+        raise ImportRejected([str(exc)]) from None
+    name = benchmark or fmt.value
+    with transaction.atomic():
+        bench, _ = SourceBenchmark.objects.get_or_create(name=name, defaults={"format": fmt})
+        if bench.format != fmt:
+            raise ImportRejected([f"benchmark {name!r} holds {bench.format} data, not {fmt.value}"])
+        existing = {
+            s.source_id: s for s in SourceSample.objects.filter(benchmark=bench, subset=subset, source_id__in=[r.source_id for r in rows])
+        }
+        new, unchanged = [], 0
+        for row in rows:
+            old = existing.get(row.source_id)
+            if old is None:
+                new.append(SourceSample(
+                    benchmark=bench, subset=subset, task_type=row.task_type, source_id=row.source_id,
+                    transcription=row.transcription, answer=row.answer, aliases=row.aliases,
+                    audio_filename=row.audio_filename, raw=row.raw, line_number=row.line,
+                ))
+            elif (old.transcription, old.answer, old.aliases) == (row.transcription, row.answer, row.aliases):
+                unchanged += 1
+            else:
+                errors.append(f"{Path(path).name} line {row.line}: sample {row.source_id!r} was imported before "
+                              "with a different question or answer; the imported answer is never overwritten")
+        if errors:
+            raise ImportRejected(errors)
+        SourceSample.objects.bulk_create(new, batch_size=500)
+    return ImportResult(benchmark=bench, subset=subset, created=len(new), unchanged=unchanged)
+
+
+# --- ground-truth correction -------------------------------------------------------------------------------
+REVIEWER, META_REVIEWER = "reviewer", "meta_reviewer"
+
+
+def check_ground_truth_ready() -> None:
+    """Raise NoProviderConfigured or ValueError (same model twice) when the stage must not start."""
+    require_configured(REVIEWER)
+    require_configured(META_REVIEWER)
+    require_distinct_models(REVIEWER, META_REVIEWER)
+
+
+def start_ground_truth_review(
+    *, benchmark: str, subset: str = "", limit: int | None = None, on_unresolved: str = UnresolvedPolicy.EXCLUDE,
+    budget_usd: float | None = None, user=None,
+) -> ReviewRun:
+    check_ground_truth_ready()
+    bench = SourceBenchmark.objects.filter(name=benchmark).first()
+    if bench is None:
+        raise ValueError(f"no source benchmark named {benchmark!r}; import one with import_benchmark")
+    run = ReviewRun(benchmark=bench, subset=subset or "", limit=limit, on_unresolved=UnresolvedPolicy(on_unresolved))
+    if not selectors.review_scope(run).exists():
+        raise ValueError(f"{benchmark}{'/' + subset if subset else ''} has no multiple-choice or short-answer samples")
+    params = {}
+    if budget_usd is not None:
+        params["budget_usd"] = budget_usd
+    with transaction.atomic():
+        run.reviewer_model = ":".join(agent_config(REVIEWER))
+        run.meta_reviewer_model = ":".join(agent_config(META_REVIEWER))
+        run.created_by = user if user is not None and user.pk else None
+        run.save()
+        params["run_id"] = run.pk
+        job = start_job(kind="transfer.ground_truth_review", title=str(run), params=params, user=user)
+        run.job = job
+        run.save(update_fields=["job"])
+    return run
+
+
+def run_ground_truth_review(job, progress) -> dict:
+    """The job: review every sample in the run's scope that is not done yet (so a resumed or repeated run
+    skips finished samples; their answers are in the agent cache anyway)."""
+    run = ReviewRun.objects.select_related("benchmark").get(pk=job.params["run_id"])
+    check_ground_truth_ready()  # the roles may have changed since the run was started
+    scope = list(selectors.review_scope(run).values_list("pk", flat=True))
+    pending = set(selectors.pending_in(scope))
+    progress.set_total(len(scope), message=f"{len(scope) - len(pending)} of {len(scope)} samples already reviewed")
+    progress.set_done(len(scope) - len(pending))
+    for sample in SourceSample.objects.filter(pk__in=pending).select_related("benchmark").order_by("pk"):
+        outcome = review_sample(run, sample, job=job)
+        progress.advance(message=f"{sample.subset}/{sample.source_id}: {outcome}")
+    return {"report": selectors.correction_report(run.benchmark, subset=run.subset or None)}
+
+
+def _variables(sample: SourceSample) -> dict:
+    return {
+        "benchmark": sample.benchmark.name, "subset": sample.subset, "task_type": sample.get_task_type_display(),
+        "transcription": sample.transcription, "answer": sample.answer, "aliases": sample.aliases,
+    }
+
+
+def describe_change(correction: Correction) -> str:
+    if correction.kind == CorrectionKind.NEW_ANSWER:
+        return f"replace the answer with {correction.proposed_answer!r}"
+    if correction.kind == CorrectionKind.ADD_ALIASES:
+        return "also accept " + ", ".join(repr(a) for a in correction.proposed_aliases)
+    return "mark the question unanswerable as written (exclude the sample)"
+
+
+def review_sample(run: ReviewRun, sample: SourceSample, *, job=None) -> str:
+    """Reviewer then (for a proposal) meta-reviewer on one sample. Returns a short outcome. Budget and
+    provider-refusal errors propagate so the job stops cleanly; an answer that needs attention is recorded."""
+    review = GroundTruthReview.objects.filter(sample=sample).first()
+    if review is None:
+        try:
+            result = call_agent(role=REVIEWER, prompt="ground_truth_review", variables=_variables(sample),
+                                schema=ReviewerAnswer, job=job)
+        except ProviderRejected:
+            raise
+        except AgentNeedsAttention as exc:
+            GroundTruthReview.objects.create(
+                sample=sample, run=run, outcome=ReviewOutcome.NEEDS_ATTENTION, attention_reason=exc.reason,
+                reviewer_call=exc.call,
+            )
+            return "reviewer needs attention"
+        answer = result.data
+        with transaction.atomic():
+            review = GroundTruthReview.objects.create(
+                sample=sample, run=run, reviewer_output=answer.model_dump(mode="json"), reviewer_call=result.call,
+                outcome=ReviewOutcome.ANSWER_CONFIRMED if answer.verdict == "correct" else ReviewOutcome.CORRECTION_PROPOSED,
+            )
+            if answer.verdict == "correct":
+                return "answer confirmed"
+            Correction.objects.create(
+                review=review, sample=sample, kind=answer.correction_kind,
+                proposed_answer=(answer.new_answer or "").strip() if answer.correction_kind == "new_answer" else "",
+                proposed_aliases=[a.strip() for a in answer.added_aliases if a.strip()]
+                if answer.correction_kind == "add_aliases" else [],
+                reviewer_rationale=answer.rationale,
+            )
+    correction = Correction.objects.filter(review=review).first()
+    if correction is None or correction.status not in (CorrectionStatus.PROPOSED, CorrectionStatus.NEEDS_ATTENTION):
+        return "already reviewed"
+    return _meta_review(run, correction, job=job)
+
+
+def _meta_review(run: ReviewRun, correction: Correction, *, job=None) -> str:
+    sample = correction.sample
+    variables = _variables(sample) | {"change": describe_change(correction)}
+    try:
+        result = call_agent(role=META_REVIEWER, prompt="ground_truth_meta_review", variables=variables,
+                            schema=MetaReviewerAnswer, job=job)
+    except ProviderRejected:
+        raise
+    except AgentNeedsAttention as exc:
+        Correction.objects.filter(pk=correction.pk).update(
+            status=CorrectionStatus.NEEDS_ATTENTION, attention_reason=exc.reason, meta_call=exc.call,
+            updated_at=timezone.now(),
+        )
+        return "meta-reviewer needs attention"
+    verdict = result.data.verdict
+    if verdict == MetaVerdict.CONFIRM:
+        status = CorrectionStatus.CONFIRMED
+    elif run.on_unresolved == UnresolvedPolicy.EXPERT:
+        status = CorrectionStatus.NEEDS_EXPERT
+    else:
+        status = CorrectionStatus.REJECTED if verdict == MetaVerdict.REJECT else CorrectionStatus.UNRESOLVED
+    Correction.objects.filter(pk=correction.pk).update(
+        meta_verdict=verdict, meta_rationale=result.data.rationale, meta_output=result.data.model_dump(mode="json"),
+        meta_call=result.call, status=status, attention_reason="", updated_at=timezone.now(),
+    )
+    return f"correction {status}"
+
+
+def retry_needing_attention(*, benchmark: SourceBenchmark) -> int:
+    """Forget reviews whose agent answer needed attention so the next run asks again. Returns how many."""
+    with transaction.atomic():
+        reviews = GroundTruthReview.objects.filter(sample__benchmark=benchmark, outcome=ReviewOutcome.NEEDS_ATTENTION)
+        count = reviews.count()
+        reviews.delete()
+        count += Correction.objects.filter(
+            sample__benchmark=benchmark, status=CorrectionStatus.NEEDS_ATTENTION
+        ).update(status=CorrectionStatus.PROPOSED, attention_reason="")
+    return count
+
+
+
+def overturn_correction(correction: Correction, *, user, to_status: str, note: str) -> CorrectionDecision:
+    """An admin's decision over the agents' (confirm a rejected correction, or reject a confirmed one).
+    Recorded with the admin's name; the agents' outputs stay as they were."""
+    to_status = CorrectionStatus(to_status)
+    if to_status not in (CorrectionStatus.CONFIRMED, CorrectionStatus.REJECTED):
+        raise ValueError("an admin can set a correction to confirmed or rejected")
+    if not note.strip():
+        raise ValueError("say why you overturn the agents' decision")
+    return _decide(correction, user=user, decided_as="admin", to_status=to_status, note=note)
+
+
+def resolve_correction_by_expert(correction: Correction, *, user, accept: bool, note: str = "") -> CorrectionDecision:
+    """An expert's answer to a correction sent to them: accept applies it, otherwise the sample is excluded.
+    (The consultations app's expert inbox calls this.)"""
+    if correction.status != CorrectionStatus.NEEDS_EXPERT:
+        raise ValueError(f"this correction is {correction.get_status_display().lower()}, not waiting for an expert")
+    to_status = CorrectionStatus.CONFIRMED if accept else CorrectionStatus.REJECTED
+    return _decide(correction, user=user, decided_as="expert", to_status=to_status, note=note)
+
+
+def _decide(correction: Correction, *, user, decided_as: str, to_status: str, note: str) -> CorrectionDecision:
+    with transaction.atomic():
+        locked = Correction.objects.select_for_update().get(pk=correction.pk)
+        if locked.status == to_status:
+            raise ValueError(f"the correction is already {locked.get_status_display().lower()}")
+        if locked.status in (CorrectionStatus.PROPOSED, CorrectionStatus.NEEDS_ATTENTION) and decided_as == "admin":
+            raise ValueError("the meta-reviewer has not judged this correction yet")
+        decision = CorrectionDecision.objects.create(
+            correction=locked, decided_by=user, decided_as=decided_as, from_status=locked.status,
+            to_status=to_status, note=note.strip(),
+        )
+        locked.status = to_status
+        locked.save(update_fields=["status", "updated_at"])
+    correction.refresh_from_db()
+    return decision

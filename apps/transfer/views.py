@@ -1,0 +1,114 @@
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
+
+from apps.agents import selectors as agent_selectors
+from apps.agents.services import AgentError
+from apps.transfer import selectors, services
+from apps.transfer.forms import ImportForm, OverturnForm, StartReviewForm
+from apps.transfer.models import Correction, CorrectionStatus, ReviewRun, SourceBenchmark
+
+
+def _require_admin(user) -> None:
+    if not user.is_sori_admin:
+        raise PermissionDenied
+
+
+@login_required
+def home(request):
+    _require_admin(request.user)
+    return render(request, "transfer/home.html", {"overview": selectors.benchmark_overview()})
+
+
+@login_required
+def import_upload(request):
+    _require_admin(request.user)
+    form = ImportForm(request.POST or None, request.FILES or None)
+    errors = []
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        from pathlib import Path
+
+        try:
+            result = services.import_benchmark(
+                fmt=form.cleaned_data["format"], subset=form.cleaned_data["subset"].strip(),
+                path=Path(upload.name), data=upload.read(), benchmark=form.cleaned_data["benchmark"] or None,
+            )
+        except services.ImportRejected as exc:
+            errors = exc.errors[: services.MAX_REPORTED_ERRORS]
+            more = len(exc.errors) - len(errors)
+            messages.error(request, f"Nothing was imported from {upload.name}: {len(exc.errors)} problem(s)"
+                                    + (f", first {len(errors)} shown" if more > 0 else "") + ".")
+        else:
+            messages.success(request, f"{result.benchmark.name}/{result.subset}: {result.created} samples imported, "
+                                      f"{result.unchanged} already there.")
+            return redirect("transfer:home")
+    return render(request, "transfer/import.html", {"form": form, "errors": errors})
+
+
+@login_required
+def ground_truth(request):
+    """Start the stage, watch runs (progress bar and cost), read the per-subset report."""
+    _require_admin(request.user)
+    form = StartReviewForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            services.start_ground_truth_review(
+                benchmark=data["benchmark"].name, subset=data["subset"].strip(), limit=data["limit"],
+                on_unresolved=data["on_unresolved"],
+                budget_usd=float(data["budget_usd"]) if data["budget_usd"] is not None else None, user=request.user,
+            )
+        except (AgentError, ValueError) as exc:
+            messages.error(request, f"The stage did not start: {exc}")
+        else:
+            messages.success(request, "Ground-truth review started.")
+            return redirect("transfer:ground_truth")
+    ready_error = None
+    try:
+        services.check_ground_truth_ready()
+    except (AgentError, ValueError) as exc:
+        ready_error = str(exc)
+    runs = [(run, selectors.run_cost(run)) for run in ReviewRun.objects.select_related("job", "benchmark")[:20]]
+    reports = [(b, selectors.correction_report(b)) for b in SourceBenchmark.objects.all()]
+    return render(request, "transfer/ground_truth.html", {
+        "form": form, "ready_error": ready_error, "roles": agent_selectors.provider_status(), "runs": runs,
+        "reports": [(b, r) for b, r in reports if r],
+    })
+
+
+@login_required
+def corrections(request):
+    _require_admin(request.user)
+    benchmark = SourceBenchmark.objects.filter(name=request.GET.get("benchmark")).first()
+    status = request.GET.get("status") or None
+    rows = selectors.corrections(benchmark=benchmark, subset=request.GET.get("subset") or None, status=status)[:300]
+    return render(request, "transfer/corrections.html", {
+        "corrections": rows, "statuses": CorrectionStatus.choices, "status": status,
+        "benchmarks": SourceBenchmark.objects.all(), "benchmark": benchmark, "overturn_form": OverturnForm(),
+    })
+
+
+@login_required
+@require_POST
+def overturn(request, pk: int):
+    _require_admin(request.user)
+    correction = get_object_or_404(Correction, pk=pk)
+    form = OverturnForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose confirm or reject and say why.")
+    else:
+        try:
+            services.overturn_correction(correction, user=request.user, to_status=form.cleaned_data["to_status"],
+                                         note=form.cleaned_data["note"])
+        except ValueError as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, f"Correction for {correction.sample} is now {correction.get_status_display().lower()}.")
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+        target = "transfer:corrections"
+    return redirect(target or "transfer:corrections")
