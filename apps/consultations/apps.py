@@ -25,9 +25,11 @@ class ConsultationsConfig(AppConfig):
     def home_panels(self, user):
         from apps.accounts.navigation import Panel
         from apps.consultations import selectors
+        from apps.consultations.services import sync_ground_truth_questions
 
         panels = []
         if user.has_role("expert") and not user.is_sori_admin:
+            sync_ground_truth_questions()
             panels.append(Panel(
                 title="Decision questions", url=reverse("consultations:inbox"), role="expert",
                 description="Questions agents raised while building a rulebook, waiting for your answer.",

@@ -252,6 +252,10 @@ class DecisionQuestion(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["round", "number"], name="question_number_unique_per_round"),
             models.CheckConstraint(condition=models.Q(required_experts__gte=1), name="question_needs_an_expert"),
+            # One question per ground-truth correction, however many pages sync at once.
+            models.UniqueConstraint(
+                fields=["ground_truth_ref"], condition=~models.Q(ground_truth_ref=""), name="one_question_per_correction"
+            ),
         ]
 
     def __str__(self) -> str:

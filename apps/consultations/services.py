@@ -194,6 +194,8 @@ def submit_answer(*, question: DecisionQuestion, expert, option=None, text: str 
     text = (text or "").strip()
     if bool(option_obj) == bool(text):
         raise ConsultationError("choose one option or write your own answer (not both)")
+    if question.origin == QuestionOrigin.GROUND_TRUTH and not option_obj:
+        raise ConsultationError("a ground-truth question is answered with one of its options")
     confidence = _check_confidence(confidence)
     existing = ExpertAnswer.objects.filter(question=question, expert=expert).first()
     if existing and existing.is_submitted:
@@ -215,6 +217,8 @@ def submit_answer(*, question: DecisionQuestion, expert, option=None, text: str 
     if len(submitted) >= question.required_experts:
         if len({a.choice_key for a in submitted}) == 1:
             _decide(question, option=submitted[0].option, text=submitted[0].text, by=None if len(submitted) > 1 else expert)
+            if question.origin == QuestionOrigin.GROUND_TRUTH:
+                _apply_ground_truth_decision(question, user=expert)
         else:
             question.status = QuestionStatus.DISPUTED
             question.save(update_fields=["status"])
@@ -251,7 +255,11 @@ def settle_question(*, question: DecisionQuestion, user, option=None, text: str 
     text = (text or "").strip()
     if bool(option_obj) == bool(text):
         raise ConsultationError("choose one option or write the decision (not both)")
+    if question.origin == QuestionOrigin.GROUND_TRUTH and not option_obj:
+        raise ConsultationError("a ground-truth question is settled with one of its options")
     _decide(question, option=option_obj, text=text, by=user, note=note)
+    if question.origin == QuestionOrigin.GROUND_TRUTH:
+        _apply_ground_truth_decision(question, user=user)
     return question
 
 
@@ -300,7 +308,7 @@ def mark_draft_needs_attention(*, question: DecisionQuestion, reason: str) -> Ru
 @transaction.atomic
 def approve_draft(*, draft: RuleDraft, user, statement: str | None = None, category: str | None = None,
                   rule_id: str | None = None, examples: list | None = None) -> RuleDraft:
-    draft = RuleDraft.objects.select_for_update().select_related("question__round").get(pk=draft.pk)
+    draft = RuleDraft.objects.select_for_update(of=("self",)).select_related("question__round").get(pk=draft.pk)
     if draft.status not in (DraftStatus.DRAFTED, DraftStatus.NEEDS_ATTENTION):
         raise ConsultationError(f"this draft is already {draft.get_status_display().lower()}")
     if draft.question.round and draft.question.round.status != RoundStatus.CODIFYING:
@@ -324,7 +332,7 @@ def approve_draft(*, draft: RuleDraft, user, statement: str | None = None, categ
 
 @transaction.atomic
 def reject_draft(*, draft: RuleDraft, user, reason: str = "") -> RuleDraft:
-    draft = RuleDraft.objects.select_for_update().select_related("question__round").get(pk=draft.pk)
+    draft = RuleDraft.objects.select_for_update(of=("self",)).select_related("question__round").get(pk=draft.pk)
     draft.status, draft.reason = DraftStatus.REJECTED, reason
     draft.approved_by, draft.approved_at = user, timezone.now()
     draft.save()
@@ -392,3 +400,74 @@ def publish_round_version(round: Round, *, user):
 
     agent_steps.start_reanalysis(round, user=user)
     return version
+
+
+# --- Ground-truth corrections that need an expert ------------------------------------------------------
+
+GROUND_TRUTH_ACCEPT, GROUND_TRUTH_REJECT = "A", "B"
+
+
+def ground_truth_ref(correction) -> str:
+    return f"transfer.correction:{correction.pk}"
+
+
+def sync_ground_truth_questions() -> int:
+    """Give every correction the ground-truth stage sent to an expert its question in the inbox. Cheap when
+    there is nothing new; the unique constraint on ground_truth_ref keeps concurrent calls from doubling one."""
+    from django.db import IntegrityError
+
+    from apps.transfer.selectors import corrections_needing_expert
+
+    asked = set(DecisionQuestion.objects.exclude(ground_truth_ref="").values_list("ground_truth_ref", flat=True))
+    created = 0
+    for correction in corrections_needing_expert():
+        if ground_truth_ref(correction) in asked:
+            continue
+        try:
+            with transaction.atomic():
+                raise_ground_truth_question(correction)
+            created += 1
+        except IntegrityError:
+            continue
+    return created
+
+
+def raise_ground_truth_question(correction) -> DecisionQuestion:
+    from apps.transfer.services import describe_change
+
+    sample = correction.sample
+    original = sample.answer + (f" (aliases: {', '.join(sample.aliases)})" if sample.aliases else "")
+    return create_question(
+        round=None,
+        origin=QuestionOrigin.GROUND_TRUTH,
+        title=f"Ground truth of {sample.benchmark}/{sample.subset} {sample.source_id}: {describe_change(correction)}?",
+        decision_needed=(
+            f"The reviewer agent proposes to {describe_change(correction)}. Its reason: {correction.reviewer_rationale}\n"
+            f"The meta-reviewer ({correction.get_meta_verdict_display() or 'no verdict'}) did not confirm it: "
+            f"{correction.meta_rationale or '(no reason given)'}\n"
+            f"The imported answer is: {original or '(empty)'}. Does the correction follow from the question as written?"
+        ),
+        options=[
+            {"key": GROUND_TRUTH_ACCEPT, "label": "Apply the correction",
+             "effect": "The sample's effective answer becomes the corrected one (the imported answer is kept on record)."},
+            {"key": GROUND_TRUTH_REJECT, "label": "Reject the correction",
+             "effect": "The correction is rejected and the sample is excluded from the transfer."},
+        ],
+        samples=[sample],
+        ground_truth_ref=ground_truth_ref(correction),
+    )
+
+
+def _apply_ground_truth_decision(question: DecisionQuestion, *, user) -> None:
+    """A decided ground-truth question resolves its correction through apps.transfer (recorded there with the
+    expert's or settler's name)."""
+    from apps.transfer.models import Correction
+    from apps.transfer.services import resolve_correction_by_expert
+
+    correction = Correction.objects.get(pk=int(question.ground_truth_ref.split(":", 1)[1]))
+    accept = question.decided_option is not None and question.decided_option.key == GROUND_TRUTH_ACCEPT
+    note = f"Decided through question G{question.number}" + (f": {question.settlement_note}" if question.settlement_note else "")
+    try:
+        resolve_correction_by_expert(correction, user=user, accept=accept, note=note)
+    except ValueError as exc:
+        raise ConsultationError(str(exc)) from None

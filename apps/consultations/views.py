@@ -53,6 +53,7 @@ def index(request):
 def inbox(request):
     _require(request.user, "consultations.answer")
     user = request.user
+    services.sync_ground_truth_questions()
     return render(request, "consultations/inbox.html", {
         "waiting": selectors.open_questions_for(user).prefetch_related("affected_samples"),
         "disputed": [q for q in selectors.disputed_questions_for(user) if can(user, "consultations.settle", q)],
@@ -259,6 +260,7 @@ def round_list(request):
         return redirect("consultations:round", pk=round.pk)
     from django.conf import settings
 
+    services.sync_ground_truth_questions()
     return render(request, "consultations/rounds.html", {
         "rounds": Round.objects.select_related("rulebook", "base_version", "resulting_version"),
         "rulebooks": Rulebook.objects.all(), "max_questions": settings.CONSULTATION_MAX_QUESTIONS,

@@ -3,6 +3,7 @@ them, the expert answers in a real browser, the rule is codified and approved, v
 provenance, re-analysis settles the samples, and the statistics add up."""
 
 import re
+import time
 
 import pytest
 
@@ -21,11 +22,22 @@ from apps.jobs.models import Job, JobStatus
 from .conftest import is_analysis, is_codification, is_question_writing
 
 
+def wait_for(fetch, seconds: float = 10.0):
+    """Poll the database until the browser's autosave has landed."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = fetch()
+        if found:
+            return found
+        time.sleep(0.1)
+    raise AssertionError("timed out waiting for the autosave")
+
+
 def script_first_pass(fake_llm, samples):
     mc, wq1, wq2, ifeval = samples
     fake_llm.reply_when(lambda b: is_analysis(b, version=1, containing="rock forms from cooled magma"),
                         {"action": "direct_translation", "cited_rule_ids": ["ht-mc-labels"], "reason": "labels become ㄱ/ㄴ"})
-    fake_llm.reply_when(lambda b: is_analysis(b, version=1, containing="lowercase"),
+    fake_llm.reply_when(lambda b: is_analysis(b, version=1, containing="Describe Seoul"),
                         {"action": "format_conversion", "cited_rule_ids": ["ht-case-removal"], "reason": "drop the case rule"})
     for s in (wq1, wq2):
         fake_llm.reply_when(
@@ -85,17 +97,21 @@ def test_the_whole_loop_from_analysis_to_a_settled_version_two(fake_llm, ruleboo
     assert question.options.count() == 3 and question.recommendation == "B"
 
     # 3. The expert answers in the browser: keyboard choice, autosave, Ctrl+Enter.
+    logs = []
+    page.on("console", lambda m: logs.append(m.text))
+    page.on("pageerror", lambda e: logs.append(str(e)))
     login(page, expert)
     page.goto(f"{live_server.url}/consultations/inbox/")
     page.click(f"[data-question='{question.pk}']")
+    page.wait_for_load_state("load")
     assert "Who is the current president of France?" in page.content()
     page.keyboard.press("2")
-    assert page.is_checked("input[name=option][value=B]")
+    assert page.is_checked("input[name=option][value=B]"), (logs, page.evaluate("document.scripts.length"), page.url)
     page.fill("#comment", "A year keeps the question answerable.")
     page.check("input[name=confidence][value='4']")
     page.wait_for_selector("#save-status:has-text('Draft saved')")
-    draft = question.answers.get(expert=expert)
-    assert draft.comment == "A year keeps the question answerable." and draft.submitted_at is None
+    draft = wait_for(lambda: question.answers.filter(expert=expert, comment__startswith="A year", confidence=4).first())
+    assert draft.option.key == "B" and draft.submitted_at is None
     page.focus("#comment")
     page.keyboard.press("Control+Enter")
     page.wait_for_url(re.compile(r"/consultations/inbox/$"))
@@ -112,7 +128,8 @@ def test_the_whole_loop_from_analysis_to_a_settled_version_two(fake_llm, ruleboo
     page.goto(f"{live_server.url}/consultations/drafts/{rule_draft.pk}/")
     page.fill("#statement", "Rewrite questions whose answer changes over time with an explicit year (연도).")
     page.click("#approve-draft")
-    page.wait_for_url(re.compile(r"/consultations/inbox/$"))
+    page.wait_for_load_state("load")
+    assert page.url.endswith("/consultations/inbox/"), (page.url, page.content()[:3000])
     rule_draft.refresh_from_db()
     assert rule_draft.status == DraftStatus.APPROVED and rule_draft.edited and rule_draft.approved_by == expert
 
@@ -150,6 +167,7 @@ def test_the_whole_loop_from_analysis_to_a_settled_version_two(fake_llm, ruleboo
     for kind in ["created", "question_raised", "answer_submitted", "decided", "rule_drafted", "rule_approved",
                  "version_published", "reanalysis"]:
         assert kind in kinds
+    page.context.clear_cookies()
     login(page, admin)
     page.goto(f"{live_server.url}/consultations/rounds/{round.pk}/")
     assert page.inner_text("[data-stat=questions_raised]") == "1"
