@@ -58,3 +58,25 @@ def is_question_writing(body) -> bool:
 
 def is_codification(body) -> bool:
     return "You codify an expert" in body_text(body)
+
+
+@pytest.fixture
+def make_question(rulebooks, samples, admin):
+    """A round on the hypertranslation rulebook with one question on the two web-questions samples (written
+    directly through the service, as a test fixture)."""
+    from apps.consultations import services
+    from apps.consultations.models import RoundStatus
+
+    def make(*, required_experts: int = 1, lead_expert=None, round=None):
+        if round is None:
+            round = services.create_round(rulebook=rulebooks["ko-hypertranslation"], user=admin, lead_expert=lead_expert)
+            services.set_round_status(round, RoundStatus.ANSWERING)
+        return services.create_question(
+            round=round, title="Time-sensitive answers", decision_needed="What to do with answers that change?",
+            options=[{"key": "A", "label": "Keep", "effect": "kept"}, {"key": "B", "label": "Add a year", "effect": "rewritten"},
+                     {"key": "C", "label": "Delete", "effect": "removed"}],
+            recommendation="B", recommendation_why="one correct answer", samples=samples[1:3], rules_touched=["ht-aliases"],
+            required_experts=required_experts,
+        )
+
+    return make
