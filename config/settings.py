@@ -284,7 +284,15 @@ AGENTS_CONCURRENCY = {
 }
 AGENTS_SLOT_LEASE_SECONDS = 300  # a crashed worker's slot frees itself after this long
 # Default per-job budget cap in US dollars (a job's params["budget_usd"] overrides it).
-AGENTS_JOB_BUDGET_USD = float(env_str("SORI_AGENT_JOB_BUDGET_USD", "25"))
+try:
+    AGENTS_JOB_BUDGET_USD = float(env_str("SORI_AGENT_JOB_BUDGET_USD", "25"))
+except ValueError:
+    raise ImproperlyConfigured(f"SORI_AGENT_JOB_BUDGET_USD={env_str('SORI_AGENT_JOB_BUDGET_USD')!r} is not a number") from None
+
+# --- transfer -------------------------------------------------------------------------------------------
+# Samples the ground-truth job reviews at once (each in its own thread; the per-provider limit in
+# AGENTS_CONCURRENCY still caps requests in flight). 1 reviews one sample at a time.
+TRANSFER_REVIEW_WORKERS = env_int("SORI_TRANSFER_REVIEW_WORKERS", 4, minimum=1)
 
 # --- consultations ---
 # Rulebook files under version control (rulebooks/<language>/<kind>/v<N>.yaml and .md).

@@ -13,7 +13,9 @@ import logging
 import math
 import random
 import re
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Generic, TypeVar
@@ -132,23 +134,46 @@ def job_spent(job) -> Decimal:
 
 
 def estimate_tokens(text: str) -> int:
-    # Deliberately generous (3 characters a token; real English runs nearer 4) so the cap errs on the safe side.
-    return math.ceil(len(text) / 3)
+    """A generous token count for the budget check, so the cap errs on the safe side: 3 ASCII characters a
+    token (real English runs nearer 4), and a token for every other character (Hangul, CJK, accents)."""
+    ascii_chars = sum(1 for ch in text if ord(ch) < 128)
+    return math.ceil(ascii_chars / 3) + (len(text) - ascii_chars)
 
 
-def _check_budget(job, provider: str, model: str, prompt_text: str, max_tokens: int) -> None:
-    if job is None or job.pk is None:
-        return
-    budget = job_budget(job)
+# Budget held by calls in flight, per job. A job runs in one process, so a process-wide table is enough to
+# stop parallel calls of one job from each seeing the same "spent" and passing the cap together.
+_reserved: dict[int, Decimal] = {}
+_reserved_lock = threading.Lock()
+
+
+@contextmanager
+def _budget_reservation(job, provider: str, model: str, prompt_text: str, max_tokens: int):
+    """Reserve the next call's worst case against the job's budget until its AgentCall row is written."""
+    budget = job_budget(job) if job is not None and job.pk is not None else None
     if budget is None:
+        yield
         return
     # Worst case for the next call: the whole prompt plus the full output allowance.
     worst, _ = cost_of(provider, model, estimate_tokens(prompt_text), max_tokens)
-    spent = job_spent(job)
-    if spent + worst > budget:
-        raise BudgetExceeded(
-            f"budget cap ${budget:.2f} reached: ${spent:.4f} spent, and the next call could cost up to ${worst:.4f}"
-        )
+    with _reserved_lock:
+        spent = job_spent(job)
+        held = _reserved.get(job.pk, Decimal("0"))
+        if spent + held + worst > budget:
+            raise BudgetExceeded(
+                f"budget cap ${budget:.2f} reached: ${spent:.4f} spent"
+                + (f", ${held:.4f} held by calls in flight" if held else "")
+                + f", and the next call could cost up to ${worst:.4f}"
+            )
+        _reserved[job.pk] = held + worst
+    try:
+        yield
+    finally:
+        with _reserved_lock:
+            left = _reserved.get(job.pk, Decimal("0")) - worst
+            if left > 0:
+                _reserved[job.pk] = left
+            else:
+                _reserved.pop(job.pk, None)
 
 
 # --- the call --------------------------------------------------------------------------------------------
@@ -212,43 +237,51 @@ def call_agent(
         raise NoProviderConfigured(_not_configured_message(role, provider))
 
     for attempt in (1, 2):
-        _check_budget(job, provider, model, system + "".join(m["content"] for m in messages), max_tokens)
-        request = {"system": system, "messages": list(messages), "max_tokens": max_tokens}
-        started = time.monotonic()
-        try:
-            completion, http_attempts = _complete_with_retries(provider, model, system, messages, max_tokens)
-        except providers.ProviderError as exc:
-            call = AgentCall.objects.create(
-                **base, attempt=attempt, http_attempts=getattr(exc, "http_attempts", 1), status=CallStatus.FAILED,
-                latency_ms=_ms(started), request=request, error=str(exc),
-            )
-            if isinstance(exc, providers.PermanentProviderError):
-                raise ProviderRejected(f"{provider} refused the request: {exc}", call=call) from exc
-            raise AgentNeedsAttention(f"{provider} kept failing after retries: {exc}", call=call) from exc
-
-        cost, priced = cost_of(provider, model, completion.input_tokens, completion.output_tokens)
-        fields = dict(
-            base, attempt=attempt, http_attempts=http_attempts, input_tokens=completion.input_tokens,
-            output_tokens=completion.output_tokens, cost_usd=cost, priced=priced, latency_ms=_ms(started),
-            request=request, response_text=completion.text, raw_response=completion.raw,
-        )
-        try:
-            data = parse_answer(completion.text, schema)
-        except ValueError as exc:
-            call = AgentCall.objects.create(**fields, status=CallStatus.INVALID, error=str(exc))
-            if attempt == 1:
-                # One more try, telling the model exactly what was wrong.
-                messages = messages + [
-                    {"role": "assistant", "content": completion.text or "(empty)"},
-                    {"role": "user", "content": f"Your answer was rejected: {exc}\n"
-                                                "Reply again with only the corrected JSON object."},
-                ]
-                continue
-            raise AgentNeedsAttention(f"the answer stayed invalid after a retry: {exc}", call=call) from None
-        call = AgentCall.objects.create(**fields, status=CallStatus.OK)
-        _store_cache(digest, base, completion.text, data, call)
-        return AgentResult(data=data, call=call, cached=False)
+        prompt_text = system + "".join(m["content"] for m in messages)
+        with _budget_reservation(job, provider, model, prompt_text, max_tokens):
+            outcome = _attempt(base, attempt, provider, model, system, messages, max_tokens, schema, digest)
+        if isinstance(outcome, AgentResult):
+            return outcome
+        messages = outcome  # the answer was invalid: one more try, with the validation error
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _attempt(base, attempt, provider, model, system, messages, max_tokens, schema, digest):
+    """One answer: an AgentResult, or (first attempt, invalid answer) the messages for the retry."""
+    request = {"system": system, "messages": list(messages), "max_tokens": max_tokens}
+    started = time.monotonic()
+    try:
+        completion, http_attempts = _complete_with_retries(provider, model, system, messages, max_tokens)
+    except providers.ProviderError as exc:
+        call = AgentCall.objects.create(
+            **base, attempt=attempt, http_attempts=getattr(exc, "http_attempts", 1), status=CallStatus.FAILED,
+            latency_ms=_ms(started), request=request, error=str(exc),
+        )
+        if isinstance(exc, providers.PermanentProviderError):
+            raise ProviderRejected(f"{provider} refused the request: {exc}", call=call) from exc
+        raise AgentNeedsAttention(f"{provider} kept failing after retries: {exc}", call=call) from exc
+
+    cost, priced = cost_of(provider, model, completion.input_tokens, completion.output_tokens)
+    fields = dict(
+        base, attempt=attempt, http_attempts=http_attempts, input_tokens=completion.input_tokens,
+        output_tokens=completion.output_tokens, cost_usd=cost, priced=priced, latency_ms=_ms(started),
+        request=request, response_text=completion.text, raw_response=completion.raw,
+    )
+    try:
+        data = parse_answer(completion.text, schema)
+    except ValueError as exc:
+        call = AgentCall.objects.create(**fields, status=CallStatus.INVALID, error=str(exc))
+        if attempt == 1:
+            # Tell the model exactly what was wrong.
+            return messages + [
+                {"role": "assistant", "content": completion.text or "(empty)"},
+                {"role": "user", "content": f"Your answer was rejected: {exc}\n"
+                                            "Reply again with only the corrected JSON object."},
+            ]
+        raise AgentNeedsAttention(f"the answer stayed invalid after a retry: {exc}", call=call) from None
+    call = AgentCall.objects.create(**fields, status=CallStatus.OK)
+    _store_cache(digest, base, completion.text, data, call)
+    return AgentResult(data=data, call=call, cached=False)
 
 
 def _from_cache(digest: str, schema: type[T], base: dict) -> AgentResult[T] | None:

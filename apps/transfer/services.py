@@ -1,10 +1,13 @@
 """Writes of the transfer app: importing source benchmarks, and the ground-truth correction stage."""
 
 import logging
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 
-from django.db import transaction
+from django.conf import settings
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from apps.agents.services import (
@@ -15,6 +18,7 @@ from apps.agents.services import (
     require_configured,
     require_distinct_models,
 )
+from apps.jobs.models import JobStatus
 from apps.jobs.services import start_job
 from apps.transfer import formats, selectors
 from apps.transfer.models import (
@@ -112,6 +116,9 @@ def start_ground_truth_review(
     bench = SourceBenchmark.objects.filter(name=benchmark).first()
     if bench is None:
         raise ValueError(f"no source benchmark named {benchmark!r}; import one with import_benchmark")
+    active = ReviewRun.objects.filter(benchmark=bench, job__status__in=[JobStatus.QUEUED, JobStatus.RUNNING]).first()
+    if active is not None:
+        raise ValueError(f"a ground-truth review of {benchmark} is already running (job #{active.job_id})")
     run = ReviewRun(benchmark=bench, subset=subset or "", limit=limit, on_unresolved=UnresolvedPolicy(on_unresolved))
     if not selectors.review_scope(run).exists():
         raise ValueError(f"{benchmark}{'/' + subset if subset else ''} has no multiple-choice or short-answer samples")
@@ -139,10 +146,44 @@ def run_ground_truth_review(job, progress) -> dict:
     pending = set(selectors.pending_in(scope))
     progress.set_total(len(scope), message=f"{len(scope) - len(pending)} of {len(scope)} samples already reviewed")
     progress.set_done(len(scope) - len(pending))
-    for sample in SourceSample.objects.filter(pk__in=pending).select_related("benchmark").order_by("pk"):
-        outcome = review_sample(run, sample, job=job)
-        progress.advance(message=f"{sample.subset}/{sample.source_id}: {outcome}")
+    samples = list(SourceSample.objects.filter(pk__in=pending).select_related("benchmark").order_by("pk"))
+    workers = settings.TRANSFER_REVIEW_WORKERS
+    if workers <= 1:
+        for sample in samples:
+            outcome = review_sample(run, sample, job=job)
+            progress.advance(message=f"{sample.subset}/{sample.source_id}: {outcome}")
+    else:
+        _review_in_parallel(run, samples, job, progress, workers)
     return {"report": selectors.correction_report(run.benchmark, subset=run.subset or None)}
+
+
+def _review_in_parallel(run, samples, job, progress, workers: int) -> None:
+    """Review several samples at once. Progress, cancel and errors stay on this thread: a budget stop or a
+    cancel lets the calls in flight finish (and be logged) and submits nothing more."""
+
+    def work(sample):
+        try:
+            return sample, review_sample(run, sample, job=job)
+        finally:
+            connection.close()  # each worker thread has its own connection
+
+    queue = iter(samples)
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ground-truth") as pool:
+        # Only a few samples are submitted ahead, so a cancel or a budget stop leaves little in flight.
+        in_flight = {pool.submit(work, s) for s in islice(queue, workers)}
+        try:
+            while in_flight:
+                done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+                for future in done:
+                    sample, outcome = future.result()
+                    progress.advance(message=f"{sample.subset}/{sample.source_id}: {outcome}")
+                    following = next(queue, None)
+                    if following is not None:
+                        in_flight.add(pool.submit(work, following))
+        except BaseException:
+            for future in in_flight:
+                future.cancel()
+            raise
 
 
 def _variables(sample: SourceSample) -> dict:
@@ -171,30 +212,41 @@ def review_sample(run: ReviewRun, sample: SourceSample, *, job=None) -> str:
         except ProviderRejected:
             raise
         except AgentNeedsAttention as exc:
-            GroundTruthReview.objects.create(
-                sample=sample, run=run, outcome=ReviewOutcome.NEEDS_ATTENTION, attention_reason=exc.reason,
-                reviewer_call=exc.call,
-            )
-            return "reviewer needs attention"
+            recorded = _record_review(run, sample, outcome=ReviewOutcome.NEEDS_ATTENTION,
+                                      attention_reason=exc.reason, reviewer_call=exc.call)
+            return "reviewer needs attention" if recorded else "already reviewed by another run"
         answer = result.data
-        with transaction.atomic():
-            review = GroundTruthReview.objects.create(
-                sample=sample, run=run, reviewer_output=answer.model_dump(mode="json"), reviewer_call=result.call,
-                outcome=ReviewOutcome.ANSWER_CONFIRMED if answer.verdict == "correct" else ReviewOutcome.CORRECTION_PROPOSED,
-            )
-            if answer.verdict == "correct":
-                return "answer confirmed"
-            Correction.objects.create(
-                review=review, sample=sample, kind=answer.correction_kind,
-                proposed_answer=(answer.new_answer or "").strip() if answer.correction_kind == "new_answer" else "",
-                proposed_aliases=[a.strip() for a in answer.added_aliases if a.strip()]
-                if answer.correction_kind == "add_aliases" else [],
-                reviewer_rationale=answer.rationale,
-            )
+        review = _record_review(
+            run, sample, answer=answer, reviewer_output=answer.model_dump(mode="json"), reviewer_call=result.call,
+            outcome=ReviewOutcome.ANSWER_CONFIRMED if answer.verdict == "correct" else ReviewOutcome.CORRECTION_PROPOSED,
+        )
+        if review is None:
+            return "already reviewed by another run"
+    if review.outcome != ReviewOutcome.CORRECTION_PROPOSED:
+        return "answer confirmed" if review.outcome == ReviewOutcome.ANSWER_CONFIRMED else "already reviewed"
     correction = Correction.objects.filter(review=review).first()
     if correction is None or correction.status not in (CorrectionStatus.PROPOSED, CorrectionStatus.NEEDS_ATTENTION):
         return "already reviewed"
     return _meta_review(run, correction, job=job)
+
+
+def _record_review(run, sample, *, answer: ReviewerAnswer | None = None, **fields) -> GroundTruthReview | None:
+    """The reviewer's verdict and (for an error) the proposal, together; None when a concurrent run got there
+    first (one review per sample is a database constraint)."""
+    try:
+        with transaction.atomic():
+            review = GroundTruthReview.objects.create(sample=sample, run=run, **fields)
+            if answer is not None and answer.verdict == "error":
+                Correction.objects.create(
+                    review=review, sample=sample, kind=answer.correction_kind,
+                    proposed_answer=(answer.new_answer or "").strip() if answer.correction_kind == "new_answer" else "",
+                    proposed_aliases=[a.strip() for a in answer.added_aliases if a.strip()]
+                    if answer.correction_kind == "add_aliases" else [],
+                    reviewer_rationale=answer.rationale,
+                )
+    except IntegrityError:
+        return None
+    return review
 
 
 def _meta_review(run: ReviewRun, correction: Correction, *, job=None) -> str:

@@ -81,6 +81,17 @@ def ground_truth(request):
 
 
 @login_required
+@require_POST
+def retry_attention(request, name: str):
+    """Forget the agent answers that needed attention so the next run (or a resume) asks again."""
+    _require_admin(request.user)
+    benchmark = get_object_or_404(SourceBenchmark, name=name)
+    count = services.retry_needing_attention(benchmark=benchmark)
+    messages.success(request, f"{count} item(s) of {benchmark} will be asked again when the review next runs.")
+    return redirect("transfer:ground_truth")
+
+
+@login_required
 def corrections(request):
     _require_admin(request.user)
     benchmark = SourceBenchmark.objects.filter(name=request.GET.get("benchmark")).first()

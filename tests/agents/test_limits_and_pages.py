@@ -1,0 +1,125 @@
+"""Per-provider concurrency limit, the per-job budget cap, and the admin pages of the agent layer."""
+
+import threading
+import time
+from decimal import Decimal
+
+import pytest
+from django.db import connection
+from pydantic import BaseModel
+
+from apps.agents.models import AgentCall
+from apps.agents.services import BudgetExceeded, call_agent
+from apps.jobs.models import Job
+
+
+class Echo(BaseModel):
+    ok: bool
+    echo: str
+
+
+def ask(word, **kwargs):
+    return call_agent(role="reviewer", prompt="provider_check", variables={"word": word}, schema=Echo, **kwargs)
+
+
+@pytest.mark.parametrize("backend", ["redis", "process"])
+@pytest.mark.django_db(transaction=True)
+def test_no_more_requests_are_in_flight_than_the_provider_limit(fake_llm, settings, backend):
+    if backend == "redis" and not settings.REDIS_URL:
+        pytest.skip("needs Redis")
+    if backend == "process":
+        settings.REDIS_URL = None
+    settings.AGENTS_CONCURRENCY = {"openai": 2, "anthropic": 2}
+    fake_llm.always(lambda body: {"ok": True, "echo": "x"})
+    fake_llm.slow(0.3, times=6)
+    failures = []
+
+    def worker(n):
+        try:
+            ask(f"word-{n}")
+        except Exception as exc:  # noqa: BLE001 - reported by the assertion below
+            failures.append(exc)
+        finally:
+            connection.close()
+
+    started = time.monotonic()
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+    assert failures == []
+    assert fake_llm.max_in_flight == 2
+    assert time.monotonic() - started >= 0.85  # six slow answers, two at a time
+    assert AgentCall.objects.count() == 6
+
+
+@pytest.mark.django_db
+def test_the_budget_cap_refuses_a_call_that_could_pass_it(fake_llm):
+    job = Job.objects.create(kind="test.kind", title="budget", params={"budget_usd": 0.02})
+    fake_llm.always(lambda body: {"ok": True, "echo": "x"}, usage=(2000, 1000))  # $0.012 per call on gpt-4.1
+
+    ask("one", job=job)
+    with pytest.raises(BudgetExceeded, match=r"budget cap \$0.02 reached: \$0.0120 spent"):
+        ask("two", job=job)
+
+    assert len(fake_llm.requests) == 1
+    assert AgentCall.objects.filter(job=job).total_cost() == Decimal("0.012")
+
+
+@pytest.mark.django_db
+def test_a_cache_hit_is_served_even_when_the_budget_is_spent(fake_llm):
+    fake_llm.reply({"ok": True, "echo": "x"}, usage=(2000, 1000))
+    ask("same")
+    job = Job.objects.create(kind="test.kind", title="budget", params={"budget_usd": 0})
+    assert ask("same", job=job).cached is True
+
+
+@pytest.mark.django_db
+def test_the_agents_page_shows_the_call_log_with_cost_and_latency(fake_llm, admin, client_for):
+    fake_llm.reply({"ok": True, "echo": "sori"}, usage=(1000, 200))
+    call = ask("sori").call
+    ask("sori")  # a cache hit
+
+    page = client_for(admin).get("/agents/").content.decode()
+    assert "configured" in page and "no provider configured" not in page
+    assert "gpt-4.1" in page and "$0.003600" in page and f"{call.latency_ms} ms" in page
+    assert "From cache (no request)" in page
+
+    detail = client_for(admin).get(f"/agents/calls/{call.pk}/").content.decode()
+    assert call.input_hash in detail and "provider_check v1" in detail
+
+
+@pytest.mark.django_db
+def test_only_admins_see_the_agent_pages(client_for, expert):
+    assert client_for(expert).get("/agents/").status_code == 403
+
+
+@pytest.mark.django_db
+def test_an_admin_assigns_a_model_to_a_role_in_the_admin(admin, client_for):
+    from apps.agents.models import RoleAssignment
+    from apps.agents.services import agent_config
+
+    admin.is_staff = admin.is_superuser = True
+    admin.save()
+    response = client_for(admin).post("/admin/agents/roleassignment/add/", {
+        "role": "meta_reviewer", "provider": "openai", "model": "gpt-4o"})
+    assert response.status_code == 302
+    assert agent_config("meta_reviewer") == ("openai", "gpt-4o")
+    assert RoleAssignment.objects.get().updated_by == admin
+
+
+@pytest.mark.django_db
+def test_demo_data_seeds_offline_and_idempotently():
+    import io
+
+    from django.apps import apps
+
+    from apps.transfer.models import SourceSample
+
+    config = apps.get_app_config("transfer")
+    config.seed_demo(io.StringIO())
+    config.seed_demo(io.StringIO())
+    assert set(SourceSample.objects.values_list("subset", flat=True)) == {"sd-qa", "web_questions"}
+    assert SourceSample.objects.count() == 7
