@@ -301,3 +301,6 @@ RULEBOOKS_DIR = Path(env_str("SORI_RULEBOOKS_DIR") or BASE_DIR / "rulebooks")
 CONSULTATION_MAX_QUESTIONS = env_int("CONSULTATION_MAX_QUESTIONS", 10, minimum=1)
 # How many affected samples a question shows in full.
 CONSULTATION_EXAMPLES_PER_QUESTION = env_int("CONSULTATION_EXAMPLES_PER_QUESTION", 3, minimum=1)
+# Samples the analysis job sends to the analyst at once (the paper ran six sub-agents; the per-provider limit
+# in AGENTS_CONCURRENCY still caps requests in flight). 1 analyses one sample at a time.
+CONSULTATION_ANALYSIS_WORKERS = env_int("CONSULTATION_ANALYSIS_WORKERS", 6, minimum=1)

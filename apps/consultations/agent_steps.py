@@ -10,9 +10,12 @@ Analysis and codification run as jobs (progress, cancel, resume: finished items 
 schemas are built per call so that an invented action, rule id or sample id fails validation and is sent back
 to the model with the error (call_agent retries once, then raises AgentNeedsAttention)."""
 
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from itertools import islice
 from typing import Literal
 
-from django.db import transaction
+from django.conf import settings
+from django.db import connection, transaction
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from apps.consultations import services
@@ -142,41 +145,88 @@ def start_reanalysis(round: Round, *, user=None):
 
 
 def run_analysis(job, progress) -> dict:
+    """The analysis job: every sample not analysed under this version yet (so a resumed job skips what is
+    done), by up to CONSULTATION_ANALYSIS_WORKERS analysts at once (the paper ran six sub-agents)."""
     round = Round.objects.select_related("rulebook").get(pk=job.params["round"])
     version = RulebookVersion.objects.select_related("rulebook").get(pk=job.params["version"])
     ids = samples_to_analyse(round, version, only_ids=job.params.get("sample_ids"))
     already = AnalysisResult.objects.filter(version=version, job=job).exclude(action=NEEDS_ATTENTION).count()
     progress.set_total(already + len(ids), message=f"{len(ids)} samples to analyse under {version}")
     progress.set_done(already)
-    schema = analysis_schema(version)
-    rules = _rules_payload(version)
-    actions = actions_for(version.rulebook.kind, version)
-    needs_attention = 0
-    AgentNeedsAttention = _agent_errors()
-    for sample in source_sample_model().objects.filter(pk__in=ids).order_by("pk"):
-        try:
-            result = _call_agent(
-                role="analyst", prompt="consultation_analysis", schema=schema, job=job,
-                variables={"rulebook": {"slug": version.rulebook.slug, "kind": version.rulebook.kind,
-                                        "language": version.rulebook.language, "version": version.number},
-                           "rules": rules, "actions": [{"key": k, "label": v} for k, v in actions],
-                           "sample": sample_fields(sample)},
-            )
-        except AgentNeedsAttention as exc:
-            needs_attention += 1
-            services.record_analysis(round=round, sample=sample, version=version, action=NEEDS_ATTENTION,
-                                     reason=str(getattr(exc, "reason", exc)), job=job)
-        else:
-            data = result.data
-            services.record_analysis(
-                round=round, sample=sample, version=version, action=data.action, cited_rule_ids=list(data.cited_rule_ids),
-                reason=data.reason, agent_call_id=result.call.pk, job=job,
-            )
-        progress.advance(message=f"sample {sample.pk} analysed")
-    outcome = {"analysed": len(ids), "needs_attention": needs_attention, "version": version.number}
+    context = {
+        "schema": analysis_schema(version),
+        "variables": {
+            "rulebook": {"slug": version.rulebook.slug, "kind": version.rulebook.kind,
+                         "language": version.rulebook.language, "version": version.number},
+            "rules": _rules_payload(version),
+            "actions": [{"key": k, "label": v} for k, v in actions_for(version.rulebook.kind, version)],
+        },
+    }
+    samples = list(source_sample_model().objects.filter(pk__in=ids).order_by("pk"))
+    outcomes: list[str] = []
+
+    def analyse(sample) -> str:
+        return analyse_sample(round, version, sample, job=job, **context)
+
+    workers = settings.CONSULTATION_ANALYSIS_WORKERS
+    if workers <= 1:
+        for sample in samples:
+            outcomes.append(analyse(sample))
+            progress.advance(message=f"sample {sample.pk}: {outcomes[-1]}")
+    else:
+        _in_parallel(samples, analyse, progress, workers, outcomes)
+    outcome = {"analysed": len(outcomes), "needs_attention": outcomes.count(NEEDS_ATTENTION), "version": version.number}
     if job.params.get("raise_questions"):
         outcome["questions"] = raise_questions(round, job=job)
     return outcome
+
+
+def analyse_sample(round: Round, version: RulebookVersion, sample, *, job, schema, variables) -> str:
+    """One analyst call for one sample, stored as its result under `version`. Returns the action."""
+    try:
+        result = _call_agent(
+            role="analyst", prompt="consultation_analysis", schema=schema, job=job,
+            variables={**variables, "sample": sample_fields(sample)},
+        )
+    except _agent_errors() as exc:
+        services.record_analysis(round=round, sample=sample, version=version, action=NEEDS_ATTENTION,
+                                 reason=str(getattr(exc, "reason", exc)), job=job)
+        return NEEDS_ATTENTION
+    data = result.data
+    services.record_analysis(
+        round=round, sample=sample, version=version, action=data.action, cited_rule_ids=list(data.cited_rule_ids),
+        reason=data.reason, agent_call_id=result.call.pk, job=job,
+    )
+    return data.action
+
+
+def _in_parallel(samples, analyse, progress, workers: int, outcomes: list) -> None:
+    """Several samples at once. Progress, cancel and errors stay on the job's thread: a cancel, a budget stop
+    or a provider refusal lets the calls in flight finish (and be logged) and submits nothing more."""
+
+    def work(sample):
+        try:
+            return sample, analyse(sample)
+        finally:
+            connection.close()  # each worker thread has its own connection
+
+    queue = iter(samples)
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="consultation-analysis") as pool:
+        in_flight = {pool.submit(work, s) for s in islice(queue, workers)}
+        try:
+            while in_flight:
+                done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+                for future in done:
+                    sample, action = future.result()
+                    outcomes.append(action)
+                    progress.advance(message=f"sample {sample.pk}: {action}")
+                    following = next(queue, None)
+                    if following is not None:
+                        in_flight.add(pool.submit(work, following))
+        except BaseException:
+            for future in in_flight:
+                future.cancel()
+            raise
 
 
 # --- 2. Questions ----------------------------------------------------------------------------------------

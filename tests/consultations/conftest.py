@@ -6,6 +6,13 @@ import json
 import pytest
 
 
+@pytest.fixture(autouse=True)
+def _one_analyst_at_a_time(settings):
+    """Worker threads have their own database connections and cannot see a test's uncommitted rows; tests
+    that commit (transaction=True) switch parallel analysis back on."""
+    settings.CONSULTATION_ANALYSIS_WORKERS = 1
+
+
 @pytest.fixture
 def rulebooks(db):
     from apps.consultations.rulebooks import load_rulebooks

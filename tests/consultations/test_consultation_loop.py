@@ -74,7 +74,8 @@ def script_codification_and_second_pass(fake_llm, samples):
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
-def test_the_whole_loop_from_analysis_to_a_settled_version_two(fake_llm, rulebooks, samples, admin, expert, page, login, live_server):
+def test_the_whole_loop_from_analysis_to_a_settled_version_two(fake_llm, rulebooks, samples, admin, expert, page, login, live_server, settings):
+    settings.CONSULTATION_ANALYSIS_WORKERS = 3  # analysts in parallel, as the paper's sub-agents
     mc, wq1, wq2, ifeval = samples
     book = rulebooks["ko-hypertranslation"]
     script_first_pass(fake_llm, samples)
@@ -100,11 +101,13 @@ def test_the_whole_loop_from_analysis_to_a_settled_version_two(fake_llm, ruleboo
     logs = []
     page.on("console", lambda m: logs.append(m.text))
     page.on("pageerror", lambda e: logs.append(str(e)))
+    page.set_viewport_size({"width": 768, "height": 1024})  # the expert answers on a tablet
     login(page, expert)
     page.goto(f"{live_server.url}/consultations/inbox/")
     page.click(f"[data-question='{question.pk}']")
     page.wait_for_load_state("load")
     assert "Who is the current president of France?" in page.content()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 768  # nothing overflows sideways
     page.keyboard.press("2")
     assert page.is_checked("input[name=option][value=B]"), (logs, page.evaluate("document.scripts.length"), page.url)
     page.fill("#comment", "A year keeps the question answerable.")
