@@ -2,6 +2,8 @@
 audit trail (RoundEvent). Agent steps (analysis, questions, codification) live in apps.consultations.agent_steps
 and call back into the functions here to store what the agents answered."""
 
+import re
+
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
@@ -320,6 +322,10 @@ def approve_draft(*, draft: RuleDraft, user, statement: str | None = None, categ
             edited = True
     if not (draft.rule_id and draft.category and (draft.statement or draft.change == "retire")):
         raise ConsultationError("a rule needs an id, a category and a statement")
+    if not re.fullmatch(r"[a-z0-9][a-z0-9._-]*", draft.rule_id) or len(draft.rule_id) > 80:
+        raise ConsultationError("a rule id uses lower-case letters, digits, dots, dashes and underscores (at most 80)")
+    if any(not isinstance(e, dict) or set(e) != {"input", "output"} for e in draft.examples):
+        raise ConsultationError("each example needs an input and an expected output")
     draft.edited = draft.edited or edited
     draft.status = DraftStatus.APPROVED
     draft.approved_by, draft.approved_at = user, timezone.now()

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 from apps.accounts.permissions import can
 from apps.consultations import agent_steps, rulebooks, selectors, services
 from apps.consultations.models import (
+    NEEDS_ATTENTION,
     DecisionQuestion,
     DraftStatus,
     ExpertAnswer,
@@ -277,6 +278,7 @@ def round_detail(request, pk: int):
         "round": round, "stats": selectors.round_stats(round), "paper_flagged": selectors.PAPER_FLAGGED,
         "questions": round.questions.prefetch_related("answers"), "events": selectors.round_history(round),
         "jobs": jobs, "drafts": RuleDraft.objects.filter(question__round=round).select_related("question"),
+        "needs_attention": round.analyses.filter(action=NEEDS_ATTENTION).select_related("sample", "version"),
         "provider_notice": _provider_notice(),
     })
 
