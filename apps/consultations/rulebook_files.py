@@ -172,11 +172,18 @@ def provenance_text(provenance: dict) -> str:
         ("round", "round"),
         ("question", "question"),
         ("question_title", None),
+        ("decision", "decision:"),
+        ("answered_by", "answered by"),
         ("decided_by", "decided by"),
         ("decided_at", "on"),
         ("approved_by", "approved by"),
         ("approved_at", "on"),
     ]:
-        if provenance.get(key) not in (None, ""):
-            parts.append(f"{label} {provenance[key]}" if label else f"\u201c{provenance[key]}\u201d")
+        value = provenance.get(key)
+        if isinstance(value, list):
+            value = ", ".join(str(v) for v in value)
+        if value not in (None, ""):
+            parts.append(f"{label} {value}" if label else f"\u201c{value}\u201d")
+    if provenance.get("edited_on_approval"):
+        parts.append("wording edited on approval")
     return ", ".join(str(p) for p in parts)
