@@ -22,6 +22,7 @@ def ask(word, **kwargs):
     return call_agent(role="reviewer", prompt="provider_check", variables={"word": word}, schema=Echo, **kwargs)
 
 
+@pytest.mark.postgres  # threads writing at once; the in-memory SQLite test database locks whole tables
 @pytest.mark.parametrize("backend", ["redis", "process"])
 @pytest.mark.django_db(transaction=True)
 def test_no_more_requests_are_in_flight_than_the_provider_limit(fake_llm, settings, backend):
@@ -123,3 +124,12 @@ def test_demo_data_seeds_offline_and_idempotently():
     config.seed_demo(io.StringIO())
     assert set(SourceSample.objects.values_list("subset", flat=True)) == {"sd-qa", "web_questions"}
     assert SourceSample.objects.count() == 7
+
+
+@pytest.mark.django_db
+def test_admins_get_agent_and_transfer_links_and_panels_and_others_do_not(admin, expert, client_for):
+    home = client_for(admin).get("/").content.decode()
+    assert 'href="/agents/"' in home and 'href="/transfer/"' in home
+    assert "No provider is configured for: Reviewer" in home and "Ground-truth correction" in home
+    other = client_for(expert).get("/").content.decode()
+    assert 'href="/agents/"' not in other and "Ground-truth correction" not in other

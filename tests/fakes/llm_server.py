@@ -14,6 +14,7 @@ one test and makes our retry backoff short. Script it:
     fake_llm.malformed()                             # the next answer is text that is not valid JSON
     fake_llm.slow(1.5)                               # the next request waits 1.5 s before answering
     fake_llm.requests                                # what arrived: [{"api", "path", "body", "model"}]
+    fake_llm.max_in_flight, fake_llm.max_in_flight_by_api["openai"]   # most requests open at once
 
 A scripted payload may also be a callable `payload(body) -> dict | str`. Usage is counted like a real
 provider would, roughly (characters / 4 tokens), so cost and budget code sees realistic numbers; pass
@@ -68,6 +69,8 @@ class FakeLLM:
             self.requests: list[dict] = []
             self.in_flight = 0
             self.max_in_flight = 0
+            self._in_flight_by_api = {"anthropic": 0, "openai": 0}
+            self.max_in_flight_by_api = {"anthropic": 0, "openai": 0}
 
     def reply(self, payload, *, times: int = 1, usage: tuple[int, int] | None = None) -> None:
         with self._lock:
@@ -123,6 +126,8 @@ class FakeLLM:
             self.requests.append({"api": api, "path": path, "body": body, "model": body.get("model")})
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            self._in_flight_by_api[api] += 1
+            self.max_in_flight_by_api[api] = max(self.max_in_flight_by_api[api], self._in_flight_by_api[api])
         try:
             delay, action = self._next(body)
             if delay:
@@ -141,6 +146,7 @@ class FakeLLM:
         finally:
             with self._lock:
                 self.in_flight -= 1
+                self._in_flight_by_api[api] -= 1
 
 
 def _error_body(api: str, status: int, message: str) -> dict:
