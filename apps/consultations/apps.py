@@ -35,6 +35,10 @@ class ConsultationsConfig(AppConfig):
                 description="Questions agents raised while building a rulebook, waiting for your answer.",
                 count=selectors.open_questions_for(user).count(),
             ))
+            disputed = selectors.disputed_questions_for(user).count()
+            if disputed:
+                panels.append(Panel(title="Disagreements to settle", url=reverse("consultations:inbox"), role="expert",
+                                    description="Questions of rounds you lead where the experts disagree.", count=disputed))
             drafts = selectors.drafts_for(user).count()
             if drafts:
                 panels.append(Panel(title="Rules to approve", url=reverse("consultations:inbox"), role="expert",

@@ -11,7 +11,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from apps.accounts.models import User
 from apps.accounts.permissions import can
+from apps.accounts.roles import Role
 from apps.consultations import agent_steps, rulebooks, selectors, services
 from apps.consultations.models import (
     NEEDS_ATTENTION,
@@ -251,9 +253,10 @@ def round_list(request):
         rulebook = get_object_or_404(Rulebook, pk=request.POST.get("rulebook"))
         split = lambda name: [p.strip() for p in request.POST.get(name, "").split(",") if p.strip()]  # noqa: E731
         try:
+            lead = User.objects.with_role(Role.EXPERT).filter(pk=request.POST.get("lead_expert") or None).first()
             round = services.create_round(
                 rulebook=rulebook, user=request.user, scope={"subsets": split("subsets"), "task_types": split("task_types")},
-                max_questions=int(request.POST.get("max_questions") or 0) or None,
+                max_questions=int(request.POST.get("max_questions") or 0) or None, lead_expert=lead,
             )
         except (services.ConsultationError, ValueError) as exc:
             messages.error(request, str(exc))
@@ -265,6 +268,7 @@ def round_list(request):
     return render(request, "consultations/rounds.html", {
         "rounds": Round.objects.select_related("rulebook", "base_version", "resulting_version"),
         "rulebooks": Rulebook.objects.all(), "max_questions": settings.CONSULTATION_MAX_QUESTIONS,
+        "experts": User.objects.with_role(Role.EXPERT).order_by("username"),
         "ground_truth_questions": DecisionQuestion.objects.filter(round=None).order_by("-created_at")[:20],
     })
 

@@ -9,16 +9,18 @@ from apps.consultations.models import Round
 pytestmark = pytest.mark.django_db
 
 
-def test_an_admin_opens_a_round_and_sees_that_no_provider_is_configured(rulebooks, samples, admin, client_for, django_capture_on_commit_callbacks):
+def test_an_admin_opens_a_round_and_sees_that_no_provider_is_configured(rulebooks, samples, admin, expert, client_for, django_capture_on_commit_callbacks):
     client = client_for(admin)
     assert client.get("/consultations/").status_code == 302
     listing = client.get("/consultations/rounds/")
     assert listing.status_code == 200 and "Open a round" in listing.content.decode()
     book = rulebooks["ko-normalization"]
-    response = client.post("/consultations/rounds/", {"rulebook": book.pk, "subsets": "mmsu, ifeval", "task_types": "", "max_questions": "2"})
+    response = client.post("/consultations/rounds/", {"rulebook": book.pk, "subsets": "mmsu, ifeval", "task_types": "", "max_questions": "2",
+                                                   "lead_expert": expert.pk})
     round = Round.objects.get(rulebook=book)
     assert response.status_code == 302 and response["Location"] == f"/consultations/rounds/{round.pk}/"
     assert round.scope == {"subsets": ["mmsu", "ifeval"], "task_types": []} and round.max_questions == 2
+    assert round.lead_expert == expert
     page = client.get(f"/consultations/rounds/{round.pk}/").content.decode()
     assert "No anthropic provider is configured" in page and "Start analysis" in page
     assert "Round 1 opened on ko-normalization v1" in page

@@ -31,6 +31,8 @@ def test_two_experts_who_disagree_send_the_question_to_the_lead_expert(make_ques
     # An expert who is not the round's lead may not settle it; the lead may.
     assert client_for(first).post(f"/consultations/questions/{question.pk}/settle/", {"option": "B"}).status_code == 403
     assert question.pk in [q.pk for q in client_for(lead).get("/consultations/inbox/").context["disputed"]]
+    panel = next(p for p in client_for(lead).get("/").context["panels"] if p.title == "Disagreements to settle")
+    assert panel.count == 1
     response = client_for(lead).post(f"/consultations/questions/{question.pk}/settle/", {"option": "B", "note": "B keeps the item"})
     assert response.status_code == 302
     question.refresh_from_db()
