@@ -265,6 +265,23 @@ def settle_question(*, question: DecisionQuestion, user, option=None, text: str 
     return question
 
 
+@transaction.atomic
+def withdraw_question(*, question: DecisionQuestion, user, reason: str) -> DecisionQuestion:
+    """An admin takes a question back (badly put, or nobody can answer it). Its samples stay undecided, so
+    re-analysis and the next round see them again."""
+    question = DecisionQuestion.objects.select_for_update().get(pk=question.pk)
+    if question.status not in (QuestionStatus.OPEN, QuestionStatus.DISPUTED):
+        raise ConsultationError("only an open or disputed question can be withdrawn")
+    if not reason.strip():
+        raise ConsultationError("say why the question is withdrawn")
+    question.status = QuestionStatus.WITHDRAWN
+    question.settlement_note = reason.strip()
+    question.save(update_fields=["status", "settlement_note"])
+    record_event(question.round, "withdrawn", f"Q{question.number} withdrawn by {user}: {reason.strip()}", actor=user,
+                 data={"question": question.pk})
+    return question
+
+
 # --- Closing a round, codification, the next version -----------------------------------------------------
 
 
@@ -376,7 +393,8 @@ def draft_rule_content(draft: RuleDraft) -> dict:
 
 @transaction.atomic
 def publish_round_version(round: Round, *, user):
-    """Approved rules form the next rulebook version; the round closes and re-analysis starts on commit."""
+    """Approved rules form the next rulebook version; the round closes and re-analysis starts on commit.
+    Returns the new version, or None when no rule was approved (the round closes all the same)."""
     round = Round.objects.select_for_update().get(pk=round.pk)
     if round.status != RoundStatus.CODIFYING:
         raise ConsultationError(f"{round} is not codifying")
@@ -388,6 +406,11 @@ def publish_round_version(round: Round, *, user):
     if len(drafts) < decided:
         raise ConsultationError("some decided questions have no drafted rule yet; run codification first")
     approved = [d for d in drafts if d.status == DraftStatus.APPROVED]
+    if not approved:
+        # Nothing to add: the round closes without a new version (a copy of the old one would only be noise).
+        Round.objects.filter(pk=round.pk).update(status=RoundStatus.CLOSED, closed_at=timezone.now())
+        record_event(round, "closed", "Round closed without a new version: no rule was approved", actor=user)
+        return None
     version = rulebooks.publish_version(
         round.rulebook,
         additions=[draft_rule_content(d) for d in approved if d.change != "retire"],

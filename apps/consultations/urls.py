@@ -10,6 +10,7 @@ urlpatterns = [
     path("questions/<int:pk>/autosave/", views.question_autosave, name="question-autosave"),
     path("questions/<int:pk>/submit/", views.question_submit, name="question-submit"),
     path("questions/<int:pk>/settle/", views.question_settle, name="question-settle"),
+    path("questions/<int:pk>/withdraw/", views.question_withdraw, name="question-withdraw"),
     path("drafts/<int:pk>/", views.draft_detail, name="draft"),
     path("rulebooks/", views.rulebook_list, name="rulebooks"),
     path("rulebooks/<slug:slug>/v<int:number>/", views.version_detail, name="version"),

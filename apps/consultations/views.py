@@ -154,6 +154,18 @@ def question_settle(request, pk: int):
 
 
 @login_required
+@require_POST
+def question_withdraw(request, pk: int):
+    _require_admin(request.user)
+    question = get_object_or_404(DecisionQuestion, pk=pk)
+    try:
+        services.withdraw_question(question=question, user=request.user, reason=request.POST.get("reason", ""))
+    except services.ConsultationError as exc:
+        messages.error(request, str(exc))
+    return redirect("consultations:question", pk=pk)
+
+
+@login_required
 def draft_detail(request, pk: int):
     draft = get_object_or_404(RuleDraft.objects.select_related("question__round__rulebook"), pk=pk)
     _require(request.user, "consultations.approve_draft", draft)
@@ -317,7 +329,10 @@ def round_action(request, pk: int, action: str):
             agent_steps.start_codification(round, user=request.user)
         elif action == "publish":
             version = services.publish_round_version(round, user=request.user)
-            messages.success(request, f"{version} published; re-analysis of the affected and undecided samples started.")
+            if version is None:
+                messages.success(request, "Round closed; no rule was approved, so the rulebook keeps its version.")
+            else:
+                messages.success(request, f"{version} published; re-analysis of the affected and undecided samples started.")
         else:
             raise PermissionDenied
     except services.ConsultationError as exc:

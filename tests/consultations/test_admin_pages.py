@@ -56,3 +56,19 @@ def test_a_question_needs_two_to_four_options_and_a_known_recommendation(ruleboo
     two = one + [{"key": "B", "label": "other", "effect": "y"}]
     with pytest.raises(services.ConsultationError, match="not one of the options"):
         services.create_question(round=round, title="t", decision_needed="d", options=two, recommendation="C")
+
+
+def test_an_admin_withdraws_a_question_nobody_can_answer_and_the_round_can_close(make_question, admin, expert, client_for):
+    question = make_question()
+    assert client_for(expert).post(f"/consultations/questions/{question.pk}/withdraw/", {"reason": "x"}).status_code == 403
+    with pytest.raises(services.ConsultationError, match="Q1 still wait"):
+        services.close_round(question.round, user=admin)
+    client_for(admin).post(f"/consultations/questions/{question.pk}/withdraw/", {"reason": "badly put"})
+    question.refresh_from_db()
+    assert question.status == "withdrawn" and question.settlement_note == "badly put"
+    assert services.close_round(question.round, user=admin).status == "codifying"
+    assert question.round.events.filter(kind="withdrawn").exists()
+    # Nothing was decided, so no rule: the round closes and the rulebook keeps version 1.
+    assert services.publish_round_version(question.round, user=admin) is None
+    question.round.refresh_from_db()
+    assert question.round.status == "closed" and question.round.rulebook.latest_version().number == 1
