@@ -39,6 +39,8 @@ def test_a_correction_for_an_expert_becomes_an_inbox_question_and_the_answer_res
     assert question in list(inbox.context["waiting"])
     assert question.round is None and list(question.affected_samples.all()) == [correction_for_expert.sample]
     assert "Nur-Sultan" in question.title and "current name" in question.decision_needed
+    page = client_for(expert).get(f"/consultations/questions/{question.pk}/").content.decode()
+    assert "Ground-truth correction" in page and "What is the capital of Kazakhstan?" in page and "Apply the correction" in page
     # Syncing again does not raise it twice.
     client_for(expert).get("/consultations/inbox/")
     api_client.force_authenticate(expert)
