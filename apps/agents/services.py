@@ -110,6 +110,22 @@ def set_role_assignment(*, role: str, provider: str, model: str, user=None) -> R
     return row
 
 
+class _ProviderCheck(BaseModel):
+    ok: bool
+    echo: str
+
+
+def check_role(role: str) -> AgentCall:
+    """Ask the role's model for a fixed one-line JSON answer, bypassing the cache. Raises AgentError subclasses."""
+    word = f"sori-{random.randint(1000, 9999)}"
+    result = call_agent(role=role, prompt="provider_check", variables={"word": word}, schema=_ProviderCheck,
+                        max_tokens=64, use_cache=False)
+    if result.data.echo != word:
+        raise AgentNeedsAttention(f"the model answered, but echoed {result.data.echo!r} instead of {word!r}",
+                                  call=result.call)
+    return result.call
+
+
 # --- cost ------------------------------------------------------------------------------------------------
 def price_of(provider: str, model: str) -> dict | None:
     return settings.AGENTS_PRICES.get(f"{provider}:{model}")

@@ -1,9 +1,12 @@
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
 
 from apps.agents import selectors
-from apps.agents.models import AgentCall, CallStatus
+from apps.agents.models import AgentCall, AgentRole, CallStatus
+from apps.agents.services import AgentError, check_role
 
 
 def _require_admin(user) -> None:
@@ -31,3 +34,21 @@ def call_detail(request, pk: int):
     _require_admin(request.user)
     call = get_object_or_404(AgentCall.objects.select_related("job"), pk=pk)
     return render(request, "agents/call_detail.html", {"call": call})
+
+
+@login_required
+@require_POST
+def check(request, role: str):
+    """A one-line round trip to the role's provider and model (never from the cache), so an admin can see
+    that a key, endpoint and model name work before starting a stage."""
+    _require_admin(request.user)
+    if role not in AgentRole.values:
+        raise PermissionDenied
+    try:
+        call = check_role(role)
+    except AgentError as exc:
+        messages.error(request, f"{AgentRole(role).label}: {exc}")
+    else:
+        messages.success(request, f"{AgentRole(role).label}: {call.provider}:{call.model} answered in {call.latency_ms} ms "
+                                  f"(${call.cost_usd}).")
+    return redirect("agents:overview")

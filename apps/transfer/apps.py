@@ -25,15 +25,16 @@ class TransferConfig(AppConfig):
 
         if not getattr(user, "is_sori_admin", False):
             return []
-        from apps.transfer.models import Correction, CorrectionStatus
+        from apps.transfer.models import Correction, CorrectionStatus, GroundTruthReview, ReviewOutcome
 
-        attention = Correction.objects.filter(status=CorrectionStatus.NEEDS_ATTENTION).count()
+        attention = (Correction.objects.filter(status=CorrectionStatus.NEEDS_ATTENTION).count()
+                     + GroundTruthReview.objects.filter(outcome=ReviewOutcome.NEEDS_ATTENTION).count())
         return [
             Panel("Ground-truth correction", reverse("transfer:ground_truth"),
                   description="Reviewer and meta-reviewer agents audit source answers; progress, cost and report.",
                   role="admin"),
-            Panel("Corrections needing attention", reverse("transfer:corrections") + "?status=needs_attention",
-                  description="Meta-reviews whose agent answer stayed invalid or whose provider kept failing.",
+            Panel("Ground-truth items needing attention", reverse("transfer:corrections") + "?status=needs_attention",
+                  description="Reviews whose agent answer stayed invalid or whose provider kept failing.",
                   count=attention, role="admin"),
         ]
 

@@ -23,12 +23,14 @@ WEB_QUESTIONS = [
 
 def seed(stdout) -> None:
     jsonl = "\n".join(json.dumps(row) for row in SD_QA).encode()
-    result = import_benchmark(fmt="voicebench", subset="sd-qa", path=Path("sd-qa-demo.jsonl"), data=jsonl)
-    stdout.write(f"  transfer: voicebench/sd-qa {result.created} new, {result.unchanged} already there")
+    # Demo benchmarks have their own names, so a real VoiceBench or OpenAudioBench import never meets them.
+    result = import_benchmark(fmt="voicebench", subset="sd-qa", path=Path("sd-qa-demo.jsonl"), data=jsonl,
+                              benchmark="voicebench-demo")
+    stdout.write(f"  transfer: voicebench-demo/sd-qa {result.created} new, {result.unchanged} already there")
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(["audio_filename", "question", "answers"])
     writer.writerows(WEB_QUESTIONS)
     result = import_benchmark(fmt="openaudiobench", subset="web_questions", path=Path("web_questions-demo.csv"),
-                              data=buffer.getvalue().encode())
-    stdout.write(f"  transfer: openaudiobench/web_questions {result.created} new, {result.unchanged} already there")
+                              data=buffer.getvalue().encode(), benchmark="openaudiobench-demo")
+    stdout.write(f"  transfer: openaudiobench-demo/web_questions {result.created} new, {result.unchanged} already there")

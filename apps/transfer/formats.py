@@ -185,18 +185,22 @@ def read_records(fmt: str, path: Path, data: bytes | None = None) -> Iterator[tu
     """(line or row number, how to name it, record or the error reading it)."""
     name = path.name
     suffix = path.suffix.lower()
-    raw = data if data is not None else path.read_bytes()
     if fmt == "voicebench" and suffix == ".parquet":
         import pyarrow as pa
         import pyarrow.parquet as pq
 
         try:
-            table = pq.read_table(io.BytesIO(raw))
+            source = pq.ParquetFile(io.BytesIO(data) if data is not None else path)
+            # The audio column (often most of the file) is not read: the audio is re-synthesised later.
+            columns = [column for column in source.schema_arrow.names if column != "audio"]
+            table = source.read(columns=columns)
         except (pa.ArrowException, OSError) as exc:
             raise RowError(f"{name}: not a readable Parquet file ({exc})") from None
         for number, record in enumerate(table.to_pylist(), start=1):
             yield number, f"{name} row {number}", record
-    elif fmt == "voicebench":
+        return
+    raw = data if data is not None else path.read_bytes()
+    if fmt == "voicebench":
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:

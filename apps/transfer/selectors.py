@@ -104,6 +104,15 @@ def corrections_needing_expert(benchmark: SourceBenchmark | None = None):
     return qs.order_by("created_at", "pk")
 
 
+def reviews_needing_attention(benchmark: SourceBenchmark | None = None):
+    """Samples whose reviewer answer stayed invalid or whose provider kept failing (no correction exists)."""
+    qs = GroundTruthReview.objects.filter(outcome=ReviewOutcome.NEEDS_ATTENTION).select_related(
+        "sample", "sample__benchmark", "reviewer_call")
+    if benchmark is not None:
+        qs = qs.filter(sample__benchmark=benchmark)
+    return qs.order_by("sample_id")
+
+
 def corrections(*, benchmark: SourceBenchmark | None = None, subset: str | None = None, status: str | None = None):
     qs = Correction.objects.select_related("sample", "sample__benchmark", "review", "meta_call", "review__reviewer_call")
     if benchmark is not None:

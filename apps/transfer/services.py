@@ -1,6 +1,7 @@
 """Writes of the transfer app: importing source benchmarks, and the ground-truth correction stage."""
 
 import logging
+import re
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from itertools import islice
@@ -92,9 +93,14 @@ def import_benchmark(*, fmt: str, subset: str, path: Path, data: bytes | None = 
                 errors.append(f"{Path(path).name} line {row.line}: sample {row.source_id!r} was imported before "
                               "with a different question or answer; the imported answer is never overwritten")
         if errors:
-            raise ImportRejected(errors)
+            raise ImportRejected(sorted(errors, key=_line_of))
         SourceSample.objects.bulk_create(new, batch_size=500)
     return ImportResult(benchmark=bench, subset=subset, created=len(new), unchanged=unchanged)
+
+
+def _line_of(error: str) -> int:
+    match = re.search(r" (?:line|row) (\d+)", error)
+    return int(match.group(1)) if match else 0
 
 
 # --- ground-truth correction -------------------------------------------------------------------------------

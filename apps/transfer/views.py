@@ -99,6 +99,8 @@ def corrections(request):
     rows = selectors.corrections(benchmark=benchmark, subset=request.GET.get("subset") or None, status=status)[:300]
     return render(request, "transfer/corrections.html", {
         "corrections": rows, "statuses": CorrectionStatus.choices, "status": status,
+        "attention_reviews": selectors.reviews_needing_attention(benchmark)[:300]
+        if status in (None, CorrectionStatus.NEEDS_ATTENTION) else [],
         "benchmarks": SourceBenchmark.objects.all(), "benchmark": benchmark, "overturn_form": OverturnForm(),
     })
 

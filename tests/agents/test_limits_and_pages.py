@@ -133,3 +133,18 @@ def test_admins_get_agent_and_transfer_links_and_panels_and_others_do_not(admin,
     assert "No provider is configured for: Reviewer" in home and "Ground-truth correction" in home
     other = client_for(expert).get("/").content.decode()
     assert 'href="/agents/"' not in other and "Ground-truth correction" not in other
+
+
+@pytest.mark.django_db
+def test_an_admin_checks_a_role_and_a_repeat_check_is_never_served_from_the_cache(fake_llm, admin, client_for):
+    fake_llm.always(lambda body: {"ok": True, "echo": body["messages"][-1]["content"].split('"echo": "')[1].split('"')[0]})
+    client = client_for(admin)
+    for _ in range(2):
+        page = client.post("/agents/roles/reviewer/check/", follow=True).content.decode()
+        assert "Reviewer: openai:gpt-4.1 answered in" in page
+    assert len(fake_llm.requests) == 2
+
+    fake_llm.reset()
+    fake_llm.always({"ok": True, "echo": "something else"})
+    page = client.post("/agents/roles/meta_reviewer/check/", follow=True).content.decode()
+    assert "echoed &#x27;something else&#x27;" in page

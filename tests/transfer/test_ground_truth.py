@@ -259,8 +259,8 @@ def test_the_stage_page_starts_a_run_and_shows_progress_and_cost(
     assert "5 / 5" in page
 
 
-def test_a_reviewer_failure_marks_the_sample_and_the_job_goes_on(
-    source_samples, fake_llm, django_capture_on_commit_callbacks, settings
+def test_a_reviewer_failure_marks_the_sample_visibly_and_the_job_goes_on(
+    source_samples, fake_llm, django_capture_on_commit_callbacks, settings, admin, client_for
 ):
     settings.AGENTS_MAX_ATTEMPTS = 2
     fake_llm.reply_when(lambda body: "spider" in str(body), lambda body: "I cannot answer in JSON, sorry.")
@@ -271,6 +271,9 @@ def test_a_reviewer_failure_marks_the_sample_and_the_job_goes_on(
     assert job.status == JobStatus.SUCCEEDED
     review = GroundTruthReview.objects.get(sample__transcription__contains="spider")
     assert review.outcome == ReviewOutcome.NEEDS_ATTENTION and "not valid JSON" in review.attention_reason
+    page = client_for(admin).get("/transfer/ground-truth/corrections/?status=needs_attention").content.decode()
+    assert "Samples whose review needs attention" in page and "How many legs does a spider have?" in page
+    assert "the answer stayed invalid after a retry" in page
 
 
 @pytest.mark.postgres

@@ -152,9 +152,14 @@ def test_importing_again_changes_nothing_and_never_overwrites_an_answer(tmp_path
     again = import_benchmark(fmt="voicebench", subset="sd-qa", path=path)
     assert (again.created, again.unchanged) == (0, 1)
 
-    write_jsonl(path, [{"prompt": "Capital of Peru?", "reference": "Cusco"}])
-    with pytest.raises(ImportRejected, match="never overwritten"):
+    write_jsonl(path, [{"prompt": "Capital of Peru?", "reference": "Cusco"}, {"prompt": "No answer"}])
+    with pytest.raises(ImportRejected) as raised:
         import_benchmark(fmt="voicebench", subset="sd-qa", path=path)
+    assert raised.value.errors == [  # in line order
+        "sd-qa.jsonl line 1: sample 'sd-qa-00000' was imported before with a different question or answer; "
+        "the imported answer is never overwritten",
+        "sd-qa.jsonl line 2: missing column 'reference'",
+    ]
     assert SourceSample.objects.get().answer == "Lima"
 
 
@@ -176,3 +181,13 @@ def test_an_admin_uploads_a_subset_and_sees_bad_rows(client_for, admin, tmp_path
 
 def test_only_admins_may_import(client_for, expert):
     assert client_for(expert).get("/transfer/import/").status_code == 403
+
+
+def test_the_parquet_audio_column_is_not_read_into_the_raw_record(tmp_path):
+    path = tmp_path / "sd-qa-usa.parquet"
+    audio = pa.array([{"bytes": b"RIFF" + b"\0" * 64, "path": "a.wav"}])
+    pq.write_table(pa.table({"audio": audio, "prompt": ["Capital of Peru?"], "reference": ["Lima"]}), path)
+    import_benchmark(fmt="voicebench", subset="sd-qa-usa", path=path)  # a regional split of sd-qa
+    sample = SourceSample.objects.get()
+    assert sample.raw == {"prompt": "Capital of Peru?", "reference": "Lima"}
+    assert sample.task_type == TaskType.SHORT_ANSWER
