@@ -1,9 +1,10 @@
 """Demo data for consultations (seed_demo): the rulebooks from the repository files, and one open round with
 two decision questions for the demo expert. The questions are written here, labelled as demo data (origin
-"demo"); no agent ran. They are modelled on decision points the paper names (time-sensitive answers,
-culture-specific content). Idempotent and offline."""
+"demo"); no agent ran. They are modelled on decision points the paper names (answer aliases, units and
+notation) and attach the demo source samples they fit. Idempotent and offline."""
 
 from django.apps import apps
+from django.db.models import Q
 
 from apps.consultations import services
 from apps.consultations.models import QuestionOrigin, Round, RoundStatus, Rulebook
@@ -11,40 +12,41 @@ from apps.consultations.rulebooks import load_rulebooks
 
 DEMO_QUESTIONS = [
     {
-        "title": "Time-sensitive answers: what to do when the source answer is out of date",
+        "title": "Answer aliases: which Korean forms a short answer accepts",
         "decision_needed": (
-            "Some short-answer questions ask about facts that change (office holders, records, capitals that moved). "
-            "The rulebook has no rule for them. Decide how a Korean sample treats an answer that may be out of date."
+            "Short answers such as a language, a currency or an author's name have several correct Korean forms "
+            "(일본 엔, 엔화, 엔; 톨킨, J. R. R. 톨킨). ht-aliases says to reconstruct Korean aliases, but not how far: "
+            "decide which forms count as correct."
         ),
         "options": [
-            {"key": "A", "label": "Keep the question; accept the source answer and the current one as aliases",
-             "effect": "The samples stay; their Korean aliases include both answers."},
-            {"key": "B", "label": "Rewrite the question with an explicit year",
-             "effect": "The samples are redesigned (equivalent replacement): '... in 2019?'."},
-            {"key": "C", "label": "Delete the samples",
-             "effect": "The samples are removed from the Korean benchmark."},
-        ],
-        "recommendation": "B",
-        "recommendation_why": "A year keeps one correct answer without discarding the sample.",
-        "rules_touched": ["ht-aliases"],
-        "task_type": "short_answer",
-    },
-    {
-        "title": "Culture-specific content: US-only facts in general-knowledge questions",
-        "decision_needed": (
-            "Questions about US-specific customs or local facts may be unfair to Korean listeners, but they test the "
-            "same knowledge retrieval. Decide whether to translate, localise or drop them."
-        ),
-        "options": [
-            {"key": "A", "label": "Translate directly; the fact stays American",
-             "effect": "Direct translation; proper nouns follow ht-proper-nouns."},
-            {"key": "B", "label": "Replace with an equivalent Korean fact",
-             "effect": "Equivalent replacement; the answer changes with the question."},
+            {"key": "A", "label": "Every established Korean form, deduplicated",
+             "effect": "Aliases list all common Korean forms; forms that collapse into one are kept once."},
+            {"key": "B", "label": "Only the standard Korean form",
+             "effect": "One alias per answer; models answering with a common variant are marked wrong."},
+            {"key": "C", "label": "Korean forms plus the English original",
+             "effect": "Aliases also accept the English answer as spoken."},
         ],
         "recommendation": "A",
-        "recommendation_why": "The benchmark measures retrieval of the same facts across languages; localising changes the item.",
-        "rules_touched": ["ht-proper-nouns"],
-        "task_type": "multiple_choice",
+        "recommendation_why": "The paper reconstructs Korean aliases to avoid both under-accepting valid variants and over-counting.",
+        "rules_touched": ["ht-aliases"],
+        "match": ["language do they speak", "currency", "author of"],
+    },
+    {
+        "title": "Numbers and symbols as answers: digits, Korean numerals, or the symbol itself",
+        "decision_needed": (
+            "Some answers are a number or a scientific symbol (eight, Au). Decide whether the Korean answer is written "
+            "with digits, Korean numerals or the original symbol, and which of them the aliases accept."
+        ),
+        "options": [
+            {"key": "A", "label": "Digits and the symbol as written; Korean readings as aliases",
+             "effect": "Answer 8 with aliases 여덟, 팔; Au stays Au with alias 금."},
+            {"key": "B", "label": "Korean words only",
+             "effect": "Answer 여덟; Au becomes 금."},
+        ],
+        "recommendation": "A",
+        "recommendation_why": "ht-terminology keeps notation verbatim, and spoken answers may use either reading.",
+        "rules_touched": ["ht-terminology", "ht-aliases"],
+        "match": ["how many legs", "chemical symbol"],
     },
 ]
 
@@ -64,7 +66,11 @@ def seed_demo(stdout) -> None:
     round = services.create_round(rulebook=rulebook, user=admin, max_questions=4, lead_expert=expert, is_demo=True)
     Sample = apps.get_model("transfer", "SourceSample")
     for spec in DEMO_QUESTIONS:
-        samples = list(Sample.objects.filter(task_type=spec["task_type"]).order_by("pk")[:3])
+        # The demo benchmarks' samples that fit the question, if transfer's demo data is there.
+        matches = Q()
+        for text in spec["match"]:
+            matches |= Q(transcription__icontains=text)
+        samples = list(Sample.objects.filter(matches).order_by("pk")[:5])
         services.create_question(
             round=round, title=spec["title"], decision_needed=spec["decision_needed"], options=spec["options"],
             recommendation=spec["recommendation"], recommendation_why=spec["recommendation_why"],

@@ -18,6 +18,8 @@ def test_seed_demo_gives_the_expert_demo_questions_and_runs_twice_without_change
     questions = DecisionQuestion.objects.filter(round=round)
     assert questions.count() == 2 and set(questions.values_list("origin", flat=True)) == {QuestionOrigin.DEMO}
     assert "demo data" in round.events.first().message
+    # Each demo question carries the demo source samples it is about (transfer's seed_demo runs first).
+    assert all(q.affected_samples.exists() for q in questions)
     from apps.accounts.models import User
 
     expert = User.objects.get(username="expert")
