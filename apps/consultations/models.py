@@ -192,7 +192,10 @@ class AnalysisResult(models.Model):
     action = models.CharField(max_length=40, db_index=True, help_text="an action of the rulebook kind, undecided or needs_attention")
     cited_rule_ids = models.JSONField(default=list, blank=True)
     reason = models.TextField(blank=True, help_text="why undecided (what the rulebook does not settle), or why it needs attention")
-    agent_call_id = models.BigIntegerField(null=True, blank=True, help_text="apps.agents AgentCall behind it")
+    agent_call = models.ForeignKey(
+        "agents.AgentCall", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        help_text="the agent call behind it (provider, model, prompt version, cost)",
+    )
     job = models.ForeignKey("jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -244,7 +247,7 @@ class DecisionQuestion(models.Model):
     decided_at = models.DateTimeField(null=True, blank=True)
     settlement_note = models.TextField(blank=True)
     ground_truth_ref = models.CharField(max_length=100, blank=True, help_text="the correction it came from, if any")
-    agent_call_id = models.BigIntegerField(null=True, blank=True)
+    agent_call = models.ForeignKey("agents.AgentCall", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -345,7 +348,7 @@ class RuleDraft(models.Model):
     drafted_statement = models.TextField(blank=True, help_text="the agent's wording, kept when an approver edits")
     status = models.CharField(max_length=20, choices=DraftStatus.choices, default=DraftStatus.DRAFTED)
     reason = models.TextField(blank=True, help_text="why it needs attention")
-    agent_call_id = models.BigIntegerField(null=True, blank=True)
+    agent_call = models.ForeignKey("agents.AgentCall", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     approved_at = models.DateTimeField(null=True, blank=True)
     edited = models.BooleanField(default=False)

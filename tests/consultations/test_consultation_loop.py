@@ -92,8 +92,11 @@ def test_the_whole_loop_from_analysis_to_a_settled_version_two(fake_llm, ruleboo
     undecided = AnalysisResult.objects.filter(version=v1, action="undecided")
     assert set(undecided.values_list("sample_id", flat=True)) == {wq1.pk, wq2.pk}
     assert all(r.reason for r in undecided)
-    assert AnalysisResult.objects.get(sample=mc).cited_rule_ids == ["ht-mc-labels"]
+    first = AnalysisResult.objects.get(sample=mc)
+    assert first.cited_rule_ids == ["ht-mc-labels"]
+    assert first.agent_call.prompt_name == "consultation_analysis" and first.agent_call.role == "analyst"
     question = DecisionQuestion.objects.get(round=round)
+    assert question.agent_call.prompt_name == "consultation_questions"
     assert set(question.affected_samples.values_list("pk", flat=True)) == {wq1.pk, wq2.pk}
     assert question.options.count() == 3 and question.recommendation == "B"
 
