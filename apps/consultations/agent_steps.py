@@ -189,8 +189,9 @@ def analyse_sample(round: Round, version: RulebookVersion, sample, *, job, schem
             variables={**variables, "sample": sample_fields(sample)},
         )
     except _agent_errors() as exc:
+        call = getattr(exc, "call", None)
         services.record_analysis(round=round, sample=sample, version=version, action=NEEDS_ATTENTION,
-                                 reason=str(getattr(exc, "reason", exc)), job=job)
+                                 reason=str(getattr(exc, "reason", exc)), job=job, agent_call_id=call.pk if call else None)
         return NEEDS_ATTENTION
     data = result.data
     services.record_analysis(

@@ -290,12 +290,16 @@ def round_detail(request, pk: int):
     _require_admin(request.user)
     round = get_object_or_404(Round.objects.select_related("rulebook", "base_version", "resulting_version"), pk=pk)
     jobs = Job.objects.filter(kind__in=[agent_steps.ANALYSIS_JOB, agent_steps.CODIFY_JOB], params__round=round.pk)
+    from apps.agents.models import AgentCall
+
+    calls = AgentCall.objects.filter(job__in=jobs)
     return render(request, "consultations/round.html", {
         "round": round, "stats": selectors.round_stats(round), "paper_flagged": selectors.PAPER_FLAGGED,
         "questions": round.questions.prefetch_related("answers"), "events": selectors.round_history(round),
         "jobs": jobs, "drafts": RuleDraft.objects.filter(question__round=round).select_related("question"),
         "needs_attention": round.analyses.filter(action=NEEDS_ATTENTION).select_related("sample", "version"),
         "provider_notice": _provider_notice(),
+        "agent_cost": calls.total_cost(), "agent_calls": calls.count(),
     })
 
 

@@ -180,6 +180,7 @@ def test_the_whole_loop_from_analysis_to_a_settled_version_two(fake_llm, ruleboo
     assert page.inner_text("[data-stat=flagged]") == "2 (50.0 %)"
     assert "653 of 10083" in page.content() or "653 of 10,083" in page.content()
     assert f"{expert} answered Q1: option B" in page.inner_text(".history")
+    assert "agent calls for this round" in page.inner_text("#agent-cost")
 
 
 def test_a_failed_analysis_job_resumes_where_it_stopped(fake_llm, rulebooks, samples, admin, django_capture_on_commit_callbacks):
@@ -230,4 +231,5 @@ def test_an_invented_rule_id_is_sent_back_and_a_second_failure_needs_attention(f
     assert AnalysisResult.objects.get(sample=mc).cited_rule_ids == ["ht-mc-labels"]
     stuck = AnalysisResult.objects.get(sample=ifeval)
     assert stuck.action == "needs_attention" and "ht-invented" in stuck.reason
+    assert stuck.agent_call.status == "invalid"  # the rejected answer is on the call log
     assert job.result["needs_attention"] == 1
