@@ -41,6 +41,7 @@ def test_a_correction_for_an_expert_becomes_an_inbox_question_and_the_answer_res
     assert "Nur-Sultan" in question.title and "current name" in question.decision_needed
     page = client_for(expert).get(f"/consultations/questions/{question.pk}/").content.decode()
     assert "Ground-truth correction" in page and "What is the capital of Kazakhstan?" in page and "Apply the correction" in page
+    assert "My own answer" not in page  # the answer must map onto the correction: apply it or reject it
     # Syncing again does not raise it twice.
     client_for(expert).get("/consultations/inbox/")
     api_client.force_authenticate(expert)

@@ -16,11 +16,11 @@
       radio.checked = true;
       radio.focus();
       radio.dispatchEvent(new Event("change", { bubbles: true }));
-      if (event.key === "0") document.getElementById("own-text").focus();
+      if (event.key === "0") document.getElementById("own-text")?.focus();
     }
   });
   // Writing an own answer selects "My own answer".
-  document.getElementById("own-text").addEventListener("input", (event) => {
+  document.getElementById("own-text")?.addEventListener("input", (event) => {
     if (event.target.value.trim()) form.querySelector('input[name=option][data-key="0"]').checked = true;
   });
 })();
