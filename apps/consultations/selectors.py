@@ -20,10 +20,6 @@ from apps.consultations.models import (
     RulebookVersion,
 )
 
-# The paper's figure for hypertranslation (KVoiceBench, section 4): 653 of 10,083 source samples flagged
-# for target-language redesign or deletion. Shown beside Sori's own numbers for reference.
-PAPER_FLAGGED = (653, 10_083)
-
 
 def source_sample_model():
     return apps.get_model("transfer", "SourceSample")

@@ -5,7 +5,7 @@ statistics, history) on top. Each view: fetch with a permission check, call a se
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q
+from django.db.models import Count, Q
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -226,7 +226,6 @@ def version_detail(request, slug: str, number: int):
     }
     if request.user.is_sori_admin:
         context["stats"] = selectors.version_stats(version)
-        context["paper_flagged"] = selectors.PAPER_FLAGGED
     template = "consultations/_rules.html" if request.htmx else "consultations/version.html"
     return render(request, template, context)
 
@@ -294,8 +293,9 @@ def round_detail(request, pk: int):
 
     calls = AgentCall.objects.filter(job__in=jobs)
     return render(request, "consultations/round.html", {
-        "round": round, "stats": selectors.round_stats(round), "paper_flagged": selectors.PAPER_FLAGGED,
-        "questions": round.questions.prefetch_related("answers"), "events": selectors.round_history(round),
+        "round": round, "stats": selectors.round_stats(round),
+        "questions": round.questions.annotate(submitted=Count("answers", filter=Q(answers__submitted_at__isnull=False))),
+        "events": selectors.round_history(round),
         "jobs": jobs, "drafts": RuleDraft.objects.filter(question__round=round).select_related("question"),
         "needs_attention": round.analyses.filter(action=NEEDS_ATTENTION).select_related("sample", "version"),
         "provider_notice": _provider_notice(),

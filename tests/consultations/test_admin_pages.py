@@ -34,7 +34,7 @@ def test_an_admin_opens_a_round_and_sees_that_no_provider_is_configured(rulebook
     assert job.status == JobStatus.FAILED and "No anthropic provider is configured" in job.message
     assert not round.analyses.exists()
     version_page = client.get("/consultations/rulebooks/ko-normalization/v1/").content.decode()
-    assert "Analyses made under this version" in version_page and "653 of 10083" in version_page
+    assert "Analyses made under this version" in version_page and "653 of 10,083" in version_page
 
 
 def test_the_round_limit_on_questions_is_enforced(make_question, rulebooks, settings):
