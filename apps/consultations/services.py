@@ -447,17 +447,20 @@ def sync_ground_truth_questions() -> int:
 
     from apps.transfer.selectors import corrections_needing_expert
 
-    asked = set(DecisionQuestion.objects.exclude(ground_truth_ref="").values_list("ground_truth_ref", flat=True))
+    asked = [
+        int(ref.rsplit(":", 1)[1])
+        for ref in DecisionQuestion.objects.filter(ground_truth_ref__startswith="transfer.correction:").values_list(
+            "ground_truth_ref", flat=True
+        )
+    ]
     created = 0
-    for correction in corrections_needing_expert():
-        if ground_truth_ref(correction) in asked:
-            continue
+    for correction in corrections_needing_expert().exclude(pk__in=asked):
         try:
             with transaction.atomic():
                 raise_ground_truth_question(correction)
             created += 1
         except IntegrityError:
-            continue
+            continue  # raised by a concurrent request a moment ago
     return created
 
 
