@@ -143,6 +143,7 @@ class Stats:
     samples_affected: int = 0
     per_action: dict[str, int] = field(default_factory=dict)
     flagged_by_subset: dict[str, dict[str, int]] = field(default_factory=dict)
+    citations: dict[str, int] = field(default_factory=dict)  # rule id -> analyses citing it
 
     @property
     def flagged(self) -> int:
@@ -164,13 +165,16 @@ class Stats:
 def _count(results, stats: Stats) -> Stats:
     per_action: Counter = Counter()
     by_subset: dict[str, Counter] = defaultdict(Counter)
+    citations: Counter = Counter()
     for r in results:
         per_action[r.action] += 1
+        citations.update(r.cited_rule_ids)
         if r.action in FLAGGED_ACTIONS:
             by_subset[str(getattr(r.sample, "subset", ""))][r.action] += 1
     stats.samples_analysed = sum(per_action.values())
     stats.per_action = dict(sorted(per_action.items()))
     stats.flagged_by_subset = {s: dict(c) for s, c in sorted(by_subset.items())}
+    stats.citations = dict(citations)
     return stats
 
 

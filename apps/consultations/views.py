@@ -218,14 +218,19 @@ def version_detail(request, slug: str, number: int):
         rules = rules.filter(category=category)
     if query:
         rules = rules.filter(Q(statement__icontains=query) | Q(rule_id__icontains=query) | Q(category__icontains=query))
-    rules = [{"rule": r, "provenance": provenance_text(r.provenance), "category_label": category_label(r.category)} for r in rules]
+    stats = selectors.version_stats(version) if request.user.is_sori_admin else None
+    rules = [
+        {"rule": r, "provenance": provenance_text(r.provenance), "category_label": category_label(r.category),
+         "cited": stats.citations.get(r.rule_id, 0) if stats else None}
+        for r in rules
+    ]
     context = {
         "version": version, "rulebook": version.rulebook, "rules": rules, "category": category, "query": query,
         "categories": [(c, category_label(c)) for c in categories],
         "versions": version.rulebook.versions.all(), "total": len(all_rules),
     }
-    if request.user.is_sori_admin:
-        context["stats"] = selectors.version_stats(version)
+    if stats is not None:
+        context["stats"] = stats
     template = "consultations/_rules.html" if request.htmx else "consultations/version.html"
     return render(request, template, context)
 

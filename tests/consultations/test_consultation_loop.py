@@ -167,6 +167,7 @@ def test_the_whole_loop_from_analysis_to_a_settled_version_two(fake_llm, ruleboo
     assert stats.flagged_by_subset == {"web_questions": {"equivalent_replacement": 2}}
     assert selectors.version_stats(v1).per_action == {"direct_translation": 1, "format_conversion": 1, "undecided": 2}
     assert selectors.version_stats(v2).samples_analysed == 2
+    assert selectors.version_stats(v2).citations == {"ht-time-sensitive": 2}
 
     # The history reads as an audit trail, and the admin's round page shows it.
     kinds = list(round.events.values_list("kind", flat=True))
