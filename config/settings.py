@@ -326,3 +326,14 @@ LISTENING_QC_MIN_CORRELATION = _listening_float("LISTENING_QC_MIN_CORRELATION", 
 # The variance and correlation flags need at least this many rated regular clips to mean anything.
 LISTENING_QC_MIN_RATINGS = env_int("LISTENING_QC_MIN_RATINGS", 8, minimum=2)
 LISTENING_BOOTSTRAP_RESAMPLES = env_int("LISTENING_BOOTSTRAP_RESAMPLES", 10_000, minimum=100)
+
+# --- consultations ---
+# Rulebook files under version control (rulebooks/<language>/<kind>/v<N>.yaml and .md).
+RULEBOOKS_DIR = Path(env_str("SORI_RULEBOOKS_DIR") or BASE_DIR / "rulebooks")
+# The most decision questions one consultation round may raise (a round can set a lower number).
+CONSULTATION_MAX_QUESTIONS = env_int("CONSULTATION_MAX_QUESTIONS", 10, minimum=1)
+# How many affected samples a question shows in full.
+CONSULTATION_EXAMPLES_PER_QUESTION = env_int("CONSULTATION_EXAMPLES_PER_QUESTION", 3, minimum=1)
+# Samples the analysis job sends to the analyst at once (the paper ran six sub-agents; the per-provider limit
+# in AGENTS_CONCURRENCY still caps requests in flight). 1 analyses one sample at a time.
+CONSULTATION_ANALYSIS_WORKERS = env_int("CONSULTATION_ANALYSIS_WORKERS", 6, minimum=1)

@@ -1,6 +1,59 @@
 from django.apps import AppConfig
+from django.urls import reverse
 
 
 class ConsultationsConfig(AppConfig):
     name = "apps.consultations"
     label = "consultations"
+    verbose_name = "Rulebook consultations"
+
+    def ready(self):
+        from apps.consultations import jobs, rules  # noqa: F401  (register job handlers and permission rules)
+
+    def nav_links(self, user):
+        from apps.accounts.navigation import NavLink
+
+        links = []
+        if user.is_sori_admin:
+            links.append(NavLink("Consultations", reverse("consultations:rounds")))
+        elif user.has_role("expert"):
+            links.append(NavLink("Questions", reverse("consultations:inbox")))
+        if user.is_sori_admin or user.has_role("expert"):
+            links.append(NavLink("Rulebooks", reverse("consultations:rulebooks")))
+        return links
+
+    def home_panels(self, user):
+        from apps.accounts.navigation import Panel
+        from apps.consultations import selectors
+        from apps.consultations.services import sync_ground_truth_questions
+
+        panels = []
+        if user.has_role("expert") and not user.is_sori_admin:
+            sync_ground_truth_questions()
+            panels.append(Panel(
+                title="Decision questions", url=reverse("consultations:inbox"), role="expert",
+                description="Questions agents raised while building a rulebook, waiting for your answer.",
+                count=selectors.open_questions_for(user).count(),
+            ))
+            disputed = selectors.disputed_questions_for(user).count()
+            if disputed:
+                panels.append(Panel(title="Disagreements to settle", url=reverse("consultations:inbox"), role="expert",
+                                    description="Questions of rounds you lead where the experts disagree.", count=disputed))
+            drafts = selectors.drafts_for(user).count()
+            if drafts:
+                panels.append(Panel(title="Rules to approve", url=reverse("consultations:inbox"), role="expert",
+                                    description="Rules drafted from your answers.", count=drafts))
+        if user.is_sori_admin:
+            from apps.consultations.models import QuestionStatus
+
+            panels.append(Panel(
+                title="Rulebook consultations", url=reverse("consultations:rounds"), role="admin",
+                description="Rounds, disagreements to settle, statistics and history.",
+                count=selectors.disputed_questions_for(user).filter(status=QuestionStatus.DISPUTED).count(),
+            ))
+        return panels
+
+    def seed_demo(self, stdout):
+        from apps.consultations.demo import seed_demo
+
+        seed_demo(stdout)

@@ -1,0 +1,214 @@
+"""Reads for the consultation loop: which samples a round covers, each sample's current analysis, an
+expert's inbox, and the statistics per round and per version."""
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from django.apps import apps
+from django.db.models import Q
+
+from apps.consultations.models import (
+    FLAGGED_ACTIONS,
+    HYPERTRANSLATION_ACTIONS,
+    NEEDS_ATTENTION,
+    UNDECIDED,
+    AnalysisResult,
+    DecisionQuestion,
+    QuestionStatus,
+    Round,
+    RulebookKind,
+    RulebookVersion,
+)
+
+
+def source_sample_model():
+    return apps.get_model("transfer", "SourceSample")
+
+
+def sample_fields(sample) -> dict:
+    """The fields of a source sample that prompts and pages show, in one place."""
+    answer, aliases = _effective_answer(sample)
+    return {
+        "id": sample.pk,
+        "subset": str(getattr(sample, "subset", "")),
+        "task_type": str(getattr(sample, "task_type", "")),
+        "source_id": str(getattr(sample, "source_id", "")),
+        "transcription": getattr(sample, "transcription", ""),
+        "answer": answer if isinstance(answer, str) else str(answer),
+        "aliases": list(aliases) if isinstance(aliases, list | tuple) else [],
+    }
+
+
+def _effective_answer(sample) -> tuple[str, list]:
+    """The answer after ground-truth correction when apps.transfer derives one, else the imported answer."""
+    try:
+        from apps.transfer.selectors import effective_answer
+    except ImportError:
+        return sample.answer, list(sample.aliases or [])
+    value = effective_answer(sample)
+    if isinstance(value, dict):
+        return str(value.get("answer", sample.answer)), list(value.get("aliases", sample.aliases) or [])
+    if isinstance(value, tuple) and len(value) == 2:
+        return str(value[0]), list(value[1] or [])
+    answer = getattr(value, "answer", value)
+    return ("" if answer is None else str(answer)), list(getattr(value, "aliases", sample.aliases) or [])
+
+
+def sample_audio_url(sample) -> str | None:
+    asset = getattr(sample, "audio", None) or getattr(sample, "audio_asset", None)
+    return asset.get_absolute_url() if asset is not None and hasattr(asset, "get_absolute_url") else None
+
+
+def actions_for(kind: str, version: RulebookVersion | None = None) -> list[tuple[str, str]]:
+    """The actions an analysis may assign: the paper's five for hypertranslation; for normalization the
+    categories of the version's rules (plus "no change" for text that is already speakable)."""
+    if kind == RulebookKind.HYPERTRANSLATION:
+        return list(HYPERTRANSLATION_ACTIONS)
+    categories = []
+    if version is not None:
+        for category in version.rules.values_list("category", flat=True):
+            if category not in categories:
+                categories.append(category)
+    return [(c, c.replace("_", " ").capitalize()) for c in categories] + [("no_change", "No change (already speakable)")]
+
+
+def scope_samples(scope: dict):
+    qs = source_sample_model().objects.all()
+    subsets, task_types = scope.get("subsets") or [], scope.get("task_types") or []
+    if subsets:
+        qs = qs.filter(subset__in=subsets)
+    if task_types:
+        qs = qs.filter(task_type__in=task_types)
+    return qs.order_by("pk")
+
+
+def latest_results(sample_ids, *, rulebook) -> dict[int, AnalysisResult]:
+    """Each sample's newest analysis under this rulebook (highest version wins)."""
+    latest: dict[int, AnalysisResult] = {}
+    results = (
+        AnalysisResult.objects.filter(version__rulebook=rulebook, sample_id__in=list(sample_ids))
+        .select_related("version")
+        .order_by("sample_id", "version__number")
+    )
+    for result in results:
+        latest[result.sample_id] = result
+    return latest
+
+
+def undecided_results(round: Round) -> list[AnalysisResult]:
+    """Samples in the round's scope whose current analysis is undecided and that no question of this round
+    already covers: the material for new questions."""
+    ids = scope_samples(round.scope).values_list("pk", flat=True)
+    covered = set(
+        DecisionQuestion.affected_samples.through.objects.filter(decisionquestion__round=round).values_list(
+            "sourcesample_id", flat=True
+        )
+    )
+    return [
+        r for sid, r in latest_results(ids, rulebook=round.rulebook).items() if r.action == UNDECIDED and sid not in covered
+    ]
+
+
+def open_questions_for(user):
+    """The questions waiting for this expert: open, and not yet answered (submitted) by them."""
+    answered = Q(answers__expert=user, answers__submitted_at__isnull=False)
+    return (
+        DecisionQuestion.objects.filter(status=QuestionStatus.OPEN)
+        .exclude(pk__in=DecisionQuestion.objects.filter(answered).values("pk"))
+        .select_related("round__rulebook")
+        .order_by("created_at", "pk")
+    )
+
+
+def disputed_questions_for(user):
+    if user.is_sori_admin:
+        return DecisionQuestion.objects.filter(status=QuestionStatus.DISPUTED)
+    return DecisionQuestion.objects.filter(status=QuestionStatus.DISPUTED, round__lead_expert=user)
+
+
+def drafts_for(user):
+    from apps.consultations.models import DraftStatus, RuleDraft
+
+    qs = RuleDraft.objects.filter(status=DraftStatus.DRAFTED).select_related("question__round__rulebook")
+    if user.is_sori_admin:
+        return qs
+    return qs.filter(question__answers__expert=user, question__answers__submitted_at__isnull=False).distinct()
+
+
+@dataclass
+class Stats:
+    questions_raised: int = 0
+    questions_answered: int = 0
+    samples_analysed: int = 0
+    samples_affected: int = 0
+    per_action: dict[str, int] = field(default_factory=dict)
+    flagged_by_subset: dict[str, dict[str, int]] = field(default_factory=dict)
+    citations: dict[str, int] = field(default_factory=dict)  # rule id -> analyses citing it
+
+    @property
+    def flagged(self) -> int:
+        return sum(self.per_action.get(a, 0) for a in FLAGGED_ACTIONS)
+
+    @property
+    def flagged_percent(self) -> float:
+        return round(100 * self.flagged / self.samples_analysed, 1) if self.samples_analysed else 0.0
+
+    @property
+    def undecided(self) -> int:
+        return self.per_action.get(UNDECIDED, 0)
+
+    @property
+    def needs_attention(self) -> int:
+        return self.per_action.get(NEEDS_ATTENTION, 0)
+
+
+def _count(results, stats: Stats) -> Stats:
+    per_action: Counter = Counter()
+    by_subset: dict[str, Counter] = defaultdict(Counter)
+    citations: Counter = Counter()
+    for r in results:
+        per_action[r.action] += 1
+        citations.update(r.cited_rule_ids)
+        if r.action in FLAGGED_ACTIONS:
+            by_subset[str(getattr(r.sample, "subset", ""))][r.action] += 1
+    stats.samples_analysed = sum(per_action.values())
+    stats.per_action = dict(sorted(per_action.items()))
+    stats.flagged_by_subset = {s: dict(c) for s, c in sorted(by_subset.items())}
+    stats.citations = dict(citations)
+    return stats
+
+
+def round_stats(round: Round) -> Stats:
+    """A round as it stands: its questions, and each sample in scope at its current (newest) analysis."""
+    questions = round.questions.all()
+    stats = Stats(
+        questions_raised=questions.count(),
+        questions_answered=questions.filter(status=QuestionStatus.DECIDED).count(),
+        samples_affected=DecisionQuestion.affected_samples.through.objects.filter(decisionquestion__round=round)
+        .values("sourcesample_id")
+        .distinct()
+        .count(),
+    )
+    ids = list(scope_samples(round.scope).values_list("pk", flat=True))
+    current = [r.pk for r in latest_results(ids, rulebook=round.rulebook).values()]
+    results = AnalysisResult.objects.filter(pk__in=current).select_related("sample")
+    return _count(results, stats)
+
+
+def version_stats(version: RulebookVersion) -> Stats:
+    """The analyses made under one version (each stays as it was, whatever later versions say)."""
+    stats = Stats()
+    source_round = getattr(version, "from_round", None)
+    if source_round is not None:
+        questions = source_round.questions.all()
+        stats.questions_raised = questions.count()
+        stats.questions_answered = questions.filter(status=QuestionStatus.DECIDED).count()
+        stats.samples_affected = (
+            DecisionQuestion.affected_samples.through.objects.filter(decisionquestion__round=source_round)
+            .values("sourcesample_id").distinct().count()
+        )
+    return _count(version.analyses.select_related("sample"), stats)
+
+
+def round_history(round: Round):
+    return round.events.select_related("actor")

@@ -1,0 +1,505 @@
+"""Writes of the consultation loop. Each function is one transaction and records what it did in the round's
+audit trail (RoundEvent). Agent steps (analysis, questions, codification) live in apps.consultations.agent_steps
+and call back into the functions here to store what the agents answered."""
+
+import re
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from apps.consultations import rulebooks
+from apps.consultations.models import (
+    NEEDS_ATTENTION,
+    AnalysisResult,
+    DecisionQuestion,
+    DraftStatus,
+    ExpertAnswer,
+    QuestionOption,
+    QuestionOrigin,
+    QuestionStatus,
+    Round,
+    RoundEvent,
+    RoundStatus,
+    Rulebook,
+    RuleDraft,
+)
+
+
+class ConsultationError(ValueError):
+    """A write that the current state does not allow; the message says why (pages show it, the API answers 409)."""
+
+
+def record_event(round: Round | None, kind: str, message: str, *, actor=None, data: dict | None = None) -> None:
+    if round is not None:
+        RoundEvent.objects.create(round=round, kind=kind, message=message, actor=actor, data=data or {})
+
+
+# --- Rounds ----------------------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def create_round(
+    *, rulebook: Rulebook, user=None, scope: dict | None = None, max_questions: int | None = None,
+    lead_expert=None, is_demo: bool = False,
+) -> Round:
+    rulebook = Rulebook.objects.select_for_update().get(pk=rulebook.pk)
+    base = rulebook.latest_version()
+    if base is None:
+        raise ConsultationError(f"{rulebook} has no version yet; load the rulebook files first")
+    if rulebook.rounds.exclude(status=RoundStatus.CLOSED).exists():
+        raise ConsultationError(f"{rulebook} already has a round in progress; close it before starting another")
+    limit = settings.CONSULTATION_MAX_QUESTIONS
+    max_questions = max_questions or limit
+    if not 1 <= max_questions <= limit:
+        raise ConsultationError(f"max_questions must be between 1 and {limit}")
+    round = Round.objects.create(
+        rulebook=rulebook,
+        number=rulebook.rounds.count() + 1,
+        base_version=base,
+        scope={"subsets": list((scope or {}).get("subsets") or []), "task_types": list((scope or {}).get("task_types") or [])},
+        max_questions=max_questions,
+        lead_expert=lead_expert,
+        is_demo=is_demo,
+        created_by=user,
+    )
+    record_event(
+        round, "created",
+        f"Round {round.number} opened on {base}" + (" (demo data)" if is_demo else ""),
+        actor=user, data={"scope": round.scope, "max_questions": max_questions},
+    )
+    return round
+
+
+def set_round_status(round: Round, status: str, *, actor=None, message: str = "") -> None:
+    Round.objects.filter(pk=round.pk).update(status=status)
+    round.status = status
+    if message:
+        record_event(round, f"status:{status}", message, actor=actor)
+
+
+# --- Analysis results ------------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def record_analysis(
+    *, round: Round, sample, version, action: str, cited_rule_ids: list[str] | None = None, reason: str = "",
+    agent_call_id: int | None = None, job=None,
+) -> AnalysisResult:
+    """Store one sample's analysis under one version. A result is never overwritten; only a
+    needs-attention placeholder (no real analysis) is replaced when the step is retried."""
+    AnalysisResult.objects.filter(sample=sample, version=version, action=NEEDS_ATTENTION).delete()
+    return AnalysisResult.objects.create(
+        sample=sample, version=version, round=round, action=action, cited_rule_ids=list(cited_rule_ids or []),
+        reason=reason, agent_call_id=agent_call_id, job=job,
+    )
+
+
+# --- Questions -------------------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def create_question(
+    *, round: Round | None, title: str, decision_needed: str, options: list[dict], recommendation: str = "",
+    recommendation_why: str = "", samples=(), examples=(), rules_touched=(), required_experts: int = 1,
+    origin: str = QuestionOrigin.ANALYSIS, agent_call_id: int | None = None, ground_truth_ref: str = "", actor=None,
+) -> DecisionQuestion:
+    """A decision question with 2-4 options. `samples` are the affected samples, `examples` the few shown in
+    full (a subset of them)."""
+    if not 2 <= len(options) <= 4:
+        raise ConsultationError("a question needs two to four options")
+    keys = [o["key"] for o in options]
+    if len(set(keys)) != len(keys):
+        raise ConsultationError("option keys must be distinct")
+    if recommendation and recommendation not in keys:
+        raise ConsultationError(f"the recommendation {recommendation!r} is not one of the options {keys}")
+    if required_experts < 1:
+        raise ConsultationError("a question needs at least one expert")
+    if round is not None:
+        round = Round.objects.select_for_update().get(pk=round.pk)
+        if round.questions.count() >= round.max_questions:
+            raise ConsultationError(f"{round} already has its maximum of {round.max_questions} questions")
+        number = round.questions.count() + 1
+    else:
+        number = DecisionQuestion.objects.filter(round=None).count() + 1
+    question = DecisionQuestion.objects.create(
+        round=round, number=number, origin=origin, title=title[:300], decision_needed=decision_needed,
+        recommendation=recommendation, recommendation_why=recommendation_why, rules_touched=list(rules_touched),
+        required_experts=required_experts, agent_call_id=agent_call_id, ground_truth_ref=ground_truth_ref,
+    )
+    QuestionOption.objects.bulk_create(
+        QuestionOption(question=question, key=o["key"], label=o["label"][:300], effect=o.get("effect", "")) for o in options
+    )
+    samples = list(samples)
+    question.affected_samples.set(samples)
+    question.example_samples.set([s for s in examples if s in samples] or samples[: settings.CONSULTATION_EXAMPLES_PER_QUESTION])
+    record_event(
+        round, "question_raised", f"Q{number} raised: {title} ({len(samples)} samples)", actor=actor,
+        data={"question": question.pk, "samples": [s.pk for s in samples], "origin": origin},
+    )
+    return question
+
+
+# --- Expert answers --------------------------------------------------------------------------------------
+
+
+def _option(question: DecisionQuestion, option) -> QuestionOption | None:
+    if option in (None, ""):
+        return None
+    if isinstance(option, QuestionOption):
+        if option.question_id != question.pk:
+            raise ConsultationError("that option belongs to another question")
+        return option
+    found = question.options.filter(pk=option).first() if str(option).isdigit() else None
+    found = found or question.options.filter(key=str(option)).first()
+    if found is None:
+        raise ConsultationError(f"question {question.number} has no option {option!r}")
+    return found
+
+
+def _check_confidence(confidence) -> int | None:
+    if confidence in (None, ""):
+        return None
+    try:
+        value = int(confidence)
+    except (TypeError, ValueError):
+        raise ConsultationError("confidence must be a whole number from 1 to 5") from None
+    if not 1 <= value <= 5:
+        raise ConsultationError("confidence must be from 1 to 5")
+    return value
+
+
+@transaction.atomic
+def save_answer_draft(*, question: DecisionQuestion, expert, option=None, text: str = "", comment: str = "", confidence=None) -> ExpertAnswer:
+    """Autosave while the expert types. A submitted answer is final and is not touched."""
+    question = DecisionQuestion.objects.select_for_update().get(pk=question.pk)
+    if question.status != QuestionStatus.OPEN:
+        raise ConsultationError("this question is no longer open")
+    answer, _ = ExpertAnswer.objects.get_or_create(question=question, expert=expert)
+    if answer.is_submitted:
+        raise ConsultationError("you have already submitted your answer to this question")
+    answer.option = _option(question, option)
+    answer.text = text or ""
+    answer.comment = comment or ""
+    answer.confidence = _check_confidence(confidence)
+    answer.save()
+    return answer
+
+
+@transaction.atomic
+def submit_answer(*, question: DecisionQuestion, expert, option=None, text: str = "", comment: str = "", confidence=None) -> ExpertAnswer:
+    """Submit an expert's answer. Submitting the same answer again changes nothing (idempotent); a different
+    answer after submitting is refused. When the question has the answers it needs it is decided if they
+    agree, and goes to the admin or lead expert when they do not."""
+    question = DecisionQuestion.objects.select_for_update().get(pk=question.pk)
+    option_obj = _option(question, option)
+    text = (text or "").strip()
+    if bool(option_obj) == bool(text):
+        raise ConsultationError("choose one option or write your own answer (not both)")
+    if question.origin == QuestionOrigin.GROUND_TRUTH and not option_obj:
+        raise ConsultationError("a ground-truth question is answered with one of its options")
+    confidence = _check_confidence(confidence)
+    existing = ExpertAnswer.objects.filter(question=question, expert=expert).first()
+    if existing and existing.is_submitted:
+        if existing.option_id == (option_obj.pk if option_obj else None) and existing.text == text:
+            return existing
+        raise ConsultationError("you have already submitted a different answer to this question")
+    if question.status != QuestionStatus.OPEN:
+        raise ConsultationError("this question is no longer open")
+    answer = existing or ExpertAnswer(question=question, expert=expert)
+    answer.option, answer.text, answer.comment, answer.confidence = option_obj, text, comment or "", confidence
+    answer.submitted_at = timezone.now()
+    answer.save()
+    record_event(
+        question.round, "answer_submitted",
+        f"{expert} answered Q{question.number}: " + (f"option {option_obj.key}" if option_obj else f"own answer \u201c{text[:120]}\u201d"),
+        actor=expert, data={"question": question.pk, "answer": answer.pk, "confidence": confidence},
+    )
+    submitted = list(question.answers.filter(submitted_at__isnull=False).select_related("option"))
+    if len(submitted) >= question.required_experts:
+        if len({a.choice_key for a in submitted}) == 1:
+            _decide(question, option=submitted[0].option, text=submitted[0].text, by=None if len(submitted) > 1 else expert)
+            if question.origin == QuestionOrigin.GROUND_TRUTH:
+                _apply_ground_truth_decision(question, user=expert)
+        else:
+            question.status = QuestionStatus.DISPUTED
+            question.save(update_fields=["status"])
+            record_event(
+                question.round, "disputed",
+                f"Q{question.number}: the {len(submitted)} experts disagree; waiting for the admin or lead expert",
+                data={"question": question.pk, "answers": [a.choice_key for a in submitted]},
+            )
+    return answer
+
+
+def _decide(question: DecisionQuestion, *, option, text: str, by, note: str = "") -> None:
+    question.status = QuestionStatus.DECIDED
+    question.decided_option = option
+    question.decided_text = "" if option else text
+    question.decided_by = by
+    question.decided_at = timezone.now()
+    question.settlement_note = note
+    question.save(update_fields=["status", "decided_option", "decided_text", "decided_by", "decided_at", "settlement_note"])
+    who = f" by {by}" if by else " (the experts agree)"
+    record_event(
+        question.round, "decided", f"Q{question.number} decided{who}: {question.decision_label}",
+        actor=by, data={"question": question.pk, "note": note},
+    )
+
+
+@transaction.atomic
+def settle_question(*, question: DecisionQuestion, user, option=None, text: str = "", note: str = "") -> DecisionQuestion:
+    """The admin or the round's lead expert settles a disagreement."""
+    question = DecisionQuestion.objects.select_for_update().get(pk=question.pk)
+    if question.status != QuestionStatus.DISPUTED:
+        raise ConsultationError("only a question the experts disagree on can be settled")
+    option_obj = _option(question, option)
+    text = (text or "").strip()
+    if bool(option_obj) == bool(text):
+        raise ConsultationError("choose one option or write the decision (not both)")
+    if question.origin == QuestionOrigin.GROUND_TRUTH and not option_obj:
+        raise ConsultationError("a ground-truth question is settled with one of its options")
+    _decide(question, option=option_obj, text=text, by=user, note=note)
+    if question.origin == QuestionOrigin.GROUND_TRUTH:
+        _apply_ground_truth_decision(question, user=user)
+    return question
+
+
+@transaction.atomic
+def withdraw_question(*, question: DecisionQuestion, user, reason: str) -> DecisionQuestion:
+    """An admin takes a question back (badly put, or nobody can answer it). Its samples stay undecided, so
+    re-analysis and the next round see them again."""
+    question = DecisionQuestion.objects.select_for_update().get(pk=question.pk)
+    if question.status not in (QuestionStatus.OPEN, QuestionStatus.DISPUTED):
+        raise ConsultationError("only an open or disputed question can be withdrawn")
+    if not reason.strip():
+        raise ConsultationError("say why the question is withdrawn")
+    question.status = QuestionStatus.WITHDRAWN
+    question.settlement_note = reason.strip()
+    question.save(update_fields=["status", "settlement_note"])
+    record_event(question.round, "withdrawn", f"Q{question.number} withdrawn by {user}: {reason.strip()}", actor=user,
+                 data={"question": question.pk})
+    return question
+
+
+# --- Closing a round, codification, the next version -----------------------------------------------------
+
+
+@transaction.atomic
+def close_round(round: Round, *, user) -> Round:
+    """Stop taking answers; every question must be decided (or withdrawn). Codification follows."""
+    round = Round.objects.select_for_update().get(pk=round.pk)
+    if round.status != RoundStatus.ANSWERING:
+        raise ConsultationError(f"{round} is {round.get_status_display().lower()}, not waiting for answers")
+    pending = round.questions.filter(status__in=[QuestionStatus.OPEN, QuestionStatus.DISPUTED])
+    if pending.exists():
+        numbers = ", ".join(f"Q{q.number}" for q in pending)
+        raise ConsultationError(f"{numbers} still wait for an answer or a settlement")
+    set_round_status(round, RoundStatus.CODIFYING, actor=user, message="Answers closed; codifying the decisions into rules")
+    return round
+
+
+@transaction.atomic
+def store_rule_draft(*, question: DecisionQuestion, change: str, rule_id: str, category: str, statement: str,
+                     examples: list, scope: dict, agent_call_id: int | None = None) -> RuleDraft:
+    draft, _ = RuleDraft.objects.update_or_create(
+        question=question,
+        defaults={
+            "change": change, "rule_id": rule_id, "category": category, "statement": statement,
+            "drafted_statement": statement, "examples": examples, "scope": scope,
+            "status": DraftStatus.DRAFTED, "reason": "", "agent_call_id": agent_call_id,
+        },
+    )
+    record_event(question.round, "rule_drafted", f"Rule {rule_id} drafted ({change}) from Q{question.number}",
+                 data={"question": question.pk, "draft": draft.pk})
+    return draft
+
+
+def mark_draft_needs_attention(*, question: DecisionQuestion, reason: str) -> RuleDraft:
+    draft, _ = RuleDraft.objects.update_or_create(
+        question=question, defaults={"status": DraftStatus.NEEDS_ATTENTION, "reason": reason}
+    )
+    record_event(question.round, "needs_attention", f"Q{question.number}: rule drafting needs attention: {reason}",
+                 data={"question": question.pk})
+    return draft
+
+
+@transaction.atomic
+def approve_draft(*, draft: RuleDraft, user, statement: str | None = None, category: str | None = None,
+                  rule_id: str | None = None, examples: list | None = None) -> RuleDraft:
+    draft = RuleDraft.objects.select_for_update(of=("self",)).select_related("question__round").get(pk=draft.pk)
+    if draft.status not in (DraftStatus.DRAFTED, DraftStatus.NEEDS_ATTENTION):
+        raise ConsultationError(f"this draft is already {draft.get_status_display().lower()}")
+    if draft.question.round and draft.question.round.status != RoundStatus.CODIFYING:
+        raise ConsultationError("the round is not codifying any more")
+    edited = False
+    for name, value in [("statement", statement), ("category", category), ("rule_id", rule_id), ("examples", examples)]:
+        if value is not None and value != getattr(draft, name):
+            setattr(draft, name, value)
+            edited = True
+    if not (draft.rule_id and draft.category and (draft.statement or draft.change == "retire")):
+        raise ConsultationError("a rule needs an id, a category and a statement")
+    if not re.fullmatch(r"[a-z0-9][a-z0-9._-]*", draft.rule_id) or len(draft.rule_id) > 80:
+        raise ConsultationError("a rule id uses lower-case letters, digits, dots, dashes and underscores (at most 80)")
+    if any(not isinstance(e, dict) or set(e) != {"input", "output"} for e in draft.examples):
+        raise ConsultationError("each example needs an input and an expected output")
+    draft.edited = draft.edited or edited
+    draft.status = DraftStatus.APPROVED
+    draft.approved_by, draft.approved_at = user, timezone.now()
+    draft.save()
+    record_event(draft.question.round, "rule_approved",
+                 f"Rule {draft.rule_id} approved by {user}" + (" after editing" if edited else ""), actor=user,
+                 data={"draft": draft.pk, "question": draft.question_id})
+    return draft
+
+
+@transaction.atomic
+def reject_draft(*, draft: RuleDraft, user, reason: str = "") -> RuleDraft:
+    draft = RuleDraft.objects.select_for_update(of=("self",)).select_related("question__round").get(pk=draft.pk)
+    draft.status, draft.reason = DraftStatus.REJECTED, reason
+    draft.approved_by, draft.approved_at = user, timezone.now()
+    draft.save()
+    record_event(draft.question.round, "rule_rejected", f"Rule {draft.rule_id or '(draft)'} rejected by {user}: {reason}",
+                 actor=user, data={"draft": draft.pk})
+    return draft
+
+
+def draft_rule_content(draft: RuleDraft) -> dict:
+    """The rule as it goes into the next version, with its provenance: the question, the decision, the
+    experts who answered, who approved it and when."""
+    question = draft.question
+    answers = question.answers.filter(submitted_at__isnull=False).select_related("expert", "option")
+    return {
+        "id": draft.rule_id,
+        "category": draft.category,
+        "statement": draft.statement,
+        "examples": [{"input": e["input"], "output": e["output"]} for e in draft.examples],
+        "scope": {"task_types": list(draft.scope.get("task_types", [])), "subsets": list(draft.scope.get("subsets", []))},
+        "provenance": {
+            "source": "consultation",
+            "round": question.round.number if question.round else None,
+            "question": question.number,
+            "question_title": question.title,
+            "decision": question.decision_label,
+            "answered_by": [f"{a.expert.username} ({a.submitted_at:%Y-%m-%d})" for a in answers],
+            "decided_by": question.decided_by.username if question.decided_by else "experts in agreement",
+            "decided_at": f"{question.decided_at:%Y-%m-%d}" if question.decided_at else "",
+            "approved_by": draft.approved_by.username if draft.approved_by else "",
+            "approved_at": f"{draft.approved_at:%Y-%m-%d}" if draft.approved_at else "",
+            "edited_on_approval": draft.edited,
+        },
+    }
+
+
+@transaction.atomic
+def publish_round_version(round: Round, *, user):
+    """Approved rules form the next rulebook version; the round closes and re-analysis starts on commit.
+    Returns the new version, or None when no rule was approved (the round closes all the same)."""
+    round = Round.objects.select_for_update().get(pk=round.pk)
+    if round.status != RoundStatus.CODIFYING:
+        raise ConsultationError(f"{round} is not codifying")
+    drafts = list(RuleDraft.objects.filter(question__round=round).select_related("question"))
+    waiting = [d for d in drafts if d.status in (DraftStatus.DRAFTED, DraftStatus.NEEDS_ATTENTION)]
+    if waiting:
+        raise ConsultationError(f"{len(waiting)} drafted rule(s) still wait for approval or rejection")
+    decided = round.questions.filter(status=QuestionStatus.DECIDED).count()
+    if len(drafts) < decided:
+        raise ConsultationError("some decided questions have no drafted rule yet; run codification first")
+    approved = [d for d in drafts if d.status == DraftStatus.APPROVED]
+    if not approved:
+        # Nothing to add: the round closes without a new version (a copy of the old one would only be noise).
+        Round.objects.filter(pk=round.pk).update(status=RoundStatus.CLOSED, closed_at=timezone.now())
+        record_event(round, "closed", "Round closed without a new version: no rule was approved", actor=user)
+        return None
+    version = rulebooks.publish_version(
+        round.rulebook,
+        additions=[draft_rule_content(d) for d in approved if d.change != "retire"],
+        removals=[d.rule_id for d in approved if d.change == "retire"],
+        notes=f"Round {round.number}: {len(approved)} rule(s) from {decided} decided question(s).",
+        source=f"consultation round {round.number}",
+        user=user,
+    )
+    round.resulting_version = version
+    round.status = RoundStatus.CLOSED
+    round.closed_at = timezone.now()
+    round.save(update_fields=["resulting_version", "status", "closed_at"])
+    record_event(round, "version_published", f"{version} published with {len(approved)} new or changed rule(s)",
+                 actor=user, data={"version": version.number})
+    from apps.consultations import agent_steps
+
+    agent_steps.start_reanalysis(round, user=user)
+    return version
+
+
+# --- Ground-truth corrections that need an expert ------------------------------------------------------
+
+GROUND_TRUTH_ACCEPT, GROUND_TRUTH_REJECT = "A", "B"
+
+
+def ground_truth_ref(correction) -> str:
+    return f"transfer.correction:{correction.pk}"
+
+
+def sync_ground_truth_questions() -> int:
+    """Give every correction the ground-truth stage sent to an expert its question in the inbox. Cheap when
+    there is nothing new; the unique constraint on ground_truth_ref keeps concurrent calls from doubling one."""
+    from django.db import IntegrityError
+
+    from apps.transfer.selectors import corrections_needing_expert
+
+    asked = [
+        int(ref.rsplit(":", 1)[1])
+        for ref in DecisionQuestion.objects.filter(ground_truth_ref__startswith="transfer.correction:").values_list(
+            "ground_truth_ref", flat=True
+        )
+    ]
+    created = 0
+    for correction in corrections_needing_expert().exclude(pk__in=asked):
+        try:
+            with transaction.atomic():
+                raise_ground_truth_question(correction)
+            created += 1
+        except IntegrityError:
+            continue  # raised by a concurrent request a moment ago
+    return created
+
+
+def raise_ground_truth_question(correction) -> DecisionQuestion:
+    from apps.transfer.services import describe_change
+
+    sample = correction.sample
+    original = sample.answer + (f" (aliases: {', '.join(sample.aliases)})" if sample.aliases else "")
+    return create_question(
+        round=None,
+        origin=QuestionOrigin.GROUND_TRUTH,
+        title=f"Ground truth of {sample.benchmark}/{sample.subset} {sample.source_id}: {describe_change(correction)}?",
+        decision_needed=(
+            f"The reviewer agent proposes to {describe_change(correction)}. Its reason: {correction.reviewer_rationale}\n"
+            f"The meta-reviewer ({correction.get_meta_verdict_display() or 'no verdict'}) did not confirm it: "
+            f"{correction.meta_rationale or '(no reason given)'}\n"
+            f"The imported answer is: {original or '(empty)'}. Does the correction follow from the question as written?"
+        ),
+        options=[
+            {"key": GROUND_TRUTH_ACCEPT, "label": "Apply the correction",
+             "effect": "The sample's effective answer becomes the corrected one (the imported answer is kept on record)."},
+            {"key": GROUND_TRUTH_REJECT, "label": "Reject the correction",
+             "effect": "The correction is rejected and the sample is excluded from the transfer."},
+        ],
+        samples=[sample],
+        ground_truth_ref=ground_truth_ref(correction),
+    )
+
+
+def _apply_ground_truth_decision(question: DecisionQuestion, *, user) -> None:
+    """A decided ground-truth question resolves its correction through apps.transfer (recorded there with the
+    expert's or settler's name)."""
+    from apps.transfer.models import Correction
+    from apps.transfer.services import resolve_correction_by_expert
+
+    correction = Correction.objects.get(pk=int(question.ground_truth_ref.split(":", 1)[1]))
+    accept = question.decided_option is not None and question.decided_option.key == GROUND_TRUTH_ACCEPT
+    note = f"Decided through question G{question.number}" + (f": {question.settlement_note}" if question.settlement_note else "")
+    try:
+        resolve_correction_by_expert(correction, user=user, accept=accept, note=note)
+    except ValueError as exc:
+        raise ConsultationError(str(exc)) from None

@@ -1,0 +1,349 @@
+"""Pages of consultations. Experts: the inbox, a question with its samples (answer saved as they type), the
+rule drafts from their answers, and the rulebooks. Admins: rounds (analysis, questions, codification,
+statistics, history) on top. Each view: fetch with a permission check, call a service, respond."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Q
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from apps.accounts.models import User
+from apps.accounts.permissions import can
+from apps.accounts.roles import Role
+from apps.consultations import agent_steps, rulebooks, selectors, services
+from apps.consultations.models import (
+    NEEDS_ATTENTION,
+    DecisionQuestion,
+    DraftStatus,
+    ExpertAnswer,
+    QuestionStatus,
+    Round,
+    RoundStatus,
+    Rulebook,
+    RulebookVersion,
+    RuleDraft,
+)
+from apps.consultations.rulebook_files import category_label, provenance_text
+from apps.jobs.models import Job
+
+
+def _require(user, action: str, obj=None) -> None:
+    if not can(user, action, obj):
+        raise PermissionDenied
+
+
+def _require_admin(user) -> None:
+    if not user.is_sori_admin:
+        raise PermissionDenied
+
+
+@login_required
+def index(request):
+    if request.user.is_sori_admin:
+        return redirect("consultations:rounds")
+    _require(request.user, "consultations.answer")
+    return redirect("consultations:inbox")
+
+
+# --- Experts ---------------------------------------------------------------------------------------------
+
+
+@login_required
+def inbox(request):
+    _require(request.user, "consultations.answer")
+    user = request.user
+    services.sync_ground_truth_questions()
+    return render(request, "consultations/inbox.html", {
+        "waiting": selectors.open_questions_for(user).prefetch_related("affected_samples"),
+        "disputed": [q for q in selectors.disputed_questions_for(user) if can(user, "consultations.settle", q)],
+        "drafts": selectors.drafts_for(user),
+        "answered": DecisionQuestion.objects.filter(answers__expert=user, answers__submitted_at__isnull=False)
+        .select_related("round__rulebook").order_by("-answers__submitted_at")[:20],
+    })
+
+
+def _question_context(question: DecisionQuestion, user) -> dict:
+    answer = ExpertAnswer.objects.filter(question=question, expert=user).first()
+    decided_or_disputed = question.status in (QuestionStatus.DECIDED, QuestionStatus.DISPUTED)
+    # Experts answer independently: the others' answers show only once the question is decided or disputed.
+    others = question.answers.filter(submitted_at__isnull=False).exclude(expert=user).select_related("expert", "option")
+    version = question.round.base_version if question.round else None
+    rules = list(version.rules.filter(rule_id__in=question.rules_touched)) if version else []
+    examples = [
+        {**selectors.sample_fields(s), "audio_url": selectors.sample_audio_url(s)} for s in question.example_samples.all()
+    ]
+    return {
+        "question": question,
+        "options": question.options.all(),
+        "answer": answer,
+        "others": others if (decided_or_disputed or user.is_sori_admin) else [],
+        "examples": examples,
+        "affected_count": question.affected_samples.count(),
+        "rules": rules,
+        "version": version,
+        "can_answer": question.status == QuestionStatus.OPEN and not (answer and answer.is_submitted)
+        and can(user, "consultations.answer"),
+        "can_settle": question.status == QuestionStatus.DISPUTED and can(user, "consultations.settle", question),
+        "confidence_range": range(1, 6),
+    }
+
+
+@login_required
+def question_detail(request, pk: int):
+    question = get_object_or_404(DecisionQuestion.objects.select_related("round__rulebook", "round__base_version"), pk=pk)
+    _require(request.user, "consultations.view_question", question)
+    return render(request, "consultations/question.html", _question_context(question, request.user))
+
+
+def _answer_fields(request) -> dict:
+    return {
+        "option": request.POST.get("option") or None,
+        "text": request.POST.get("text", ""),
+        "comment": request.POST.get("comment", ""),
+        "confidence": request.POST.get("confidence") or None,
+    }
+
+
+@login_required
+@require_POST
+def question_autosave(request, pk: int):
+    """htmx: save the draft answer as the expert types; answers with a small status line."""
+    question = get_object_or_404(DecisionQuestion, pk=pk)
+    _require(request.user, "consultations.answer", question)
+    try:
+        services.save_answer_draft(question=question, expert=request.user, **_answer_fields(request))
+    except services.ConsultationError as exc:
+        return render(request, "consultations/_save_status.html", {"error": str(exc)}, status=409)
+    return render(request, "consultations/_save_status.html", {"saved_at": timezone.now()})
+
+
+@login_required
+@require_POST
+def question_submit(request, pk: int):
+    question = get_object_or_404(DecisionQuestion, pk=pk)
+    _require(request.user, "consultations.answer", question)
+    try:
+        services.submit_answer(question=question, expert=request.user, **_answer_fields(request))
+    except services.ConsultationError as exc:
+        messages.error(request, str(exc))
+        return redirect("consultations:question", pk=pk)
+    messages.success(request, f"Your answer to Q{question.number} is submitted.")
+    following = selectors.open_questions_for(request.user).first()
+    return redirect("consultations:question", pk=following.pk) if following else redirect("consultations:inbox")
+
+
+@login_required
+@require_POST
+def question_settle(request, pk: int):
+    question = get_object_or_404(DecisionQuestion.objects.select_related("round"), pk=pk)
+    _require(request.user, "consultations.settle", question)
+    try:
+        services.settle_question(
+            question=question, user=request.user, option=request.POST.get("option") or None,
+            text=request.POST.get("text", ""), note=request.POST.get("note", ""),
+        )
+    except services.ConsultationError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Q{question.number} settled.")
+    return redirect("consultations:question", pk=pk)
+
+
+@login_required
+@require_POST
+def question_withdraw(request, pk: int):
+    _require_admin(request.user)
+    question = get_object_or_404(DecisionQuestion, pk=pk)
+    try:
+        services.withdraw_question(question=question, user=request.user, reason=request.POST.get("reason", ""))
+    except services.ConsultationError as exc:
+        messages.error(request, str(exc))
+    return redirect("consultations:question", pk=pk)
+
+
+@login_required
+def draft_detail(request, pk: int):
+    draft = get_object_or_404(RuleDraft.objects.select_related("question__round__rulebook"), pk=pk)
+    _require(request.user, "consultations.approve_draft", draft)
+    if request.method == "POST":
+        try:
+            if request.POST.get("decision") == "reject":
+                services.reject_draft(draft=draft, user=request.user, reason=request.POST.get("reason", ""))
+                messages.success(request, "Draft rejected.")
+            else:
+                examples = [
+                    {"input": i.strip(), "output": o.strip()}
+                    for i, o in zip(request.POST.getlist("example_input"), request.POST.getlist("example_output"), strict=False)
+                    if i.strip() or o.strip()
+                ]
+                services.approve_draft(
+                    draft=draft, user=request.user, statement=request.POST.get("statement", "").strip(),
+                    category=request.POST.get("category", "").strip(), rule_id=request.POST.get("rule_id", "").strip(),
+                    examples=examples,
+                )
+                messages.success(request, f"Rule {draft.rule_id} approved.")
+        except services.ConsultationError as exc:
+            messages.error(request, str(exc))
+            return redirect("consultations:draft", pk=pk)
+        return redirect("consultations:inbox")
+    return render(request, "consultations/draft.html", {
+        "draft": draft, "question": draft.question, "editable": draft.status in (DraftStatus.DRAFTED, DraftStatus.NEEDS_ATTENTION),
+        "blank_example": draft.examples == [],
+    })
+
+
+# --- Rulebooks -------------------------------------------------------------------------------------------
+
+
+@login_required
+def rulebook_list(request):
+    _require(request.user, "consultations.read_rulebooks")
+    books = Rulebook.objects.prefetch_related("versions")
+    return render(request, "consultations/rulebooks.html", {"rulebooks": books})
+
+
+@login_required
+def version_detail(request, slug: str, number: int):
+    _require(request.user, "consultations.read_rulebooks")
+    version = get_object_or_404(RulebookVersion.objects.select_related("rulebook"), rulebook__slug=slug, number=number)
+    all_rules = list(version.rules.all())
+    categories = list(dict.fromkeys(r.category for r in all_rules))
+    category, query = request.GET.get("category", ""), request.GET.get("q", "").strip()
+    rules = version.rules.all()
+    if category:
+        rules = rules.filter(category=category)
+    if query:
+        rules = rules.filter(Q(statement__icontains=query) | Q(rule_id__icontains=query) | Q(category__icontains=query))
+    stats = selectors.version_stats(version) if request.user.is_sori_admin else None
+    rules = [
+        {"rule": r, "provenance": provenance_text(r.provenance), "category_label": category_label(r.category),
+         "cited": stats.citations.get(r.rule_id, 0) if stats else None}
+        for r in rules
+    ]
+    context = {
+        "version": version, "rulebook": version.rulebook, "rules": rules, "category": category, "query": query,
+        "categories": [(c, category_label(c)) for c in categories],
+        "versions": version.rulebook.versions.all(), "total": len(all_rules),
+    }
+    if stats is not None:
+        context["stats"] = stats
+    template = "consultations/_rules.html" if request.htmx else "consultations/version.html"
+    return render(request, template, context)
+
+
+@login_required
+def version_diff(request, slug: str):
+    _require(request.user, "consultations.read_rulebooks")
+    rulebook = get_object_or_404(Rulebook, slug=slug)
+    versions = list(rulebook.versions.all())
+    if not versions:
+        raise PermissionDenied
+    try:
+        new_n = int(request.GET.get("to") or versions[-1].number)
+        old_n = int(request.GET.get("from") or max(1, new_n - 1))
+    except ValueError:
+        return HttpResponse("from and to must be version numbers", status=400)
+    old = get_object_or_404(RulebookVersion, rulebook=rulebook, number=old_n)
+    new = get_object_or_404(RulebookVersion, rulebook=rulebook, number=new_n)
+    changes = rulebooks.diff_versions(old, new)
+    return render(request, "consultations/diff.html", {
+        "rulebook": rulebook, "old": old, "new": new, "versions": versions,
+        "changes": [
+            {"change": c, "provenance": provenance_text((c.after or c.before).provenance)} for c in changes
+        ],
+        "counts": {k: sum(1 for c in changes if c.kind == k) for k in ("added", "changed", "removed")},
+    })
+
+
+# --- Rounds (admins) -------------------------------------------------------------------------------------
+
+
+@login_required
+def round_list(request):
+    _require_admin(request.user)
+    if request.method == "POST":
+        rulebook = get_object_or_404(Rulebook, pk=request.POST.get("rulebook"))
+        split = lambda name: [p.strip() for p in request.POST.get(name, "").split(",") if p.strip()]  # noqa: E731
+        try:
+            lead = User.objects.with_role(Role.EXPERT).filter(pk=request.POST.get("lead_expert") or None).first()
+            round = services.create_round(
+                rulebook=rulebook, user=request.user, scope={"subsets": split("subsets"), "task_types": split("task_types")},
+                max_questions=int(request.POST.get("max_questions") or 0) or None, lead_expert=lead,
+            )
+        except (services.ConsultationError, ValueError) as exc:
+            messages.error(request, str(exc))
+            return redirect("consultations:rounds")
+        return redirect("consultations:round", pk=round.pk)
+    from django.conf import settings
+
+    services.sync_ground_truth_questions()
+    return render(request, "consultations/rounds.html", {
+        "rounds": Round.objects.select_related("rulebook", "base_version", "resulting_version"),
+        "rulebooks": Rulebook.objects.all(), "max_questions": settings.CONSULTATION_MAX_QUESTIONS,
+        "experts": User.objects.with_role(Role.EXPERT).order_by("username"),
+        "ground_truth_questions": DecisionQuestion.objects.filter(round=None).order_by("-created_at")[:20],
+    })
+
+
+@login_required
+def round_detail(request, pk: int):
+    _require_admin(request.user)
+    round = get_object_or_404(Round.objects.select_related("rulebook", "base_version", "resulting_version"), pk=pk)
+    jobs = Job.objects.filter(kind__in=[agent_steps.ANALYSIS_JOB, agent_steps.CODIFY_JOB], params__round=round.pk)
+    from apps.agents.models import AgentCall
+
+    calls = AgentCall.objects.filter(job__in=jobs)
+    return render(request, "consultations/round.html", {
+        "round": round, "stats": selectors.round_stats(round),
+        "questions": round.questions.annotate(submitted=Count("answers", filter=Q(answers__submitted_at__isnull=False))),
+        "events": selectors.round_history(round),
+        "jobs": jobs, "drafts": RuleDraft.objects.filter(question__round=round).select_related("question"),
+        "needs_attention": round.analyses.filter(action=NEEDS_ATTENTION).select_related("sample", "version"),
+        "provider_notice": _provider_notice(),
+        "agent_cost": calls.total_cost(), "agent_calls": calls.count(),
+    })
+
+
+def _provider_notice() -> str:
+    from apps.agents.services import NoProviderConfigured, require_configured
+
+    problems = []
+    for role in ("analyst", "question_writer"):
+        try:
+            require_configured(role)
+        except NoProviderConfigured as exc:
+            problems.append(str(exc))
+    return " ".join(dict.fromkeys(problems))
+
+
+@login_required
+@require_POST
+def round_action(request, pk: int, action: str):
+    _require_admin(request.user)
+    round = get_object_or_404(Round, pk=pk)
+    try:
+        if action == "analyse":
+            agent_steps.start_analysis(round, user=request.user)
+        elif action == "questions":
+            agent_steps.raise_questions(round, user=request.user)
+        elif action == "close":
+            agent_steps.close_round_and_codify(round, user=request.user)
+        elif action == "codify":
+            if round.status != RoundStatus.CODIFYING:
+                raise services.ConsultationError("the round is not codifying")
+            agent_steps.start_codification(round, user=request.user)
+        elif action == "publish":
+            version = services.publish_round_version(round, user=request.user)
+            if version is None:
+                messages.success(request, "Round closed; no rule was approved, so the rulebook keeps its version.")
+            else:
+                messages.success(request, f"{version} published; re-analysis of the affected and undecided samples started.")
+        else:
+            raise PermissionDenied
+    except services.ConsultationError as exc:
+        messages.error(request, str(exc))
+    return redirect("consultations:round", pk=pk)

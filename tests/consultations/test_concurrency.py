@@ -1,0 +1,53 @@
+"""Answers racing for the last place on a question: the question row lock lets exactly one through."""
+
+import threading
+
+import pytest
+from django.db import connection
+
+from apps.consultations import services
+from apps.consultations.models import ExpertAnswer, QuestionStatus
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_experts_racing_for_a_one_expert_question_decide_it_once(make_question, make_user):
+    question = make_question(required_experts=1)
+    experts = [make_user(f"racer{i}", "expert") for i in range(4)]
+    barrier = threading.Barrier(len(experts))
+    outcomes = []
+
+    def answer(expert, key):
+        try:
+            barrier.wait()
+            services.submit_answer(question=question, expert=expert, option=key)
+            outcomes.append("ok")
+        except services.ConsultationError as exc:
+            outcomes.append(str(exc))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=answer, args=(e, "ABCA"[i])) for i, e in enumerate(experts)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert outcomes.count("ok") == 1
+    assert all("no longer open" in o for o in outcomes if o != "ok")
+    question.refresh_from_db()
+    assert question.status == QuestionStatus.DECIDED
+    assert ExpertAnswer.objects.filter(question=question, submitted_at__isnull=False).count() == 1
+    assert question.round.events.filter(kind="decided").count() == 1
+
+
+@pytest.mark.django_db
+def test_an_approver_cannot_give_a_rule_a_malformed_id(make_question, expert, admin):
+    question = make_question()
+    services.submit_answer(question=question, expert=expert, option="B")
+    from apps.consultations.models import Round, RoundStatus
+
+    Round.objects.filter(pk=question.round_id).update(status=RoundStatus.CODIFYING)
+    draft = services.store_rule_draft(question=question, change="add", rule_id="ht-year", category="time",
+                                      statement="Add the year.", examples=[], scope={})
+    with pytest.raises(services.ConsultationError, match="lower-case letters"):
+        services.approve_draft(draft=draft, user=admin, rule_id="Has Spaces")
