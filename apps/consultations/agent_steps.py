@@ -10,12 +10,10 @@ Analysis and codification run as jobs (progress, cancel, resume: finished items 
 schemas are built per call so that an invented action, rule id or sample id fails validation and is sent back
 to the model with the error (call_agent retries once, then raises AgentNeedsAttention)."""
 
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from itertools import islice
 from typing import Literal
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from apps.consultations import services
@@ -38,7 +36,7 @@ from apps.consultations.selectors import (
     source_sample_model,
     undecided_results,
 )
-from apps.jobs.services import start_job
+from apps.jobs.services import results_in_parallel, start_job
 
 ANALYSIS_JOB = "consultations.analyse"
 CODIFY_JOB = "consultations.codify"
@@ -168,13 +166,13 @@ def run_analysis(job, progress) -> dict:
     def analyse(sample) -> str:
         return analyse_sample(round, version, sample, job=job, **context)
 
-    workers = settings.CONSULTATION_ANALYSIS_WORKERS
-    if workers <= 1:
-        for sample in samples:
-            outcomes.append(analyse(sample))
-            progress.advance(message=f"sample {sample.pk}: {outcomes[-1]}")
-    else:
-        _in_parallel(samples, analyse, progress, workers, outcomes)
+    # Several analysts at once (the paper ran six sub-agents); the provider limit still caps calls in flight.
+    analysed = results_in_parallel(
+        samples, analyse, workers=settings.CONSULTATION_ANALYSIS_WORKERS, name="consultation-analysis"
+    )
+    for sample, action in analysed:
+        outcomes.append(action)
+        progress.advance(message=f"sample {sample.pk}: {action}")
     outcome = {"analysed": len(outcomes), "needs_attention": outcomes.count(NEEDS_ATTENTION), "version": version.number}
     if job.params.get("raise_questions"):
         outcome["questions"] = raise_questions(round, job=job)
@@ -199,35 +197,6 @@ def analyse_sample(round: Round, version: RulebookVersion, sample, *, job, schem
         reason=data.reason, agent_call_id=result.call.pk, job=job,
     )
     return data.action
-
-
-def _in_parallel(samples, analyse, progress, workers: int, outcomes: list) -> None:
-    """Several samples at once. Progress, cancel and errors stay on the job's thread: a cancel, a budget stop
-    or a provider refusal lets the calls in flight finish (and be logged) and submits nothing more."""
-
-    def work(sample):
-        try:
-            return sample, analyse(sample)
-        finally:
-            connection.close()  # each worker thread has its own connection
-
-    queue = iter(samples)
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="consultation-analysis") as pool:
-        in_flight = {pool.submit(work, s) for s in islice(queue, workers)}
-        try:
-            while in_flight:
-                done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
-                for future in done:
-                    sample, action = future.result()
-                    outcomes.append(action)
-                    progress.advance(message=f"sample {sample.pk}: {action}")
-                    following = next(queue, None)
-                    if following is not None:
-                        in_flight.add(pool.submit(work, following))
-        except BaseException:
-            for future in in_flight:
-                future.cancel()
-            raise
 
 
 # --- 2. Questions ----------------------------------------------------------------------------------------

@@ -14,10 +14,12 @@ JSON-able result. A handler must be safe to run again on a job that stopped: res
 import logging
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from itertools import islice
 
 from django.conf import settings
-from django.db import connections, transaction
+from django.db import connection, connections, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -145,3 +147,35 @@ def run_job(job_id: int) -> None:
 
 def _finish(job_id: int, status: str, **fields) -> None:
     Job.objects.filter(pk=job_id).update(status=status, finished_at=timezone.now(), **fields)
+
+
+def results_in_parallel(items: Iterable, work: Callable, *, workers: int, name: str = "job") -> Iterator[tuple]:
+    """Yield (item, work(item)) as each finishes, with at most `workers` calls in flight. The caller's loop
+    (progress, cancel checks, errors) stays on the job's thread; when it stops, the calls in flight finish
+    and nothing more is submitted. Each worker thread closes its own database connection."""
+    if workers <= 1:
+        for item in items:
+            yield item, work(item)
+        return
+
+    def run(item):
+        try:
+            return item, work(item)
+        finally:
+            connection.close()
+
+    queue = iter(items)
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name) as pool:
+        in_flight = {pool.submit(run, item) for item in islice(queue, workers)}
+        try:
+            while in_flight:
+                done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+                for future in done:
+                    yield future.result()
+                    following = next(queue, None)
+                    if following is not None:
+                        in_flight.add(pool.submit(run, following))
+        except BaseException:
+            for future in in_flight:
+                future.cancel()
+            raise

@@ -2,13 +2,11 @@
 
 import logging
 import re
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from itertools import islice
 from pathlib import Path
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps.agents.services import (
@@ -20,7 +18,7 @@ from apps.agents.services import (
     require_distinct_models,
 )
 from apps.jobs.models import JobStatus
-from apps.jobs.services import start_job
+from apps.jobs.services import results_in_parallel, start_job
 from apps.transfer import formats, selectors
 from apps.transfer.models import (
     Correction,
@@ -153,43 +151,13 @@ def run_ground_truth_review(job, progress) -> dict:
     progress.set_total(len(scope), message=f"{len(scope) - len(pending)} of {len(scope)} samples already reviewed")
     progress.set_done(len(scope) - len(pending))
     samples = list(SourceSample.objects.filter(pk__in=pending).select_related("benchmark").order_by("pk"))
-    workers = settings.TRANSFER_REVIEW_WORKERS
-    if workers <= 1:
-        for sample in samples:
-            outcome = review_sample(run, sample, job=job)
-            progress.advance(message=f"{sample.subset}/{sample.source_id}: {outcome}")
-    else:
-        _review_in_parallel(run, samples, job, progress, workers)
+    reviewed = results_in_parallel(
+        samples, lambda sample: review_sample(run, sample, job=job), workers=settings.TRANSFER_REVIEW_WORKERS,
+        name="ground-truth",
+    )
+    for sample, outcome in reviewed:
+        progress.advance(message=f"{sample.subset}/{sample.source_id}: {outcome}")
     return {"report": selectors.correction_report(run.benchmark, subset=run.subset or None)}
-
-
-def _review_in_parallel(run, samples, job, progress, workers: int) -> None:
-    """Review several samples at once. Progress, cancel and errors stay on this thread: a budget stop or a
-    cancel lets the calls in flight finish (and be logged) and submits nothing more."""
-
-    def work(sample):
-        try:
-            return sample, review_sample(run, sample, job=job)
-        finally:
-            connection.close()  # each worker thread has its own connection
-
-    queue = iter(samples)
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ground-truth") as pool:
-        # Only a few samples are submitted ahead, so a cancel or a budget stop leaves little in flight.
-        in_flight = {pool.submit(work, s) for s in islice(queue, workers)}
-        try:
-            while in_flight:
-                done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
-                for future in done:
-                    sample, outcome = future.result()
-                    progress.advance(message=f"{sample.subset}/{sample.source_id}: {outcome}")
-                    following = next(queue, None)
-                    if following is not None:
-                        in_flight.add(pool.submit(work, following))
-        except BaseException:
-            for future in in_flight:
-                future.cancel()
-            raise
 
 
 def _variables(sample: SourceSample) -> dict:

@@ -1,4 +1,5 @@
 import threading
+import time
 
 import pytest
 from django.db import connection
@@ -132,3 +133,25 @@ def test_a_job_runs_on_a_real_celery_worker_over_redis(settings, make_wav, tmp_p
     assert job.status == JobStatus.SUCCEEDED, job.error
     assert (job.done, job.total, job.result) == (3, 3, {"assets": 3})
     assert seen_progress[-1] == 3
+
+
+def test_results_in_parallel_keeps_at_most_n_calls_in_flight_and_stops_with_the_caller():
+    lock, running, peak, started = threading.Lock(), [0], [0], []
+
+    def work(item):
+        with lock:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+            started.append(item)
+        time.sleep(0.02)
+        with lock:
+            running[0] -= 1
+        return item * item
+
+    assert sorted(services.results_in_parallel(range(12), work, workers=3)) == [(i, i * i) for i in range(12)]
+    assert peak[0] == 3
+    started.clear()
+    with pytest.raises(services.JobCancelled):
+        for _ in services.results_in_parallel(range(100), work, workers=3):
+            raise services.JobCancelled()  # e.g. progress.advance() saw a cancel
+    assert len(started) <= 4  # the calls in flight finish; nothing more is submitted
