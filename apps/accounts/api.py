@@ -32,7 +32,7 @@ def exception_handler(exc, context):
 
 def _messages(value) -> list[str]:
     if isinstance(value, list):
-        return [str(v) if not isinstance(v, dict | list) else str(v) for v in value]
+        return [str(v) for v in value]
     if isinstance(value, dict):
         return [f"{k}: {' '.join(_messages(v))}" for k, v in value.items()]
     return [str(value)]

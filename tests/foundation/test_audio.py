@@ -54,7 +54,7 @@ def test_a_truncated_wav_is_refused(db, make_wav):
 
 def test_a_wav_with_zero_duration_is_refused(db, make_wav):
     path = make_wav("silence.wav", seconds=0)
-    with pytest.raises(services.AudioRejected, match=r"^silence\.wav: "):
+    with pytest.raises(services.AudioRejected, match=r"^silence\.wav: the audio has zero duration$"):
         services.inspect_audio(path)
 
 
