@@ -10,7 +10,8 @@ COPY apps ./apps
 COPY workers ./workers
 RUN pip install --no-cache-dir .
 COPY . .
-RUN DEBUG=1 python manage.py collectstatic --noinput
+# The manifest storage used when DEBUG=0 needs the manifest written at build time.
+RUN DEBUG=0 SECRET_KEY=build-only-not-secret ALLOWED_HOSTS=build python manage.py collectstatic --noinput
 ENV PYTHONUNBUFFERED=1
 EXPOSE 8000
 CMD ["gunicorn", "config.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--threads", "4"]
