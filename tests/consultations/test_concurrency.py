@@ -1,12 +1,11 @@
 """Answers racing for the last place on a question: the question row lock lets exactly one through."""
 
-import threading
 
 import pytest
-from django.db import connection
 
 from apps.consultations import services
 from apps.consultations.models import ExpertAnswer, QuestionStatus
+from tests.race import run_threads
 
 
 @pytest.mark.postgres
@@ -14,24 +13,17 @@ from apps.consultations.models import ExpertAnswer, QuestionStatus
 def test_two_experts_racing_for_a_one_expert_question_decide_it_once(make_question, make_user):
     question = make_question(required_experts=1)
     experts = [make_user(f"racer{i}", "expert") for i in range(4)]
-    barrier = threading.Barrier(len(experts))
     outcomes = []
 
     def answer(expert, key):
         try:
-            barrier.wait()
             services.submit_answer(question=question, expert=expert, option=key)
             outcomes.append("ok")
         except services.ConsultationError as exc:
             outcomes.append(str(exc))
-        finally:
-            connection.close()
 
-    threads = [threading.Thread(target=answer, args=(e, "ABCA"[i])) for i, e in enumerate(experts)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    errors = run_threads([lambda e=e, k="ABCA"[i]: answer(e, k) for i, e in enumerate(experts)])
+    assert not errors, errors
     assert outcomes.count("ok") == 1
     assert all("no longer open" in o for o in outcomes if o != "ok")
     question.refresh_from_db()

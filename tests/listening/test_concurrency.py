@@ -1,14 +1,13 @@
 """Many listeners racing on PostgreSQL: every clip ends with exactly five distinct listeners, none lost."""
 
-import threading
 from collections import Counter
 
 import pytest
-from django.db import connection
 
 from apps.listening import services
 from apps.listening.models import Clip, Rating
 from apps.queues.models import Assignment
+from tests.race import run_threads
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -17,33 +16,20 @@ def test_a_race_of_threads_gives_every_clip_exactly_five_distinct_listeners(make
     test = make_test(12, gold=1)
     users = [make_user(f"racer{i}", "listener") for i in range(14)]
     created_by_thread = Counter()
-    errors: list[BaseException] = []
-    barrier = threading.Barrier(len(users))
 
     def listen(user):
-        try:
-            barrier.wait()
-            while (assignment := services.next_assignment(test=test, listener=user)) is not None:
-                clip = Clip.objects.get(work_item_id=assignment.item_id)
-                services.report_playback(clip=clip, listener=user)
-                score = 1 + (clip.pk + user.pk) % 5
-                _, created = services.rate_clip(clip=clip, listener=user, score=score)
-                # A resent submission (a double click, a retried request) must not count twice.
-                _, again = services.rate_clip(clip=clip, listener=user, score=score)
-                assert created and not again
-                created_by_thread[user.pk] += 1
-        except BaseException as exc:  # surfaced below; a thread's exception would vanish otherwise
-            errors.append(exc)
-        finally:
-            connection.close()
+        while (assignment := services.next_assignment(test=test, listener=user)) is not None:
+            clip = Clip.objects.get(work_item_id=assignment.item_id)
+            services.report_playback(clip=clip, listener=user)
+            score = 1 + (clip.pk + user.pk) % 5
+            _, created = services.rate_clip(clip=clip, listener=user, score=score)
+            # A resent submission (a double click, a retried request) must not count twice.
+            _, again = services.rate_clip(clip=clip, listener=user, score=score)
+            assert created and not again
+            created_by_thread[user.pk] += 1
 
-    threads = [threading.Thread(target=listen, args=(u,)) for u in users]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
+    errors = run_threads([lambda u=u: listen(u) for u in users])
     assert not errors, errors
-    assert not any(t.is_alive() for t in threads)
 
     for clip in test.clips.regular():
         listeners = list(Rating.objects.filter(clip=clip).values_list("listener_id", flat=True))
@@ -62,23 +48,12 @@ def test_two_copies_of_one_submission_racing_store_one_rating(make_test, listene
     assignment = services.next_assignment(test=test, listener=listener)
     clip = Clip.objects.get(work_item_id=assignment.item_id)
     services.report_playback(clip=clip, listener=listener)
-    results, errors = [], []
-    barrier = threading.Barrier(6)
+    results = []
 
     def submit():
-        try:
-            barrier.wait()
-            results.append(services.rate_clip(clip=clip, listener=listener, score=4)[1])
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            connection.close()
+        results.append(services.rate_clip(clip=clip, listener=listener, score=4)[1])
 
-    threads = [threading.Thread(target=submit) for _ in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
+    errors = run_threads([submit] * 6, timeout=60)
     assert not errors
     assert sorted(results) == [False] * 5 + [True]
     assert Rating.objects.count() == 1

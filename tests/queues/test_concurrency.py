@@ -15,32 +15,9 @@ from django.utils import timezone
 from apps.queues import selectors, services
 from apps.queues.models import Assignment, AssignmentStatus, WorkItem
 from tests.queues.conftest import submit
+from tests.race import run_threads
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
-
-
-def run_threads(targets, *, timeout: float = 120) -> list[BaseException]:
-    """Start every target at the same moment (a barrier); return what they raised. Each thread closes its
-    own database connection at the end."""
-    barrier = threading.Barrier(len(targets))
-    errors: list[BaseException] = []
-
-    def wrap(target):
-        try:
-            barrier.wait()
-            target()
-        except BaseException as exc:  # collected and asserted by the test
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=wrap, args=(t,)) for t in targets]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout)
-    assert not any(thread.is_alive() for thread in threads), "a racing thread hung"
-    return errors
 
 
 class Watcher:

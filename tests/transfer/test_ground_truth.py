@@ -1,6 +1,5 @@
 """The ground-truth correction stage with the real SDKs against the fake provider server."""
 
-import threading
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -25,6 +24,7 @@ from apps.transfer.services import (
     resolve_correction_by_expert,
     start_ground_truth_review,
 )
+from tests.race import run_threads
 from tests.transfer.conftest import is_meta, is_reviewer
 
 NEW_ANSWER = {"correction_kind": "new_answer", "new_answer": "Canberra"}
@@ -282,23 +282,13 @@ def test_two_starts_racing_never_review_a_sample_twice(source_samples, script_ag
     """Two admins start the stage at once: a second start is refused while one runs, and if both get through,
     the one-review-per-sample constraint keeps one record per sample and neither job fails."""
     script_agents()
-    errors = []
 
     def start():
-        try:
-            start_ground_truth_review(benchmark="voicebench")
-        except ValueError as exc:
-            errors.append(exc)
-        finally:
-            connection.close()
+        start_ground_truth_review(benchmark="voicebench")
 
-    threads = [threading.Thread(target=start) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    errors = run_threads([start, start])
     assert GroundTruthReview.objects.count() == 5
-    assert all("already running" in str(e) for e in errors)
+    assert all(isinstance(e, ValueError) and "already running" in str(e) for e in errors)
     assert set(Job.objects.values_list("status", flat=True)) == {JobStatus.SUCCEEDED}
 
 

@@ -1,12 +1,11 @@
 """Annotators racing on PostgreSQL: every item ends with exactly three distinct reviews."""
 
-import threading
 
 import pytest
-from django.db import connection
 
 from apps.verification.models import ItemStatus, Review, VerificationItem
 from apps.verification.services import ReviewRefused, next_item, submit_review
+from tests.race import run_threads
 
 
 @pytest.mark.postgres
@@ -14,34 +13,22 @@ from apps.verification.services import ReviewRefused, next_item, submit_review
 def test_racing_annotators_leave_exactly_three_distinct_reviews_per_item(make_project, make_user):
     project = make_project(12)
     workers = [make_user(f"racer{i}", "annotator") for i in range(8)]
-    errors: list[BaseException] = []
-    barrier = threading.Barrier(len(workers))
 
     def work(user):
-        try:
-            barrier.wait()
-            while True:
-                item = next_item(project, user)
-                if item is None:
-                    return
-                # Submit twice, as a double click would: one review must be stored.
-                for _ in range(2):
-                    try:
-                        submit_review(item, user, decision="approve" if item.pk % 4 else "reject",
-                                      reasons=[] if item.pk % 4 else ["wrong_answer"])
-                    except ReviewRefused as exc:
-                        if exc.code != "settled":
-                            raise
-        except BaseException as exc:  # surfaced to the test thread below
-            errors.append(exc)
-        finally:
-            connection.close()
+        while True:
+            item = next_item(project, user)
+            if item is None:
+                return
+            # Submit twice, as a double click would: one review must be stored.
+            for _ in range(2):
+                try:
+                    submit_review(item, user, decision="approve" if item.pk % 4 else "reject",
+                                  reasons=[] if item.pk % 4 else ["wrong_answer"])
+                except ReviewRefused as exc:
+                    if exc.code != "settled":
+                        raise
 
-    threads = [threading.Thread(target=work, args=(u,)) for u in workers]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
+    errors = run_threads([lambda u=u: work(u) for u in workers])
     assert not errors, errors
     for item in VerificationItem.objects.filter(project=project):
         reviewers = list(Review.objects.filter(item=item).values_list("annotator_id", flat=True))
