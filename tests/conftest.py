@@ -175,7 +175,8 @@ def _drop_stray_connections(django_db_setup, django_db_blocker):
     """Threads of live servers and workers may keep a connection to the test database open, which would
     stop PostgreSQL from dropping it at the end of the session; end them first."""
     yield
-    if connection.vendor != "postgresql":
+    # pytest-django creates the test database only when a collected test uses it.
+    if connection.vendor != "postgresql" or not connection.settings_dict["NAME"].startswith("test_"):
         return
     with django_db_blocker.unblock(), connection.cursor() as cursor:
         cursor.execute(
