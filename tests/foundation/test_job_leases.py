@@ -79,6 +79,18 @@ def test_a_run_that_lost_its_lease_can_no_longer_write_to_the_job(item_rows):
     assert Job.objects.get(pk=job.pk).message == "Worker lost; resuming"
 
 
+def test_the_progress_partial_offers_to_resume_a_job_whose_worker_was_lost(item_rows, client_for, admin,
+                                                                          django_capture_on_commit_callbacks):
+    job = services.start_job(kind=counted_job.KIND, title="Count", params={"items": 2}, user=admin)
+    lose_the_worker(job)
+    client = client_for(admin)
+    html = client.get(f"/jobs/{job.pk}/progress/").content.decode()
+    assert "worker stopped answering" in html and f"/jobs/{job.pk}/resume/" in html
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(f"/jobs/{job.pk}/resume/", HTTP_HX_REQUEST="true")
+    assert Job.objects.get(pk=job.pk).status == JobStatus.SUCCEEDED
+
+
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_two_workers_reclaiming_at_once_claim_a_lost_job_once(settings):
