@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_htmx",
     "axes",
+    "apps.core",
     "apps.accounts",
     "apps.jobs",
     "apps.audio",
@@ -61,6 +62,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # After HtmxMiddleware: a refusal escaping a page view is rendered with its status (bare text for htmx).
+    "apps.core.middleware.ApplicationErrorMiddleware",
     # Last, as django-axes asks: it turns a lockout raised during authentication into a response.
     "axes.middleware.AxesMiddleware",
 ]
@@ -216,6 +219,9 @@ MEDIA_URL = "/media-not-served/"  # media is only ever served through permission
 
 # --- Audio ----------------------------------------------------------------------------------------------
 AUDIO_MAX_BYTES = env_int("AUDIO_MAX_BYTES", 200 * 1024 * 1024, minimum=1)
+# An uploaded zip (test bundle, media archive) may unpack to at most this many files and bytes.
+ZIP_MAX_FILES = env_int("SORI_ZIP_MAX_FILES", 50_000, minimum=1)
+ZIP_MAX_BYTES = env_int("SORI_ZIP_MAX_BYTES", 4 * 1024 * 1024 * 1024, minimum=1)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 

@@ -38,6 +38,7 @@ from apps.consultations.selectors import (
     source_sample_model,
     undecided_results,
 )
+from apps.core.errors import Conflict
 from apps.jobs.services import results_in_parallel, start_job
 
 QUESTIONS_SAMPLE_LIMIT = 200  # undecided samples shown to the question writer in one call
@@ -115,7 +116,7 @@ def start_analysis(round: Round, *, user=None):
     with transaction.atomic():
         round = Round.objects.select_for_update().get(pk=round.pk)
         if round.status not in (RoundStatus.DRAFT, RoundStatus.ANALYSING):
-            raise services.ConsultationError(f"{round} is past its analysis")
+            raise Conflict(f"{round} is past its analysis")
         services.set_round_status(round, RoundStatus.ANALYSING, actor=user, message=f"Analysis started under {round.base_version}")
         return start_job(
             kind=ANALYSIS_JOB, title=f"Analyse {round} under {round.base_version}",
@@ -238,7 +239,7 @@ def questions_schema(allowed_ids: set[int], rule_ids: set[str], remaining: int) 
 def start_question_writing(round: Round, *, user=None):
     """Raise (more) questions from the undecided samples, as a job: an agent call never runs in a request."""
     if round.status not in (RoundStatus.ANALYSING, RoundStatus.ANSWERING):
-        raise services.ConsultationError(f"{round} takes no new questions now")
+        raise Conflict(f"{round} takes no new questions now")
     return start_job(kind=QUESTIONS_JOB, title=f"Raise questions for {round}", params={"round": round.pk}, user=user)
 
 

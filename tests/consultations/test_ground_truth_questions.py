@@ -5,6 +5,7 @@ import pytest
 
 from apps.consultations import services
 from apps.consultations.models import DecisionQuestion, QuestionOrigin, QuestionStatus
+from apps.core.errors import Conflict, InvalidInput
 from apps.transfer.models import (
     Correction,
     CorrectionStatus,
@@ -43,14 +44,14 @@ def test_a_correction_sent_to_an_expert_is_in_the_inbox_before_anyone_opens_a_pa
 
 def test_a_failed_hand_off_leaves_the_correction_where_it_was(samples, monkeypatch):
     def refuse(**_):
-        raise services.ConsultationError("the inbox refused it")
+        raise Conflict("the inbox refused it")
 
     monkeypatch.setattr(services, "raise_ground_truth_question", refuse)
     sample = samples[1]
     run = ReviewRun.objects.create(benchmark=sample.benchmark, on_unresolved=UnresolvedPolicy.EXPERT)
     review = GroundTruthReview.objects.create(sample=sample, run=run, outcome=ReviewOutcome.CORRECTION_PROPOSED)
     correction = Correction.objects.create(review=review, sample=sample, kind="unanswerable", reviewer_rationale="x")
-    with pytest.raises(services.ConsultationError):
+    with pytest.raises(Conflict):
         record_meta_verdict(correction, status=CorrectionStatus.NEEDS_EXPERT, meta_verdict="unsure")
     assert Correction.objects.get(pk=correction.pk).status == CorrectionStatus.PROPOSED
     assert not DecisionQuestion.objects.exists()
@@ -70,7 +71,7 @@ def test_a_correction_for_an_expert_becomes_an_inbox_question_and_the_answer_res
     api_client.force_authenticate(expert)
     assert [q["id"] for q in api_client.get("/api/consultations/questions/?status=open").json()["results"]] == [question.pk]
 
-    with pytest.raises(services.ConsultationError, match="answered with one of its options"):
+    with pytest.raises(InvalidInput, match="answered with one of its options"):
         services.submit_answer(question=question, expert=expert, text="maybe")
     response = api_client.post(f"/api/consultations/questions/{question.pk}/answers/", {"option": "A", "confidence": 4}, format="json")
     assert response.status_code == 201
