@@ -76,9 +76,7 @@ def _question_context(question: DecisionQuestion, user) -> dict:
     others = question.answers.filter(submitted_at__isnull=False).exclude(expert=user).select_related("expert", "option")
     version = question.round.base_version if question.round else None
     rules = list(version.rules.filter(rule_id__in=question.rules_touched)) if version else []
-    examples = [
-        {**selectors.sample_fields(s), "audio_url": selectors.sample_audio_url(s)} for s in question.example_samples.all()
-    ]
+    examples = [selectors.sample_fields(s) for s in question.example_samples.all()]
     return {
         "question": question,
         "options": question.options.all(),
