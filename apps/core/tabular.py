@@ -64,12 +64,15 @@ def parse_table(
     unique: str | Iterable[str | tuple[str, ...]] = (),
     exclude_columns: Collection[str] = (),
     allow_empty: bool = False,
+    blank_is_missing: bool = True,
 ) -> tuple[list[tuple[int, Row]], list[FileProblem]]:
     """Read `source` (a path, or the file's bytes with `name`) and validate every row with `model`
     (`context` reaches its validators). `unique` names fields whose values may not repeat (a tuple of
 fields is one key: ("predictor", "clip_id")). The format comes
     from `format` or the file's suffix (.csv, .jsonl/.ndjson, .json, .parquet). Columns in
-    `exclude_columns` are never read (a Parquet audio column can be most of the file)."""
+    `exclude_columns` are never read (a Parquet audio column can be most of the file). An empty value ("",
+an empty cell, null) counts as absent, so a required field reports it as missing; with
+blank_is_missing=False only null does (for files where an empty text is a real answer)."""
     if isinstance(source, bytes):
         name, data, path = name or "upload", source, None
     else:
@@ -82,7 +85,7 @@ fields is one key: ("predictor", "clip_id")). The format comes
         raise FileRefused("no such file", file=name)
     unit = "row" if kind == "parquet" else "line"
     required = [_column(n, f) for n, f in model.model_fields.items() if f.is_required()]
-    records = _records(kind, name, data if data is not None else path, required, set(exclude_columns))
+    records = _records(kind, name, data if data is not None else path, required, set(exclude_columns), blank_is_missing)
 
     rows: list[tuple[int, Row]] = []
     problems: list[FileProblem] = []
@@ -131,9 +134,21 @@ def _problem(name: str, line: int, unit: str, error: dict) -> FileProblem:
     return FileProblem(file=name, line=line, unit=unit, field=field, reason=reason)
 
 
-def _records(kind: str, name: str, source: bytes | Path, required: list[str], excluded: set[str]) -> Iterator[tuple[int, dict | FileProblem]]:
-    """(line, record or the problem reading it) for each row. CSV and JSON problems that make the rest
-    unreadable raise FileRefused at once."""
+def _records(
+    kind: str, name: str, source: bytes | Path, required: list[str], excluded: set[str], blank_is_missing: bool
+) -> Iterator[tuple[int, dict | FileProblem]]:
+    """(line, record or the problem reading it) for each row, without its absent values. CSV and JSON
+    problems that make the rest unreadable raise FileRefused at once."""
+    for line, record in _raw_records(kind, name, source, required, excluded):
+        if isinstance(record, dict):
+            record = {
+                k: v for k, v in record.items()
+                if v is not None and not (blank_is_missing and isinstance(v, str) and not v.strip())
+            }
+        yield line, record
+
+
+def _raw_records(kind: str, name: str, source: bytes | Path, required: list[str], excluded: set[str]):
     if kind == "parquet":
         yield from _parquet(name, source, required, excluded)
         return
@@ -180,12 +195,7 @@ def _object(name: str, number: int, text: str, excluded: set[str]) -> dict | Fil
 
 
 def _present(record: dict, excluded: set[str]) -> dict:
-    """The record without its empty values: in every format an empty cell, "" or null is an absent value,
-    so an optional field takes its default and a required one is reported as missing."""
-    return {
-        k: v for k, v in record.items()
-        if k not in excluded and v is not None and not (isinstance(v, str) and not v.strip())
-    }
+    return {k: v for k, v in record.items() if k not in excluded}
 
 
 def _json_array(name: str, text: str, excluded: set[str]):
@@ -240,7 +250,7 @@ def _parquet(name: str, source: bytes | Path, required: list[str], excluded: set
         for batch in batches:
             for record in batch.to_pylist():
                 number += 1
-                yield number, _present(record, set())
+                yield number, record
     except (pa.ArrowException, OSError) as exc:
         raise FileRefused(f"not a readable Parquet file ({exc})", file=name) from None
 
