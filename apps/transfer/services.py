@@ -1,7 +1,6 @@
 """Writes of the transfer app: importing source benchmarks, and the ground-truth correction stage."""
 
 import logging
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +16,8 @@ from apps.agents.services import (
     require_configured,
     require_distinct_models,
 )
+from apps.core.errors import Conflict, FileProblem
+from apps.core.tabular import refuse
 from apps.jobs.models import JobStatus
 from apps.jobs.services import results_in_parallel, start_job
 from apps.transfer import formats, selectors
@@ -40,16 +41,6 @@ log = logging.getLogger(__name__)
 MAX_REPORTED_ERRORS = 50
 
 
-class ImportRejected(Exception):
-    """The file was not imported; `errors` name each bad row by file and line."""
-
-    def __init__(self, errors: list[str]):
-        self.errors = errors
-        shown = errors[:MAX_REPORTED_ERRORS]
-        more = f"\n... and {len(errors) - len(shown)} more" if len(errors) > len(shown) else ""
-        super().__init__("\n".join(shown) + more)
-
-
 @dataclass
 class ImportResult:
     benchmark: SourceBenchmark
@@ -64,15 +55,12 @@ def import_benchmark(*, fmt: str, subset: str, path: Path, data: bytes | None = 
     Importing the same file again changes nothing; a row whose id exists with a different record is an error
     (the imported answer is never overwritten)."""
     fmt = SourceFormat(fmt)
-    try:
-        rows, errors = formats.parse_file(fmt, subset, Path(path), data)
-    except formats.RowError as exc:
-        raise ImportRejected([str(exc)]) from None
+    rows, problems = formats.parse_file(fmt, subset, Path(path), data)
     name = benchmark or fmt.value
     with transaction.atomic():
         bench, _ = SourceBenchmark.objects.get_or_create(name=name, defaults={"format": fmt})
         if bench.format != fmt:
-            raise ImportRejected([f"benchmark {name!r} holds {bench.format} data, not {fmt.value}"])
+            raise Conflict(f"benchmark {name!r} holds {bench.format} data, not {fmt.value}", code="other_format")
         existing = {
             s.source_id: s for s in SourceSample.objects.filter(benchmark=bench, subset=subset, source_id__in=[r.source_id for r in rows])
         }
@@ -88,17 +76,13 @@ def import_benchmark(*, fmt: str, subset: str, path: Path, data: bytes | None = 
             elif (old.transcription, old.answer, old.aliases) == (row.transcription, row.answer, row.aliases):
                 unchanged += 1
             else:
-                errors.append(f"{Path(path).name} line {row.line}: sample {row.source_id!r} was imported before "
-                              "with a different question or answer; the imported answer is never overwritten")
-        if errors:
-            raise ImportRejected(sorted(errors, key=_line_of))
+                problems.append(FileProblem(
+                    file=Path(path).name, line=row.line, reason=f"sample {row.source_id!r} was imported before with "
+                    "a different question or answer; the imported answer is never overwritten",
+                ))
+        refuse(problems, limit=MAX_REPORTED_ERRORS)
         SourceSample.objects.bulk_create(new, batch_size=500)
     return ImportResult(benchmark=bench, subset=subset, created=len(new), unchanged=unchanged)
-
-
-def _line_of(error: str) -> int:
-    match = re.search(r" (?:line|row) (\d+)", error)
-    return int(match.group(1)) if match else 0
 
 
 # --- ground-truth correction -------------------------------------------------------------------------------
