@@ -97,9 +97,7 @@ def next_assignment(*, test: ListeningTest, listener, now: datetime | None = Non
 
 
 def _has_live_lease(clip: Clip, listener, now: datetime) -> bool:
-    return Assignment.objects.filter(
-        item_id=clip.work_item_id, worker=listener, status=Assignment.Status.LEASED, expires_at__gt=now
-    ).exists()
+    return Assignment.objects.live(now).filter(item_id=clip.work_item_id, worker=listener).exists()
 
 
 def report_playback(*, clip: Clip, listener, now: datetime | None = None) -> PlaybackEnd:

@@ -4,7 +4,6 @@ scoring runs. Reviews go through the shared assignment engine (apps/queues) with
 import hashlib
 import json
 import random
-import shutil
 from collections import defaultdict
 from pathlib import Path
 
@@ -313,8 +312,3 @@ def score_predictions_file(project: VerificationProject, *, name: str, path: Pat
     report = scoring.score(items, predictions)
     return ScoringRun.objects.create(project=project, name=name, file_name=Path(path).name, report=report,
                                      created_by=by if by and by.pk else None)
-
-
-def copy_media(src: Path, dst: Path) -> None:
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(src, dst)
