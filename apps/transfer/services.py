@@ -99,7 +99,7 @@ def check_ground_truth_ready() -> None:
 
 def start_ground_truth_review(
     *, benchmark: str, subset: str = "", limit: int | None = None, on_unresolved: str = UnresolvedPolicy.EXCLUDE,
-    budget_usd: float | None = None, user=None,
+    budget_usd: float | None = None, acting_user=None,
 ) -> ReviewRun:
     check_ground_truth_ready()
     bench = SourceBenchmark.objects.filter(name=benchmark).first()
@@ -117,10 +117,10 @@ def start_ground_truth_review(
     with transaction.atomic():
         run.reviewer_model = ":".join(agent_config(REVIEWER))
         run.meta_reviewer_model = ":".join(agent_config(META_REVIEWER))
-        run.created_by = user if user is not None and user.pk else None
+        run.created_by = acting_user if acting_user is not None and acting_user.pk else None
         run.save()
         params["run_id"] = run.pk
-        job = start_job(kind="transfer.ground_truth_review", title=str(run), params=params, user=user)
+        job = start_job(kind="transfer.ground_truth_review", title=str(run), params=params, acting_user=acting_user)
         run.job = job
         run.save(update_fields=["job"])
     return run
@@ -262,7 +262,7 @@ def retry_needing_attention(*, benchmark: SourceBenchmark) -> int:
 
 
 
-def overturn_correction(correction: Correction, *, user, to_status: str, note: str) -> CorrectionDecision:
+def overturn_correction(*, correction: Correction, acting_user, to_status: str, note: str) -> CorrectionDecision:
     """An admin's decision over the agents' (confirm a rejected correction, or reject a confirmed one).
     Recorded with the admin's name; the agents' outputs stay as they were."""
     to_status = CorrectionStatus(to_status)
@@ -270,16 +270,16 @@ def overturn_correction(correction: Correction, *, user, to_status: str, note: s
         raise ValueError("an admin can set a correction to confirmed or rejected")
     if not note.strip():
         raise ValueError("say why you overturn the agents' decision")
-    return _decide(correction, user=user, decided_as="admin", to_status=to_status, note=note)
+    return _decide(correction, user=acting_user, decided_as="admin", to_status=to_status, note=note)
 
 
-def resolve_correction_by_expert(correction: Correction, *, user, accept: bool, note: str = "") -> CorrectionDecision:
+def resolve_correction_by_expert(*, correction: Correction, acting_user, accept: bool, note: str = "") -> CorrectionDecision:
     """An expert's answer to a correction sent to them: accept applies it, otherwise the sample is excluded.
     (The consultations app's expert inbox calls this.)"""
     if correction.status != CorrectionStatus.NEEDS_EXPERT:
         raise ValueError(f"this correction is {correction.get_status_display().lower()}, not waiting for an expert")
     to_status = CorrectionStatus.CONFIRMED if accept else CorrectionStatus.REJECTED
-    return _decide(correction, user=user, decided_as="expert", to_status=to_status, note=note)
+    return _decide(correction, user=acting_user, decided_as="expert", to_status=to_status, note=note)
 
 
 def _decide(correction: Correction, *, user, decided_as: str, to_status: str, note: str) -> CorrectionDecision:

@@ -59,7 +59,7 @@ def ground_truth(request):
             services.start_ground_truth_review(
                 benchmark=data["benchmark"].name, subset=data["subset"].strip(), limit=data["limit"],
                 on_unresolved=data["on_unresolved"],
-                budget_usd=float(data["budget_usd"]) if data["budget_usd"] is not None else None, user=request.user,
+                budget_usd=float(data["budget_usd"]) if data["budget_usd"] is not None else None, acting_user=request.user,
             )
         except (AgentError, ValueError) as exc:
             messages.error(request, f"The stage did not start: {exc}")
@@ -114,7 +114,7 @@ def overturn(request, pk: int):
         messages.error(request, "Choose confirm or reject and say why.")
     else:
         try:
-            services.overturn_correction(correction, user=request.user, to_status=form.cleaned_data["to_status"],
+            services.overturn_correction(correction=correction, acting_user=request.user, to_status=form.cleaned_data["to_status"],
                                          note=form.cleaned_data["note"])
         except ValueError as exc:
             messages.error(request, str(exc))
