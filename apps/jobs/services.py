@@ -102,11 +102,11 @@ class Progress:
             raise JobCancelled()
 
 
-def start_job(*, kind: str, title: str, params: dict | None = None, user=None, total: int = 0) -> Job:
+def start_job(*, kind: str, title: str, params: dict | None = None, acting_user=None, total: int = 0) -> Job:
     if kind not in _handlers:
         raise ValueError(f"no job handler is registered for {kind!r}")
     job = Job.objects.create(
-        kind=kind, title=title[:200], params=params or {}, created_by=user if user and user.pk else None, total=total
+        kind=kind, title=title[:200], params=params or {}, created_by=acting_user if acting_user and acting_user.pk else None, total=total
     )
     _dispatch(job.pk)
     return job

@@ -87,7 +87,7 @@ def test_a_correction_for_an_expert_becomes_an_inbox_question_and_the_answer_res
     assert [q["id"] for q in api_client.get("/api/consultations/questions/?status=open").json()["results"]] == [question.pk]
 
     with pytest.raises(InvalidInput, match="answered with one of its options"):
-        services.submit_answer(question=question, expert=expert, text="maybe")
+        services.submit_answer(question=question, acting_user=expert, text="maybe")
     response = api_client.post(f"/api/consultations/questions/{question.pk}/answers/", {"option": "A", "confidence": 4}, format="json")
     assert response.status_code == 201
     question.refresh_from_db()
@@ -101,7 +101,7 @@ def test_a_correction_for_an_expert_becomes_an_inbox_question_and_the_answer_res
 
 def test_rejecting_the_correction_excludes_the_sample(correction_for_expert, expert):
     question = DecisionQuestion.objects.get(origin=QuestionOrigin.GROUND_TRUTH)
-    services.submit_answer(question=question, expert=expert, option="B")
+    services.submit_answer(question=question, acting_user=expert, option="B")
     correction_for_expert.refresh_from_db()
     assert correction_for_expert.status == CorrectionStatus.REJECTED
     assert effective_answer(correction_for_expert.sample).included is False

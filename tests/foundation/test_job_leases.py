@@ -82,7 +82,7 @@ def test_a_run_that_lost_its_lease_can_no_longer_write_to_the_job(item_rows):
 
 def test_the_progress_partial_offers_to_resume_a_job_whose_worker_was_lost(item_rows, client_for, admin,
                                                                           django_capture_on_commit_callbacks):
-    job = services.start_job(kind=counted_job.KIND, title="Count", params={"items": 2}, user=admin)
+    job = services.start_job(kind=counted_job.KIND, title="Count", params={"items": 2}, acting_user=admin)
     lose_the_worker(job)
     client = client_for(admin)
     html = client.get(f"/jobs/{job.pk}/progress/").content.decode()
