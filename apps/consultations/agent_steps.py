@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db import transaction
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
+from apps.agents.services import AgentNeedsAttention, ProviderRejected, call_agent
 from apps.consultations import services
 from apps.consultations.models import (
     ANALYSIS_JOB,
@@ -47,8 +48,6 @@ QUESTIONS_SAMPLE_LIMIT = 200  # undecided samples shown to the question writer i
 def _call_agent(**kwargs):
     """call_agent, with a refusal by the provider itself (bad key, unknown model) turned into a stop: retrying
     other items would not help, so the job fails visibly and can be resumed once the admin fixed it."""
-    from apps.agents.services import ProviderRejected, call_agent
-
     try:
         return call_agent(**kwargs)
     except ProviderRejected as exc:
@@ -57,12 +56,6 @@ def _call_agent(**kwargs):
 
 class ProviderStopped(Exception):
     pass
-
-
-def _agent_errors():
-    from apps.agents.services import AgentNeedsAttention
-
-    return AgentNeedsAttention
 
 
 def _rules_payload(version: RulebookVersion) -> list[dict]:
@@ -168,7 +161,7 @@ def analyse_sample(round: Round, version: RulebookVersion, sample, *, job, schem
             role="analyst", prompt="consultation_analysis", schema=schema, job=job,
             variables={**variables, "sample": sample_fields(sample)},
         )
-    except _agent_errors() as exc:
+    except AgentNeedsAttention as exc:
         call = getattr(exc, "call", None)
         services.record_analysis(round=round, sample=sample, version=version, action=NEEDS_ATTENTION,
                                  reason=str(getattr(exc, "reason", exc)), job=job, agent_call_id=call.pk if call else None)
@@ -273,7 +266,7 @@ def raise_questions(*, round: Round, job=None, acting_user=None) -> int:
                 "undecided": [{**sample_fields(samples[r.sample_id]), "reason": r.reason} for r in undecided],
             },
         )
-    except _agent_errors() as exc:
+    except AgentNeedsAttention as exc:
         services.record_event(round=round, kind="needs_attention", message=f"Question writing needs attention: {getattr(exc, 'reason', exc)}")
         services.set_round_status(round=round, status=RoundStatus.ANSWERING, acting_user=acting_user)
         return 0
@@ -364,7 +357,7 @@ def run_codification(job, progress) -> dict:
                     "answers": answers, "examples": examples,
                 },
             )
-        except _agent_errors() as exc:
+        except AgentNeedsAttention as exc:
             problems += 1
             services.mark_draft_needs_attention(question=question, reason=str(getattr(exc, "reason", exc)))
         else:
