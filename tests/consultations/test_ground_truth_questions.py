@@ -32,7 +32,7 @@ def correction_for_expert(samples):
         review=review, sample=sample, kind="add_aliases", proposed_aliases=["Nur-Sultan"],
         reviewer_rationale="The capital was called Nur-Sultan from 2019 to 2022.",
     )
-    record_meta_verdict(correction, status=CorrectionStatus.NEEDS_EXPERT, meta_verdict="reject",
+    record_meta_verdict(correction=correction, status=CorrectionStatus.NEEDS_EXPERT, meta_verdict="reject",
                         meta_rationale="The question asks for the current name.")
     return correction
 
@@ -67,7 +67,7 @@ def test_a_failed_hand_off_leaves_the_correction_where_it_was(samples, monkeypat
     review = GroundTruthReview.objects.create(sample=sample, run=run, outcome=ReviewOutcome.CORRECTION_PROPOSED)
     correction = Correction.objects.create(review=review, sample=sample, kind="unanswerable", reviewer_rationale="x")
     with pytest.raises(Conflict):
-        record_meta_verdict(correction, status=CorrectionStatus.NEEDS_EXPERT, meta_verdict="unsure")
+        record_meta_verdict(correction=correction, status=CorrectionStatus.NEEDS_EXPERT, meta_verdict="unsure")
     assert Correction.objects.get(pk=correction.pk).status == CorrectionStatus.PROPOSED
     assert not DecisionQuestion.objects.exists()
 
