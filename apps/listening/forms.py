@@ -11,6 +11,14 @@ class SplitForm(forms.Form):
     validation = forms.FloatField(min_value=0, max_value=1, initial=0.09)
     test = forms.FloatField(min_value=0, max_value=1, initial=0.10)
     seed = forms.IntegerField(min_value=0, initial=0)
+    hold_out_speakers = forms.IntegerField(
+        min_value=0, initial=0, label="Held-out speakers",
+        help_text="every clip of this many random speakers goes to test first (speaker-disjoint subset)",
+    )
+    hold_out_texts = forms.IntegerField(
+        min_value=0, initial=0, label="Held-out texts",
+        help_text="every clip of this many random texts goes to test first (text-disjoint subset)",
+    )
 
     def clean(self):
         data = super().clean()

@@ -189,36 +189,45 @@ class SplitResult:
     text_disjoint: int
 
 
-def make_splits(*, test: ListeningTest, ratios=splitting.DEFAULT_RATIOS, seed: int = 0) -> SplitResult:
+def make_splits(*, test: ListeningTest, ratios=splitting.DEFAULT_RATIOS, seed: int = 0, hold_out_speakers: int = 0,
+                hold_out_texts: int = 0) -> SplitResult:
     """Split the regular clips by their clean MOS (clips without ratings count as MOS 0: they are split
     too, at the bottom of the range) and store split and disjoint flags. Re-running with the same seed and
-    the same ratings gives the same split."""
+    the same ratings gives the same split. `hold_out_speakers` / `hold_out_texts` put every clip of that
+    many random speakers (texts) in test first (see splits.stratified_split); ValueError if that cannot be.
+
+    A fixed number of queries whatever the number of clips: the ratings, the clips' speaker and text, and
+    one UPDATE per (split, speaker-disjoint, text-disjoint) combination."""
     from apps.listening.selectors import clean_clip_table
 
     table = clean_clip_table(test)
-    clips = list(test.clips.regular().only("pk", "speaker", "text"))
+    mos = table["mos_mean"].to_dict() if not table.empty else {}
     items = [
-        splitting.SplitClip(
-            key=c.pk, mos=float(table["mos_mean"].get(c.pk, 0.0)) if not table.empty else 0.0,
-            speaker=c.speaker, text=c.text,
-        )
-        for c in clips
+        splitting.SplitClip(key=pk, mos=float(mos.get(pk, 0.0)), speaker=speaker, text=text)
+        for pk, speaker, text in test.clips.regular().values_list("pk", "speaker", "text")
     ]
-    assignment = splitting.stratified_split(items, ratios=tuple(ratios), seed=seed)
+    assignment = splitting.stratified_split(
+        items, ratios=tuple(ratios), seed=seed, hold_out_speakers=hold_out_speakers, hold_out_texts=hold_out_texts,
+    )
     flags = splitting.disjoint_flags(items, assignment)
-    with transaction.atomic():
-        for c in clips:
-            c.split = assignment[c.pk]
-            c.speaker_disjoint, c.text_disjoint = flags[c.pk]
-        Clip.objects.bulk_update(clips, ["split", "speaker_disjoint", "text_disjoint"], batch_size=500)
-        test.split_params = {"ratios": list(ratios), "seed": seed, "made_at": timezone.now().isoformat()}
-        test.save(update_fields=["split_params"])
-    values = list(assignment.values())
-    return SplitResult(
-        counts={s: values.count(s) for s in splitting.SPLITS},
+    groups: dict[tuple[str, bool, bool], list[int]] = {}
+    for pk, split in assignment.items():
+        groups.setdefault((split, *flags[pk]), []).append(pk)
+    result = SplitResult(
+        counts={s: sum(len(pks) for (split, *_), pks in groups.items() if split == s) for s in splitting.SPLITS},
         speaker_disjoint=sum(1 for f in flags.values() if f[0]),
         text_disjoint=sum(1 for f in flags.values() if f[1]),
     )
+    with transaction.atomic():
+        for (split, speaker_disjoint, text_disjoint), pks in groups.items():
+            Clip.objects.filter(pk__in=pks).update(split=split, speaker_disjoint=speaker_disjoint, text_disjoint=text_disjoint)
+        test.split_params = {
+            "ratios": list(ratios), "seed": seed, "hold_out_speakers": hold_out_speakers,
+            "hold_out_texts": hold_out_texts, "speaker_disjoint": result.speaker_disjoint,
+            "text_disjoint": result.text_disjoint, "made_at": timezone.now().isoformat(),
+        }
+        test.save(update_fields=["split_params"])
+    return result
 
 
 class PredictionsRefused(Exception):
