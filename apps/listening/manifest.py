@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import csv
 import json
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from apps.audio.services import AudioRejected, inspect_audio
+from apps.audio.services import AudioInfo, AudioRejected, inspect_many
 
 SOURCE_TYPES = ("real", "tts", "degraded")
 STYLES = ("read", "spontaneous")
@@ -43,6 +42,7 @@ class ManifestRow:
     system: str
     gold_min: int | None
     gold_max: int | None
+    audio_info: AudioInfo | None = None  # what validating the audio found (read_manifest with check_audio)
 
     @property
     def is_gold(self) -> bool:
@@ -89,17 +89,6 @@ def _score_bound(value: str, name: str, errors: list[str]) -> int | None:
         errors.append(f"{name} {value!r} must be a whole score from 1 to 5")
         return None
     return number
-
-
-AUDIO_CHECK_THREADS = 4
-
-
-def _audio_problem(audio_path: Path, name: str) -> str | None:
-    try:
-        inspect_audio(audio_path, name=name)
-    except AudioRejected as exc:
-        return str(exc)
-    return None
 
 
 def _merge(problems: list[tuple[int, str]]) -> list[str]:
@@ -165,12 +154,13 @@ def read_manifest(path: Path, *, check_audio: bool = True) -> list[ManifestRow]:
             source_type=value["source_type"], style=value["style"], category=value["category"],
             system=value["system"], gold_min=gold_min, gold_max=gold_max,
         ))
-    # Decoding every file is the slow part (ffprobe + ffmpeg per clip): run those checks side by side.
-    with ThreadPoolExecutor(max_workers=AUDIO_CHECK_THREADS) as pool:
-        outcomes = pool.map(lambda check: _audio_problem(*check[1:]), audio_checks)
-        for (line, _, _), problem in zip(audio_checks, outcomes, strict=True):
-            if problem:
-                problems.append((line, f"{path.name} line {line}: invalid audio: {problem}"))
+    # Each distinct file is checked once (rows may share one), side by side; the rows keep what was found.
+    checked = inspect_many([(audio_path, name) for _, audio_path, name in audio_checks])
+    for line, audio_path, _ in audio_checks:
+        outcome = checked[audio_path]
+        if isinstance(outcome, AudioRejected):
+            problems.append((line, f"{path.name} line {line}: invalid audio: {outcome}"))
+    rows = [replace(r, audio_info=checked[r.audio_path]) if r.audio_path in checked else r for r in rows]
     if problems:
         raise ManifestRefused(_merge(problems))
     if not any(not r.is_gold for r in rows):

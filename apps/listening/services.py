@@ -19,6 +19,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from apps.audio.models import AudioAsset
 from apps.audio.services import atomic_import, import_audio_file
 from apps.listening import splits as splitting
 from apps.listening.manifest import ManifestRefused, read_manifest
@@ -36,6 +37,8 @@ from apps.queues import services as queues
 from apps.queues.models import Assignment, WorkItem
 
 # --- import ---------------------------------------------------------------------------------------------
+
+PROGRESS_EVERY = 100  # clips between progress writes (each is an UPDATE of the job row)
 
 
 def import_listening_test(*, name: str, manifest: Path, user=None, progress=None) -> ListeningTest:
@@ -66,17 +69,25 @@ def import_listening_test(*, name: str, manifest: Path, user=None, progress=None
         # the manifest's order (often grouped by system or source type), nor whether a clip is gold.
         pairs = list(zip(regular + gold, items, strict=True))
         random.SystemRandom().shuffle(pairs)
-        for row, item in pairs:
-            asset, _ = import_audio_file(row.audio_path, name=Path(row.audio_path).name)
+        # Each distinct file is stored once, from the check read_manifest made (no second decode); files
+        # already stored by an earlier import are found in one query.
+        known = AudioAsset.objects.in_bulk([r.audio_info.sha256 for r in rows], field_name="sha256")
+        assets: dict[str, AudioAsset] = {}
+        for step, (row, item) in enumerate(pairs, start=1):
+            digest = row.audio_info.sha256
+            if digest not in assets:
+                assets[digest] = known.get(digest) or import_audio_file(
+                    row.audio_path, name=Path(row.audio_path).name, info=row.audio_info,
+                )[0]
             clips.append(Clip(
-                test=test, work_item=item, clip_id=row.clip_id, asset=asset,
+                test=test, work_item=item, clip_id=row.clip_id, asset=assets[digest],
                 audio_name=row.audio,
                 text=row.text, speaker=row.speaker, source_type=row.source_type, style=row.style,
                 category=row.category, system=row.system, gold_min=row.gold_min, gold_max=row.gold_max,
             ))
-            if progress is not None:
-                progress.advance()
-        Clip.objects.bulk_create(clips)
+            if progress is not None and (step % PROGRESS_EVERY == 0 or step == len(pairs)):
+                progress.set_done(step)
+        Clip.objects.bulk_create(clips, batch_size=1000)
     return test
 
 
