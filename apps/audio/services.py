@@ -161,16 +161,16 @@ def inspect_many(files: list[tuple[Path, str]], *, threads: int | None = None) -
         return dict(zip(names, pool.map(check, names.items()), strict=True))
 
 
-def import_audio_file(path: Path, *, name: str | None = None, info: AudioInfo | None = None) -> tuple[AudioAsset, bool]:
+def import_audio_file(path: Path, *, name: str | None = None) -> tuple[AudioAsset, bool]:
     """Store a validated file once; returns (asset, created). The same bytes imported again return the
-    existing asset. `info`: the file's AudioInfo when the caller has validated it already (inspect_many)."""
+    existing asset."""
     path = Path(path)
     name = name or path.name
-    digest = info.sha256 if info else (sha256_of(path) if path.is_file() else "")
+    digest = sha256_of(path) if path.is_file() else ""
     existing = AudioAsset.objects.filter(sha256=digest).first() if digest else None
     if existing:
         return existing, False
-    info = info or inspect_audio(path, name=name)
+    info = inspect_audio(path, name=name)
     with open(path, "rb") as fh:
         return _store(File(fh, name=name), info, original_name=name), True
 
@@ -240,6 +240,14 @@ def convert_to_16k_mono(asset: AudioAsset) -> AudioAsset:
 
 
 def _store(content: File, info: AudioInfo, *, original_name: str, converted_from: AudioAsset | None = None) -> AudioAsset:
+    asset = _unsaved_asset(content, info, original_name=original_name, converted_from=converted_from)
+    with transaction.atomic():
+        asset.save()
+    return asset
+
+
+def _unsaved_asset(content: File, info: AudioInfo, *, original_name: str, converted_from: AudioAsset | None = None) -> AudioAsset:
+    """The asset row (not saved yet) with its file written to storage (and remembered by atomic_import)."""
     asset = AudioAsset(
         sha256=info.sha256, original_name=original_name[:300], format=info.format,
         duration_seconds=info.duration_seconds, sample_rate=info.sample_rate, channels=info.channels,
@@ -253,9 +261,26 @@ def _store(content: File, info: AudioInfo, *, original_name: str, converted_from
         written = _written_files.get()
         if written is not None:
             written.append(asset.file.name)
-    with transaction.atomic():
-        asset.save()
     return asset
+
+
+def store_validated(files: list[tuple[Path, AudioInfo, str]]) -> dict[str, AudioAsset]:
+    """Store files already validated (inspect_many), each distinct content once: one query finds what is
+    stored already, one bulk insert adds the rest. `files`: (path, info, name). Returns sha256 -> asset.
+    Call it inside atomic_import(), so a failure later removes the files written here."""
+    by_digest: dict[str, tuple[Path, AudioInfo, str]] = {}
+    for path, info, name in files:
+        by_digest.setdefault(info.sha256, (path, info, name))
+    assets = AudioAsset.objects.in_bulk(list(by_digest), field_name="sha256")
+    new = []
+    for digest, (path, info, name) in by_digest.items():
+        if digest not in assets:
+            with open(path, "rb") as fh:
+                new.append(_unsaved_asset(File(fh, name=name), info, original_name=name))
+    if new:
+        AudioAsset.objects.bulk_create(new, batch_size=1000)
+        assets.update(AudioAsset.objects.in_bulk([a.sha256 for a in new], field_name="sha256"))
+    return assets
 
 
 def _declared_duration(probe: dict, stream: dict, path: Path) -> float | None:

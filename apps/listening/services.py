@@ -19,8 +19,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from apps.audio.models import AudioAsset
-from apps.audio.services import atomic_import, import_audio_file
+from apps.audio.services import atomic_import, store_validated
 from apps.listening import splits as splitting
 from apps.listening.manifest import ManifestRefused, read_manifest
 from apps.listening.models import (
@@ -69,18 +68,12 @@ def import_listening_test(*, name: str, manifest: Path, user=None, progress=None
         # the manifest's order (often grouped by system or source type), nor whether a clip is gold.
         pairs = list(zip(regular + gold, items, strict=True))
         random.SystemRandom().shuffle(pairs)
-        # Each distinct file is stored once, from the check read_manifest made (no second decode); files
-        # already stored by an earlier import are found in one query.
-        known = AudioAsset.objects.in_bulk([r.audio_info.sha256 for r in rows], field_name="sha256")
-        assets: dict[str, AudioAsset] = {}
+        # Each distinct file is stored once, from the check read_manifest made (no second decode), in one
+        # lookup of what is stored already and one bulk insert.
+        assets = store_validated([(r.audio_path, r.audio_info, Path(r.audio_path).name) for r in rows])
         for step, (row, item) in enumerate(pairs, start=1):
-            digest = row.audio_info.sha256
-            if digest not in assets:
-                assets[digest] = known.get(digest) or import_audio_file(
-                    row.audio_path, name=Path(row.audio_path).name, info=row.audio_info,
-                )[0]
             clips.append(Clip(
-                test=test, work_item=item, clip_id=row.clip_id, asset=assets[digest],
+                test=test, work_item=item, clip_id=row.clip_id, asset=assets[row.audio_info.sha256],
                 audio_name=row.audio,
                 text=row.text, speaker=row.speaker, source_type=row.source_type, style=row.style,
                 category=row.category, system=row.system, gold_min=row.gold_min, gold_max=row.gold_max,
