@@ -1,4 +1,5 @@
-"""Audio import: validation with ffmpeg (through pydub), content-addressed storage, conversion.
+"""Audio import: validation (a PCM WAV from its header, anything else with ffprobe and ffmpeg through
+pydub), content-addressed storage, conversion.
 
 Every import runs inside `atomic_import()`: database rows roll back with the transaction and files written
 to storage during it are deleted, so a failed import leaves nothing behind."""

@@ -34,7 +34,7 @@ RATING_COLUMNS = ["clip", "listener", "score", "gold_min", "gold_max"]
 
 
 @dataclass
-class TestRatings:
+class RatingSet:
     """Every rating of a test, read in one query. `regular` holds every listener's ratings of regular clips
     (excluded listeners too: QC judges them), `gold` the gold-clip ratings; `clean` is the clean set."""
 
@@ -47,13 +47,13 @@ class TestRatings:
         return self.regular[~self.regular["listener"].isin(self.excluded)] if self.excluded else self.regular
 
 
-def test_ratings(test: ListeningTest) -> TestRatings:
+def rating_set(test: ListeningTest) -> RatingSet:
     frame = frame_of(
         Rating.objects.filter(clip__test=test).values_list("clip_id", "listener_id", "score", "clip__gold_min", "clip__gold_max"),
         RATING_COLUMNS,
     )
     is_gold = frame["gold_min"].notna()
-    return TestRatings(
+    return RatingSet(
         regular=frame.loc[~is_gold, ["clip", "listener", "score"]].reset_index(drop=True),
         gold=frame[is_gold].reset_index(drop=True),
         excluded=excluded_listener_ids(test),
@@ -86,9 +86,9 @@ def completion(test: ListeningTest, table: pd.DataFrame | None = None, regular: 
     return [(i, int(counts.get(i, 0))) for i in range(k + 1)]
 
 
-def qc_by_listener(test: ListeningTest, ratings: TestRatings | None = None) -> dict[int, ListenerQC]:
+def qc_by_listener(test: ListeningTest, ratings: RatingSet | None = None) -> dict[int, ListenerQC]:
     """QC over every listener's ratings (excluded ones included, so their flags stay visible)."""
-    ratings = test_ratings(test) if ratings is None else ratings
+    ratings = rating_set(test) if ratings is None else ratings
     return listener_qc(ratings.regular, ratings.gold)
 
 
@@ -105,8 +105,8 @@ class ListenerRow:
         return [FLAG_LABELS[f] for f in self.qc.flags] if self.qc else []
 
 
-def listener_rows(test: ListeningTest, ratings: TestRatings | None = None) -> list[ListenerRow]:
-    ratings = test_ratings(test) if ratings is None else ratings
+def listener_rows(test: ListeningTest, ratings: RatingSet | None = None) -> list[ListenerRow]:
+    ratings = rating_set(test) if ratings is None else ratings
     qc = qc_by_listener(test, ratings)
     regular = ratings.regular["listener"].value_counts()
     gold = ratings.gold["listener"].value_counts()
@@ -124,7 +124,7 @@ def listener_rows(test: ListeningTest, ratings: TestRatings | None = None) -> li
 
 def summary(test: ListeningTest) -> dict:
     """What GET /api/listening/tests/{id}/summary/ returns."""
-    ratings = test_ratings(test)
+    ratings = rating_set(test)
     clean = ratings.clean
     table = stats.clip_table(clean)
     k = test.pool.required_per_item
@@ -154,7 +154,7 @@ CLIP_COLUMNS = ["clip", *[f for f, _ in GROUP_FIELDS], "split", "speaker_disjoin
 def dashboard(test: ListeningTest) -> dict:
     """Everything the admin dashboard shows, from three reads: the ratings, the regular clips' metadata and
     the listeners' names."""
-    ratings = test_ratings(test)
+    ratings = rating_set(test)
     clean = ratings.clean
     table = stats.clip_table(clean)
     clips = frame_of(test.clips.regular().values_list("pk", *CLIP_COLUMNS[1:]), CLIP_COLUMNS).set_index("clip")
