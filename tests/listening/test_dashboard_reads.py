@@ -28,7 +28,7 @@ def test_the_dashboard_reads_a_fixed_number_of_queries(make_test, listeners, cli
     test = make_test(clips, gold=1)
     for user in listeners[:3]:
         rate_via_services(test, user, score_for=lambda clip: 1 + clip.pk % 5)
-    services.exclude_listener(test=test, listener=listeners[2], by=None)
+    services.exclude_listener(test=test, listener=listeners[2], acting_user=None)
     with django_assert_max_num_queries(6):
         board = selectors.dashboard(test)
     assert board["ratings"] == 2 * clips
