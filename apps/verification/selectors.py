@@ -5,7 +5,7 @@ from collections import Counter, defaultdict
 
 import numpy as np
 import pandas as pd
-from django.db.models import Count, Q
+from django.db.models import Count, Prefetch, Q
 from django.utils import timezone
 
 from apps.accounts.models import User
@@ -190,10 +190,9 @@ def dashboard(project: VerificationProject) -> dict:
     )
     split_ids = complete.index[complete["sum"] == REVIEWERS - 1]
     split = list(
-        VerificationItem.objects.filter(project=project)
-        .annotate(n=Count("reviews"), approvals=Count("reviews", filter=Q(reviews__decision=Decision.APPROVE)))
-        .filter(n=REVIEWERS, approvals=REVIEWERS - 1)
-        .order_by("position").prefetch_related("reviews")[:200]
+        VerificationItem.objects.filter(pk__in=split_ids.tolist())
+        .order_by("position").only("pk", "external_id", "task", "position")
+        .prefetch_related(Prefetch("reviews", queryset=Review.objects.only("item_id", "decision", "reasons", "comment")))[:200]
     )
     return {
         "summary": summary,
