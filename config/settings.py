@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "apps.consultations",
     "apps.listening",
     "apps.verification",
+    "apps.pages",
 ]
 
 MIDDLEWARE = [

@@ -24,6 +24,8 @@ from apps.verification.models import (
 )
 from apps.verification.taxonomy import DOMAINS, PROMPT_VARIANTS, TASKS
 
+# Below this many fully reviewed items an agreement figure is shown with a warning that it is rough.
+THIN_AGREEMENT_ITEMS = 20
 PAPER_ACCEPTANCE_RATE = 81.26  # HPSU (seed 003): share of items kept after three-annotator verification
 
 
@@ -192,6 +194,9 @@ def dashboard(project: VerificationProject) -> dict:
         "fleiss_kappa": None if kappa is None else round(kappa, 3),
         "krippendorff_alpha": None if alpha is None else round(alpha, 3),
         "agreement_items": len(complete),
+        # Items with at least two reviews: alpha needs one, and says "not enough overlapping reviews" without.
+        "overlap_items": sum(1 for d in by_item.values() if len(d) >= 2),
+        "thin_agreement": 0 < len(complete) < THIN_AGREEMENT_ITEMS,
         "annotators": annotator_rows,
         "split_decisions": split,
         "split_count": len(split_ids),
