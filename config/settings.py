@@ -345,6 +345,8 @@ LISTENING_QC_MIN_CORRELATION = _listening_float("LISTENING_QC_MIN_CORRELATION", 
 # The variance and correlation flags need at least this many rated regular clips to mean anything.
 LISTENING_QC_MIN_RATINGS = env_int("LISTENING_QC_MIN_RATINGS", 8, minimum=2)
 LISTENING_BOOTSTRAP_RESAMPLES = env_int("LISTENING_BOOTSTRAP_RESAMPLES", 10_000, minimum=100)
+# A playback report must come at least the clip's duration minus this after the clip was served.
+LISTENING_PLAYBACK_TOLERANCE_SECONDS = _listening_float("LISTENING_PLAYBACK_TOLERANCE_SECONDS", 0.5)
 
 # --- consultations ---
 # Rulebook files under version control (rulebooks/<language>/<kind>/v<N>.yaml and .md).

@@ -11,7 +11,7 @@ import csv
 import io
 import random
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -20,10 +20,13 @@ from django.db.models import F
 from django.utils import timezone
 
 from apps.audio.services import atomic_import, import_audio_file
+from apps.core.errors import Conflict, InvalidInput, NotFound
 from apps.listening import splits as splitting
 from apps.listening.manifest import ManifestRefused, read_manifest
 from apps.listening.models import (
+    Audience,
     Clip,
+    ClipServing,
     Consent,
     ListenerPseudonym,
     ListeningTest,
@@ -31,6 +34,7 @@ from apps.listening.models import (
     Prediction,
     Predictor,
     Rating,
+    TestStatus,
 )
 from apps.queues import services as queues
 from apps.queues.models import Assignment, WorkItem
@@ -96,9 +100,54 @@ def record_consent(*, test: ListeningTest, listener) -> Consent:
     return consent
 
 
+def publish_test(*, test: ListeningTest, acting_user, audience: str = Audience.EVERYONE, listeners=()) -> ListeningTest:
+    """Open a draft test (or change who a published one is for): to every listener, or to the listeners
+    named. Listeners see only published tests meant for them."""
+    from apps.accounts.roles import Role
+
+    if audience not in Audience.values:
+        raise InvalidInput(f"audience must be one of {', '.join(Audience.values)}, not {audience!r}", field="audience")
+    listeners = list(listeners)
+    if audience == Audience.NAMED:
+        if not listeners:
+            raise InvalidInput("name at least one listener, or open the test to everyone", field="listeners")
+        not_listeners = [u.username for u in listeners if not u.has_role(Role.LISTENER)]
+        if not_listeners:
+            raise InvalidInput(f"not listeners: {', '.join(not_listeners)}", field="listeners")
+    with transaction.atomic():
+        test.status, test.audience = TestStatus.PUBLISHED, audience
+        test.published_at = test.published_at or timezone.now()
+        test.save(update_fields=["status", "audience", "published_at"])
+        test.listeners.set(listeners if audience == Audience.NAMED else [])
+    return test
+
+
 def next_assignment(*, test: ListeningTest, listener, now: datetime | None = None) -> Assignment | None:
-    """The listener's current clip (their live lease) or a newly leased one; None when nothing is left."""
-    return queues.claim_next(test.pool, listener, now=now)
+    """The listener's current clip (their live lease) or a newly leased one; None when nothing is left.
+    Records when the clip was first served to them (see report_playback)."""
+    if not test.is_open_to(listener):
+        raise NotFound("There is no listening test here for you.", code="test_not_open")
+    assignment = queues.claim_next(test.pool, listener, now=now)
+    if assignment is not None:
+        clip_pk = Clip.objects.filter(work_item_id=assignment.item_id).values_list("pk", flat=True).first()
+        ClipServing.objects.get_or_create(
+            clip_id=clip_pk, listener=listener, defaults={"served_at": now or timezone.now()}
+        )
+    return assignment
+
+
+@queues.register_eligible_workers("listening")
+def eligible_listeners(pool) -> list[int]:
+    """Who may rate the test's clips: nobody while it is a draft, then every listener or the named ones."""
+    from apps.accounts.models import User
+    from apps.accounts.roles import Role
+
+    test = ListeningTest.objects.filter(pool=pool).first()
+    if test is None or not test.is_published:
+        return []
+    if test.audience == Audience.NAMED:
+        return list(test.listeners.filter(is_active=True).values_list("pk", flat=True))
+    return list(User.objects.with_role(Role.LISTENER).filter(is_active=True).values_list("pk", flat=True))
 
 
 def _has_live_lease(clip: Clip, listener, now: datetime) -> bool:
@@ -114,6 +163,15 @@ def report_playback(*, clip: Clip, listener, now: datetime | None = None) -> Pla
         if Rating.objects.filter(clip=clip, listener=listener).exists():
             raise RatingRefused("already_rated", "You have already rated this clip.")
         raise RatingRefused("no_lease", "This clip is not assigned to you (or your time for it ran out).")
+    served = ClipServing.objects.filter(clip=clip, listener=listener).values_list("served_at", flat=True).first()
+    duration = clip.asset.duration_seconds
+    earliest = (served or now) + timedelta(seconds=max(0.0, duration - settings.LISTENING_PLAYBACK_TOLERANCE_SECONDS))
+    if served is None or now < earliest:
+        # The clip cannot have played to its end yet (skipped ahead, or a script).
+        raise Conflict(
+            f"The clip is {duration:.1f} s long and has not had time to play to its end; listen to all of it.",
+            code="playback_too_early",
+        )
     playback, created = PlaybackEnd.objects.get_or_create(clip=clip, listener=listener)
     if not created:
         PlaybackEnd.objects.filter(pk=playback.pk).update(plays=F("plays") + 1)
@@ -146,7 +204,11 @@ def rate_clip(*, clip: Clip, listener, score: int, now: datetime | None = None) 
                 assignment = queues.lease_for_submission(clip.work_item, listener, now=now)
             except queues.QueueError as exc:
                 raise RatingRefused(exc.code, str(exc)) from None
-            rating = Rating.objects.create(clip=clip, listener=listener, score=score, rated_at=now)
+            served = ClipServing.objects.filter(clip=clip, listener=listener).values_list("served_at", flat=True).first()
+            rating = Rating.objects.create(
+                clip=clip, listener=listener, score=score, rated_at=now,
+                listening_seconds=(now - served).total_seconds() if served else None,
+            )
             queues.mark_submitted(assignment, now=now)
             return rating, True
     except IntegrityError:

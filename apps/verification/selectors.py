@@ -210,6 +210,10 @@ def waiting_for(project: VerificationProject, user) -> int:
     return remaining_for_worker(project.pool, user)
 
 
+def reviewed_by(project: VerificationProject, user) -> int:
+    return Review.objects.filter(item__project=project, annotator=user).count()
+
+
 def unsettled_reviews(project: VerificationProject, user) -> list[Review]:
     """The annotator's own reviews on items still open: they may change them."""
     return list(

@@ -65,6 +65,7 @@ def review(request, pk):
     if item is not None:
         context["item"] = selectors.item_for_reviewer(item, request.user)
         context["item_obj"] = item
+        context["reviewed"] = selectors.reviewed_by(project, request.user)
     context["waiting"] = selectors.waiting_for(project, request.user)
     return render(request, "verification/review.html", context)
 

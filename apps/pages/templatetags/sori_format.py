@@ -53,6 +53,6 @@ def mos_ci(low, high, n, *, lo: float = 1.0, hi: float = 5.0, digits: int = 2):
     clipped_low, clipped_high = max(float(low), lo), min(float(high), hi)
     text = f"{clipped_low:.{digits}f}\u00a0–\u00a0{clipped_high:.{digits}f}"
     if clipped_low != float(low) or clipped_high != float(high):
-        return format_html('{} <span class="muted" title="the interval was clipped to the {}-{} scale">(clipped to {:g}–{:g})</span>',
-                           text, lo, hi, lo, hi)
+        scale = f"{lo:g}–{hi:g}"
+        return format_html('{} <span class="muted" title="the interval was clipped to the scale">(clipped to {})</span>', text, scale)
     return text
