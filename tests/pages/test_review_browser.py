@@ -68,3 +68,19 @@ def test_the_stuck_item_list_names_items_that_cannot_reach_three_reviews(make_pr
     page.goto(f"{live_server.url}/verification/projects/{project.pk}/")
     text = page.locator("#unreachable").inner_text()
     assert "item-1" in text and "needs 3 more" in text and "I recorded this speaker myself" in text
+
+
+def test_review_keys_work_after_a_click_on_play(make_project, annotator, page, login, live_server):
+    project = make_project(1)
+    login(page, annotator)
+    page.goto(f"{live_server.url}/verification/projects/{project.pk}/review/")
+    player = page.locator("audio.verification-audio")
+    box = player.bounding_box()
+    page.mouse.click(box["x"] + 16, box["y"] + box["height"] / 2)
+    page.wait_for_function("!document.querySelector('audio.verification-audio').paused || document.querySelector('audio.verification-audio').ended")
+    page.keyboard.press("1")
+    assert page.locator("input[data-key='1']").is_checked()
+    page.keyboard.press("r")
+    page.wait_for_selector(".message--success")
+    review = Review.objects.get(annotator=annotator)
+    assert review.decision == "reject" and review.reasons == ["wrong_answer"]
