@@ -84,6 +84,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "apps.accounts.context_processors.navigation",
+                "apps.pages.context_processors.demo_provider",
             ],
         },
     },
@@ -291,6 +292,9 @@ if _agent_prices_json:
     except ValueError as exc:
         raise ImproperlyConfigured(f"SORI_AGENT_PRICES_JSON is not valid JSON: {exc}") from None
 
+# Set by ./scripts/demo when it runs the scripted demo provider (no API key): pages say the agents' answers
+# are recorded demo answers, not a real model.
+SORI_DEMO_PROVIDER = env_bool("SORI_DEMO_PROVIDER", False)
 AGENTS_MAX_OUTPUT_TOKENS = env_int("SORI_AGENT_MAX_OUTPUT_TOKENS", 1024, minimum=16)
 AGENTS_TIMEOUT_SECONDS = float(env_int("SORI_AGENT_TIMEOUT_SECONDS", 120, minimum=1))
 # Our own retry policy (the SDKs' built-in retries are switched off so this is the only one).
