@@ -101,17 +101,22 @@ def _audio_problem(audio_path: Path, name: str) -> str | None:
     return None
 
 
-def read_manifest(path: Path, *, check_audio: bool = True) -> list[ManifestRow]:
-    """Parse and check every row and its audio; raise FileRefused naming each bad row by file and line."""
+def read_manifest(path: Path, *, check_audio: bool = True, progress=None) -> list[ManifestRow]:
+    """Parse and check every row and its audio; raise FileRefused naming each bad row by file and line.
+    `progress` (a jobs Progress) hears of each audio file checked, and may cancel between files."""
     path = Path(path)
     if path.suffix.lower() not in MANIFEST_FORMATS:
         raise FileRefused("a manifest must be a .csv or .jsonl file", file=path.name)
     parsed, problems = parse_table(path, ManifestRow, context={"base": path.parent}, unique="clip_id")
     if check_audio:
         # Decoding every file is the slow part (ffprobe + ffmpeg per clip): run those checks side by side.
+        if progress is not None:
+            progress.set_total(len(parsed), message="Checking every audio file")
         with ThreadPoolExecutor(max_workers=AUDIO_CHECK_THREADS) as pool:
             outcomes = pool.map(lambda item: _audio_problem(item[1].audio_path, item[1].audio), parsed)
             for (line, _), problem in zip(parsed, outcomes, strict=True):
+                if progress is not None:
+                    progress.advance()  # the page's bar moves with the checks; a cancel stops here
                 if problem:
                     problems.append(FileProblem(file=path.name, line=line, field="audio", reason=f"invalid audio: {problem}"))
     refuse(problems)

@@ -46,16 +46,20 @@ from apps.queues.models import Assignment, WorkItem
 
 def import_listening_test(*, name: str, manifest: Path, user=None, progress=None) -> ListeningTest:
     """Create a test from a CSV/JSONL manifest. Atomic: a bad row (reported with its line) stores nothing,
-    audio files included. `progress` (a jobs Progress) hears of each stored clip and may cancel, which
+    audio files included. `progress` (a jobs Progress) hears of each checked and each stored clip and may cancel, which
     rolls everything back."""
     name = name.strip()
     if not name:
         raise InvalidInput("the test needs a name", field="name")
-    rows = read_manifest(Path(manifest))
+    rows = read_manifest(Path(manifest), progress=progress)
     if ListeningTest.objects.filter(name=name).exists():
         raise Conflict(f"a listening test named {name!r} already exists; choose another name", code="name_taken")
     regular = [r for r in rows if not r.is_gold]
     gold = [r for r in rows if r.is_gold]
+    if progress is not None:
+        # Checked files are the first half of the bar (the slow part: every file decoded), storing the
+        # second; the stored rows commit together, so the page sees that half complete at once.
+        progress.set_total(progress.job.done + len(rows), message="Storing the clips (saved together at the end)")
     with atomic_import():
         pool = queues.create_pool(
             name=f"listening: {name}", kind="listening",
@@ -66,8 +70,6 @@ def import_listening_test(*, name: str, manifest: Path, user=None, progress=None
         # Gold clips go to every listener once, mixed into their own random order; they take no K slots.
         items += queues.add_items(pool, len(gold), capacity=WorkItem.UNLIMITED) if gold else []
         clips = []
-        if progress is not None:
-            progress.set_total(len(items), message="Storing clips")
         # Clip ids reach listeners (API, form URLs): store clips in random order so an id says nothing about
         # the manifest's order (often grouped by system or source type), nor whether a clip is gold.
         pairs = list(zip(regular + gold, items, strict=True))

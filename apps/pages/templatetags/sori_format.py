@@ -56,3 +56,55 @@ def mos_ci(low, high, n, *, lo: float = 1.0, hi: float = 5.0, digits: int = 2):
         scale = f"{lo:g}–{hi:g}"
         return format_html('{} <span class="muted" title="the interval was clipped to the scale">(clipped to {})</span>', text, scale)
     return text
+
+
+# Where the thing a job made can be seen: (job kind, result key) -> URL name taking that id.
+_RESULT_LINKS = {
+    ("listening.import", "test"): "listening:dashboard",
+}
+# Where to start again after a job refused its input (validation): fix the file and upload it again.
+_UPLOAD_AGAIN = {
+    "listening.import": "listening:import",
+}
+
+
+@register.simple_tag
+def job_result_rows(job) -> list[dict]:
+    """A job's result as a person reads it: one row per value (label, text, optional link), lists and
+    nested counts spelled out, never a Python dict."""
+    from django.urls import NoReverseMatch, reverse
+
+    rows = []
+    for key, value in (job.result or {}).items():
+        if key == "errors":
+            continue  # shown in full on their own
+        url = None
+        name = _RESULT_LINKS.get((job.kind, key))
+        if name:
+            try:
+                url = reverse(name, args=[value])
+            except NoReverseMatch:
+                url = None
+        rows.append({"label": label(key), "text": _readable(value), "url": url})
+    return rows
+
+
+def _readable(value) -> str:
+    if isinstance(value, dict):
+        return "; ".join(f"{label(k)}: {_readable(v)}" for k, v in value.items()) or "—"
+    if isinstance(value, list | tuple):
+        return ", ".join(_readable(v) for v in value) or "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None or value == "":
+        return "—"
+    return str(value)
+
+
+@register.filter
+def upload_again_url(job) -> str:
+    """The page to fix and upload again after the job refused its input, or ""."""
+    from django.urls import reverse
+
+    name = _UPLOAD_AGAIN.get(job.kind)
+    return reverse(name) if name and (job.result or {}).get("errors") else ""
