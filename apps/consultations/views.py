@@ -130,7 +130,8 @@ def question_submit(request, pk: int):
     try:
         services.submit_answer(question=question, expert=request.user, **_answer_fields(request))
     except ApplicationError as exc:
-        messages.error(request, str(exc))
+        # Shown beside the submit button (static/js/sori.js), where the expert is looking.
+        messages.error(request, str(exc), extra_tags="near:submit-answer")
         return redirect("consultations:question", pk=pk)
     messages.success(request, f"Your answer to Q{question.number} is submitted.")
     following = selectors.open_questions_for(request.user).first()

@@ -108,3 +108,13 @@ def upload_again_url(job) -> str:
 
     name = _UPLOAD_AGAIN.get(job.kind)
     return reverse(name) if name and (job.result or {}).get("errors") else ""
+
+
+@register.filter
+def near_target(extra_tags) -> str:
+    """A message added with extra_tags="near:<element id or field name>" is shown next to that element
+    (static/js/sori.js moves it there), not at the top of a long page."""
+    for tag in (extra_tags or "").split():
+        if tag.startswith("near:"):
+            return tag.removeprefix("near:")
+    return ""

@@ -1,0 +1,18 @@
+"""Form errors in a real browser: the message appears next to the button it concerns, not at the top."""
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_an_empty_answer_is_refused_beside_the_submit_button(make_question, expert, page, login, live_server):
+    question = make_question()
+    login(page, expert)
+    page.goto(f"{live_server.url}/consultations/questions/{question.pk}/")
+    page.click("#submit-answer")
+    page.wait_for_selector(".field-error")
+    note = page.locator("#error-near-submit-answer")
+    assert note.is_visible() and note.inner_text()
+    button, error = page.locator("#submit-answer").bounding_box(), note.bounding_box()
+    assert abs(error["y"] - (button["y"] + button["height"])) < 80  # right under the button
+    assert page.locator(".messages .message--error").count() == 0  # not also at the top of the page
