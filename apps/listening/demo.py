@@ -98,17 +98,17 @@ def seed_listening_demo(stdout=None):
         user = User.objects.filter(username=username).first()
         if user is None:
             continue
-        services.record_consent(test=test, listener=user)
-        while (assignment := services.next_assignment(test=test, listener=user, now=clock)) is not None:
+        services.record_consent(test=test, acting_user=user)
+        while (assignment := services.next_assignment(test=test, acting_user=user, now=clock)) is not None:
             clip = test.clips.select_related("asset").get(work_item_id=assignment.item_id)
             if clip.is_gold:
                 score = rng.randint(clip.gold_min, clip.gold_max)
             else:
                 score = max(1, min(5, round(quality[clip.pk] + rng.gauss(0, 0.45))))
             clock += timedelta(seconds=clip.asset.duration_seconds + 0.2)
-            services.report_playback(clip=clip, listener=user, now=clock)
+            services.report_playback(clip=clip, acting_user=user, now=clock)
             clock += timedelta(seconds=rng.uniform(1.0, 3.0))
-            services.rate_clip(clip=clip, listener=user, score=score, now=clock)
+            services.rate_clip(clip=clip, acting_user=user, score=score, now=clock)
     if stdout:
         stdout.write(f"listening: demo test {test.pk} with {test.clips.count()} clips")
     return test

@@ -60,7 +60,7 @@ def review(request, pk):
         # work is the explicit "review as annotator" button on that page.
         messages.info(request, "You are browsing as an admin: nothing here takes a review slot.")
         return redirect("verification:items", pk=project.pk)
-    item = services.next_item(project, request.user)
+    item = services.next_item(project=project, acting_user=request.user)
     context = {"project": project, "reason_keys": REASON_KEYS}
     if item is not None:
         context["item"] = selectors.item_for_reviewer(item, request.user)
@@ -83,7 +83,7 @@ def submit(request, pk):
     else:
         try:
             _, created = services.submit_review(
-                item, request.user, decision=form.cleaned_data["decision"], reasons=form.cleaned_data["reasons"],
+                item=item, acting_user=request.user, decision=form.cleaned_data["decision"], reasons=form.cleaned_data["reasons"],
                 comment=form.cleaned_data["comment"], seconds=form.cleaned_data["seconds_spent"],
             )
             verb = "Saved" if created else "Changed"
@@ -124,7 +124,7 @@ def review_as_annotator(request, pk):
 def skip(request, pk):
     item = get_object_or_404(VerificationItem, pk=pk)
     reason = request.POST.get("reason", "")[:500]
-    services.skip_item(item, request.user, reason=reason)
+    services.skip_item(item=item, acting_user=request.user, reason=reason)
     if reason.strip():
         messages.info(request, f"Declined {item.external_id} ({reason.strip()}); it will not come back to you.")
     else:
@@ -166,7 +166,7 @@ def dashboard(request, pk):
     if request.method == "POST":
         form = SettingsForm(request.POST)
         if form.is_valid():
-            settled = services.set_settle_on_first_rejection(project, form.cleaned_data["settle_on_first_rejection"])
+            settled = services.set_settle_on_first_rejection(project=project, value=form.cleaned_data["settle_on_first_rejection"])
             messages.success(request, f"Setting saved; {settled} pending item{'s' if settled != 1 else ''} with a rejection settled now.")
         return redirect("verification:dashboard", pk=pk)
     return render(request, "verification/dashboard.html", {
@@ -236,7 +236,7 @@ def _import_upload(form, user):
         media.mkdir()
         extract_zip(form.cleaned_data["media"], media, name=form.cleaned_data["media"].name)
         return services.import_items(
-            project_name=form.cleaned_data["name"], file_path=items_file, media_dir=media, by=user,
+            project_name=form.cleaned_data["name"], file_path=items_file, media_dir=media, acting_user=user,
             settle_on_first_rejection=form.cleaned_data["settle_on_first_rejection"],
             display_name=form.cleaned_data["file"].name,
         )
@@ -259,7 +259,7 @@ def create_baseline(request, pk):
     form = BaselineForm(request.POST)
     if form.is_valid():
         try:
-            session = services.create_baseline(project, name=form.cleaned_data["name"], size=form.cleaned_data["size"], by=request.user)
+            session = services.create_baseline(project=project, name=form.cleaned_data["name"], size=form.cleaned_data["size"], acting_user=request.user)
             messages.success(request, f"Baseline drawn: {session.sample.count()} items.")
             return redirect("verification:baseline", pk=session.pk)
         except ValueError as exc:
@@ -281,7 +281,7 @@ def score_predictions(request, pk):
             path = Path(tmp) / Path(upload.name).name
             path.write_bytes(upload.read())
             try:
-                run = services.score_predictions_file(project, name=form.cleaned_data["name"], path=path, by=request.user)
+                run = services.score_predictions_file(project=project, name=form.cleaned_data["name"], path=path, acting_user=request.user)
                 messages.success(request, f"Scored {run.name}: overall {run.report['overall']} %.")
             except (ApplicationError, UnicodeDecodeError) as exc:
                 messages.error(request, f"Not scored: {exc}")
@@ -319,7 +319,7 @@ def baseline_answer(request, pk, item_pk):
         raise PermissionDenied
     item = get_object_or_404(VerificationItem, pk=item_pk)
     try:
-        services.answer_baseline(session, item, request.user, chosen=request.POST.getlist("choice"),
+        services.answer_baseline(session=session, item=item, acting_user=request.user, chosen=request.POST.getlist("choice"),
                                  seconds=float(request.POST.get("seconds_spent") or 0))
     except (ApplicationError, ValueError) as exc:
         messages.error(request, f"Not saved: {exc}")

@@ -9,8 +9,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def _review(project, annotator, decision="approve", reasons=None):
-    item = services.next_item(project, annotator)
-    services.submit_review(item, annotator, decision=decision, reasons=reasons or [])
+    item = services.next_item(project=project, acting_user=annotator)
+    services.submit_review(item=item, acting_user=annotator, decision=decision, reasons=reasons or [])
     return item
 
 
@@ -20,11 +20,11 @@ def test_the_verification_dashboard_says_not_enough_overlap_when_no_item_has_two
     project = make_project(3)
     # Each annotator reviews a different item: reviews exist, but no item has two.
     first = _review(project, annotators[0], "reject", ["wrong_answer"])
-    second = services.next_item(project, annotators[1])
+    second = services.next_item(project=project, acting_user=annotators[1])
     if second.pk == first.pk:
-        services.skip_item(second, annotators[1])
-        second = services.next_item(project, annotators[1])
-    services.submit_review(second, annotators[1], decision="approve")
+        services.skip_item(item=second, acting_user=annotators[1])
+        second = services.next_item(project=project, acting_user=annotators[1])
+    services.submit_review(item=second, acting_user=annotators[1], decision="approve")
     login(page, admin)
     response = page.goto(f"{live_server.url}/verification/projects/{project.pk}/")
     assert response.status == 200

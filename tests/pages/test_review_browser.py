@@ -14,15 +14,15 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def _approve_all_left(project, annotator):
-    while (item := services.next_item(project, annotator)) is not None:
-        services.submit_review(item, annotator, decision="approve")
+    while (item := services.next_item(project=project, acting_user=annotator)) is not None:
+        services.submit_review(item=item, acting_user=annotator, decision="approve")
 
 
 def test_an_item_reaches_three_reviews_after_an_expired_lease_and_a_skip(make_project, annotators, page, login, live_server):
     project = make_project(2)
     first, second, third = annotators
     # The first annotator's lease on an item runs out (they walked away).
-    lapsed = services.next_item(project, first)
+    lapsed = services.next_item(project=project, acting_user=first)
     Assignment.objects.filter(item_id=lapsed.work_item_id, worker=first).update(
         expires_at=timezone.now() - timedelta(seconds=1)
     )
@@ -62,8 +62,8 @@ def test_an_admin_browses_items_read_only_and_reviews_only_when_they_choose_to(m
 
 def test_the_stuck_item_list_names_items_that_cannot_reach_three_reviews(make_project, annotators, admin, page, login, live_server):
     project = make_project(1)
-    item = services.next_item(project, annotators[0])
-    services.skip_item(item, annotators[0], reason="I recorded this speaker myself")
+    item = services.next_item(project=project, acting_user=annotators[0])
+    services.skip_item(item=item, acting_user=annotators[0], reason="I recorded this speaker myself")
     login(page, admin)
     page.goto(f"{live_server.url}/verification/projects/{project.pk}/")
     text = page.locator("#unreachable").inner_text()

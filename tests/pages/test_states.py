@@ -17,11 +17,11 @@ pytestmark = pytest.mark.django_db
 
 
 def _rate_all(test, listener, *, now):
-    while (assignment := services.next_assignment(test=test, listener=listener, now=now)) is not None:
+    while (assignment := services.next_assignment(test=test, acting_user=listener, now=now)) is not None:
         clip = test.clips.select_related("asset").get(work_item_id=assignment.item_id)
         now += timedelta(seconds=clip.asset.duration_seconds + 1)
-        services.report_playback(clip=clip, listener=listener, now=now)
-        services.rate_clip(clip=clip, listener=listener, score=3, now=now)
+        services.report_playback(clip=clip, acting_user=listener, now=now)
+        services.rate_clip(clip=clip, acting_user=listener, score=3, now=now)
     return now
 
 
@@ -30,7 +30,7 @@ def test_a_clip_reaches_five_ratings_with_exactly_five_listeners_after_a_lapsed_
     test = make_test(2, publish=False)
     services.publish_test(test=test, acting_user=None, audience="named", listeners=five)
     now = timezone.now()
-    walked_away = services.next_assignment(test=test, listener=five[0], now=now)
+    walked_away = services.next_assignment(test=test, acting_user=five[0], now=now)
     now += timedelta(seconds=test.pool.lease_seconds + 1)  # their lease runs out
     for listener in five[1:]:
         now = _rate_all(test, listener, now=now)
@@ -53,7 +53,7 @@ def test_a_draft_has_nobody_to_rate_it_and_a_listener_cannot_claim_from_it(make_
 
     test = make_test(1, publish=False)
     with pytest.raises(NotFound):
-        services.next_assignment(test=test, listener=listener)
+        services.next_assignment(test=test, acting_user=listener)
     assert not Assignment.objects.exists()
 
 
@@ -75,11 +75,11 @@ def test_codes_show_labels_and_percentages_carry_units():
 def test_the_listening_dashboard_with_one_rating_shows_thin_states(make_test, listener, admin, client_for):
     test = make_test(2)
     now = timezone.now()
-    assignment = services.next_assignment(test=test, listener=listener, now=now)
+    assignment = services.next_assignment(test=test, acting_user=listener, now=now)
     clip = test.clips.select_related("asset").get(work_item_id=assignment.item_id)
     now += timedelta(seconds=clip.asset.duration_seconds + 1)
-    services.report_playback(clip=clip, listener=listener, now=now)
-    services.rate_clip(clip=clip, listener=listener, score=4, now=now)
+    services.report_playback(clip=clip, acting_user=listener, now=now)
+    services.rate_clip(clip=clip, acting_user=listener, score=4, now=now)
     page = client_for(admin).get(f"/listening/manage/tests/{test.pk}/")
     assert page.status_code == 200
     html = page.content.decode()
