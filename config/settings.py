@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "apps.consultations",
     "apps.listening",
     "apps.verification",
+    "apps.pages",
 ]
 
 MIDDLEWARE = [
@@ -83,6 +84,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "apps.accounts.context_processors.navigation",
+                "apps.pages.context_processors.demo_provider",
             ],
         },
     },
@@ -297,6 +299,9 @@ if _agent_prices_json:
     except ValueError as exc:
         raise ImproperlyConfigured(f"SORI_AGENT_PRICES_JSON is not valid JSON: {exc}") from None
 
+# Set by ./scripts/demo when it runs the scripted demo provider (no API key): pages say the agents' answers
+# are recorded demo answers, not a real model.
+SORI_DEMO_PROVIDER = env_bool("SORI_DEMO_PROVIDER", False)
 AGENTS_MAX_OUTPUT_TOKENS = env_int("SORI_AGENT_MAX_OUTPUT_TOKENS", 1024, minimum=16)
 AGENTS_TIMEOUT_SECONDS = float(env_int("SORI_AGENT_TIMEOUT_SECONDS", 120, minimum=1))
 # Our own retry policy (the SDKs' built-in retries are switched off so this is the only one).
@@ -351,6 +356,8 @@ LISTENING_QC_MIN_CORRELATION = _listening_float("LISTENING_QC_MIN_CORRELATION", 
 # The variance and correlation flags need at least this many rated regular clips to mean anything.
 LISTENING_QC_MIN_RATINGS = env_int("LISTENING_QC_MIN_RATINGS", 8, minimum=2)
 LISTENING_BOOTSTRAP_RESAMPLES = env_int("LISTENING_BOOTSTRAP_RESAMPLES", 10_000, minimum=100)
+# A playback report must come at least the clip's duration minus this after the clip was served.
+LISTENING_PLAYBACK_TOLERANCE_SECONDS = _listening_float("LISTENING_PLAYBACK_TOLERANCE_SECONDS", 0.5)
 
 # --- consultations ---
 # Rulebook files under version control (rulebooks/<language>/<kind>/v<N>.yaml and .md).
