@@ -185,6 +185,16 @@ def current_translations(*, benchmark: SourceBenchmark | None = None, subset: st
     return qs.select_related("sample", "rulebook_version", "rulebook_version__rulebook", "agent_call", "edited_by")
 
 
+SPOKEN_ACTIONS = [TranslationAction.DIRECT_TRANSLATION, TranslationAction.FORMAT_CONVERSION,
+                  TranslationAction.EQUIVALENT_REPLACEMENT]
+
+
+def speakable_translations(*, benchmark: SourceBenchmark, subset: str | None = None):
+    """Current translations that go on to normalization: settled, not deleted, of included samples."""
+    return current_translations(benchmark=benchmark, subset=subset).filter(
+        action__in=SPOKEN_ACTIONS, sample__in=included_samples(benchmark, subset))
+
+
 def current_normalizations(*, benchmark: SourceBenchmark | None = None, subset: str | None = None):
     """Each sample's newest normalized text."""
     newest = NormalizedText.objects.filter(sample=OuterRef("sample")).order_by("-pk").values("pk")[:1]
