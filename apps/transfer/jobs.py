@@ -1,5 +1,5 @@
 from apps.jobs.services import job_handler
-from apps.transfer import normalization, services
+from apps.transfer import hypertranslation, normalization, services
 
 
 @job_handler("transfer.ground_truth_review")
@@ -10,3 +10,8 @@ def ground_truth_review(job, progress):
 @job_handler("transfer.normalize")
 def normalize(job, progress):
     return normalization.run_normalization(job, progress)
+
+
+@job_handler("transfer.translate")
+def translate(job, progress):
+    return hypertranslation.run_translation(job, progress)
