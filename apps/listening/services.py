@@ -18,10 +18,13 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from apps.audio.services import atomic_import, import_audio_file
+from apps.core.errors import Conflict, InvalidInput
+from apps.core.tabular import RowModel, read_table
 from apps.listening import splits as splitting
-from apps.listening.manifest import ManifestRefused, read_manifest
+from apps.listening.manifest import read_manifest
 from apps.listening.models import (
     Clip,
     Consent,
@@ -38,16 +41,16 @@ from apps.queues.models import Assignment, WorkItem
 # --- import ---------------------------------------------------------------------------------------------
 
 
-def import_listening_test(*, name: str, manifest: Path, user=None, progress=None) -> ListeningTest:
+def import_listening_test(*, name: str, manifest: Path, acting_user=None, progress=None) -> ListeningTest:
     """Create a test from a CSV/JSONL manifest. Atomic: a bad row (reported with its line) stores nothing,
     audio files included. `progress` (a jobs Progress) hears of each stored clip and may cancel, which
     rolls everything back."""
     name = name.strip()
     if not name:
-        raise ManifestRefused(["the test needs a name"])
+        raise InvalidInput("the test needs a name", field="name")
     rows = read_manifest(Path(manifest))
     if ListeningTest.objects.filter(name=name).exists():
-        raise ManifestRefused([f"a listening test named {name!r} already exists; choose another name"])
+        raise Conflict(f"a listening test named {name!r} already exists; choose another name", code="name_taken")
     regular = [r for r in rows if not r.is_gold]
     gold = [r for r in rows if r.is_gold]
     with atomic_import():
@@ -55,7 +58,7 @@ def import_listening_test(*, name: str, manifest: Path, user=None, progress=None
             name=f"listening: {name}", kind="listening",
             required_per_item=settings.LISTENING_RATINGS_PER_CLIP, lease_seconds=settings.LISTENING_LEASE_SECONDS,
         )
-        test = ListeningTest.objects.create(name=name, pool=pool, created_by=user if user and user.pk else None)
+        test = ListeningTest.objects.create(name=name, pool=pool, created_by=acting_user if acting_user and acting_user.pk else None)
         items = queues.add_items(pool, len(regular))
         # Gold clips go to every listener once, mixed into their own random order; they take no K slots.
         items += queues.add_items(pool, len(gold), capacity=WorkItem.UNLIMITED) if gold else []
@@ -83,87 +86,72 @@ def import_listening_test(*, name: str, manifest: Path, user=None, progress=None
 # --- the listener's flow --------------------------------------------------------------------------------
 
 
-class RatingRefused(Exception):
-    """A listener action the server will not take. `code` is machine-readable, str() is for people."""
-
-    def __init__(self, code: str, message: str):
-        self.code = code
-        super().__init__(message)
-
-
-def record_consent(*, test: ListeningTest, listener) -> Consent:
-    consent, _ = Consent.objects.get_or_create(test=test, listener=listener)
+def record_consent(*, test: ListeningTest, acting_user) -> Consent:
+    consent, _ = Consent.objects.get_or_create(test=test, listener=acting_user)
     return consent
 
 
-def next_assignment(*, test: ListeningTest, listener, now: datetime | None = None) -> Assignment | None:
+def next_assignment(*, test: ListeningTest, acting_user, now: datetime | None = None) -> Assignment | None:
     """The listener's current clip (their live lease) or a newly leased one; None when nothing is left."""
-    return queues.claim_next(test.pool, listener, now=now)
+    return queues.claim_next(test.pool, acting_user, now=now)
 
 
 def _has_live_lease(clip: Clip, listener, now: datetime) -> bool:
-    return Assignment.objects.filter(
-        item_id=clip.work_item_id, worker=listener, status=Assignment.Status.LEASED, expires_at__gt=now
-    ).exists()
+    return Assignment.objects.live(now).filter(item_id=clip.work_item_id, worker=listener).exists()
 
 
-def report_playback(*, clip: Clip, listener, now: datetime | None = None) -> PlaybackEnd:
+def report_playback(*, clip: Clip, acting_user, now: datetime | None = None) -> PlaybackEnd:
     """The player says the clip played to its end. Only for a clip the listener holds a live lease on."""
     now = now or timezone.now()
-    if not _has_live_lease(clip, listener, now):
-        if Rating.objects.filter(clip=clip, listener=listener).exists():
-            raise RatingRefused("already_rated", "You have already rated this clip.")
-        raise RatingRefused("no_lease", "This clip is not assigned to you (or your time for it ran out).")
-    playback, created = PlaybackEnd.objects.get_or_create(clip=clip, listener=listener)
+    if not _has_live_lease(clip, acting_user, now):
+        if Rating.objects.filter(clip=clip, listener=acting_user).exists():
+            raise Conflict("You have already rated this clip.", code="already_rated")
+        raise Conflict("This clip is not assigned to you (or your time for it ran out).", code="no_lease")
+    playback, created = PlaybackEnd.objects.get_or_create(clip=clip, listener=acting_user)
     if not created:
         PlaybackEnd.objects.filter(pk=playback.pk).update(plays=F("plays") + 1)
     return playback
 
 
-def rate_clip(*, clip: Clip, listener, score: int, now: datetime | None = None) -> tuple[Rating, bool]:
+def rate_clip(*, clip: Clip, acting_user, score: int, now: datetime | None = None) -> tuple[Rating, bool]:
     """Store the listener's score for the clip; returns (rating, created).
 
     Idempotent: the same score again returns the stored rating (created False); a different second score is
     refused. Refused too without a lease (or with a lapsed lease whose slot went to someone else) and
     without a reported playback end."""
     if not isinstance(score, int) or isinstance(score, bool) or not 1 <= score <= 5:
-        raise ValueError("score must be a whole number from 1 to 5")
+        raise InvalidInput("must be a whole number from 1 to 5", field="score")
     now = now or timezone.now()
     try:
         with transaction.atomic():
             # Lock the item first so two copies of one submission line up; the second then sees the first.
             WorkItem.objects.select_for_update().filter(pk=clip.work_item_id).first()
-            existing = Rating.objects.filter(clip=clip, listener=listener).first()
+            existing = Rating.objects.filter(clip=clip, listener=acting_user).first()
             if existing is not None:
                 if existing.score == score:
                     return existing, False
-                raise RatingRefused(
-                    "score_conflict", f"You already rated this clip {existing.score}; a rating cannot be changed."
-                )
-            if not PlaybackEnd.objects.filter(clip=clip, listener=listener).exists():
-                raise RatingRefused("playback_not_reported", "Listen to the clip to its end before rating it.")
-            try:
-                assignment = queues.lease_for_submission(clip.work_item, listener, now=now)
-            except queues.QueueError as exc:
-                raise RatingRefused(exc.code, str(exc)) from None
-            rating = Rating.objects.create(clip=clip, listener=listener, score=score, rated_at=now)
+                raise Conflict(f"You already rated this clip {existing.score}; a rating cannot be changed.", code="score_conflict")
+            if not PlaybackEnd.objects.filter(clip=clip, listener=acting_user).exists():
+                raise Conflict("Listen to the clip to its end before rating it.", code="playback_not_reported")
+            assignment = queues.lease_for_submission(clip.work_item, acting_user, now=now)  # or a queue Conflict
+            rating = Rating.objects.create(clip=clip, listener=acting_user, score=score, rated_at=now)
             queues.mark_submitted(assignment, now=now)
             return rating, True
     except IntegrityError:
         # The unique (clip, listener) constraint caught a concurrent duplicate: answer as the first did.
-        existing = Rating.objects.get(clip=clip, listener=listener)
+        existing = Rating.objects.get(clip=clip, listener=acting_user)
         if existing.score == score:
             return existing, False
-        raise RatingRefused("score_conflict", "You already rated this clip; a rating cannot be changed.") from None
+        raise Conflict("You already rated this clip; a rating cannot be changed.", code="score_conflict") from None
 
 
 # --- admin actions --------------------------------------------------------------------------------------
 
 
-def exclude_listener(*, test: ListeningTest, listener, by, reason: str = "") -> None:
+def exclude_listener(*, test: ListeningTest, listener, acting_user, reason: str = "") -> None:
     """Take a listener out of the test: no more clips; their ratings stay in the raw export but leave the
     clean set, and their slots are handed out again so every clip still reaches K valid ratings."""
-    queues.exclude_worker(test.pool, listener, by=by, reason=reason)
+    queues.exclude_worker(test.pool, listener, by=acting_user, reason=reason)
 
 
 def pseudonym_for(listener) -> str:
@@ -221,62 +209,49 @@ def make_splits(*, test: ListeningTest, ratios=splitting.DEFAULT_RATIOS, seed: i
     )
 
 
-class PredictionsRefused(Exception):
-    def __init__(self, errors: list[str]):
-        self.errors = errors
-        super().__init__("\n".join(errors))
+class PredictionRow(RowModel):
+    """One row of a predictions CSV; context={"clips": {clip_id: pk}, "name": the default predictor}."""
+
+    clip_id: str
+    score: float = Field(allow_inf_nan=False)
+    predictor: str = ""
+
+    @field_validator("clip_id")
+    @classmethod
+    def _known_clip(cls, value: str, info: ValidationInfo) -> str:
+        if value not in info.context["clips"]:
+            raise ValueError(f"unknown clip id {value!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _named(self, info: ValidationInfo) -> PredictionRow:
+        self.predictor = self.predictor or info.context["name"]
+        if not self.predictor:
+            raise ValueError("empty predictor")
+        return self
 
 
 def upload_predictions(*, test: ListeningTest, content: str, filename: str = "predictions.csv",
-                       name: str = "", user=None) -> list[Predictor]:
+                       name: str = "", acting_user=None) -> list[Predictor]:
     """Store predictions from a CSV with columns clip_id, score (and optionally predictor, for several
     predictors in one file; otherwise `name` names the one predictor). A predictor uploaded again is
     replaced. Every bad row is reported with its line number; nothing is stored unless all rows are good."""
-    reader = csv.DictReader(io.StringIO(content.lstrip("\ufeff")))
-    columns = reader.fieldnames or []
-    missing = [c for c in ("clip_id", "score") if c not in columns]
-    if missing:
-        raise PredictionsRefused([f"{filename} line 1: missing column(s) {', '.join(missing)}"])
-    has_predictor = "predictor" in columns
-    if not has_predictor and not name.strip():
-        raise PredictionsRefused([f"{filename}: give the predictor a name (or add a predictor column)"])
+    header = next(csv.reader(io.StringIO(content.lstrip("\ufeff"))), [])
+    if "predictor" not in header and not name.strip():
+        raise InvalidInput(f"{filename}: give the predictor a name (or add a predictor column)", field="name")
     clip_pks = dict(test.clips.regular().values_list("clip_id", "pk"))
-    errors: list[str] = []
+    rows = read_table(
+        content.encode(), PredictionRow, name=filename, format="csv",
+        context={"clips": clip_pks, "name": name.strip()}, unique=[("predictor", "clip_id")],
+    )
     values: dict[str, dict[int, float]] = {}
-    seen: dict[tuple[str, str], int] = {}
-    for raw in reader:
-        line = reader.line_num
-        predictor = (raw.get("predictor") or "").strip() if has_predictor else name.strip()
-        clip_id = (raw.get("clip_id") or "").strip()
-        problems = []
-        if not predictor:
-            problems.append("empty predictor")
-        if clip_id not in clip_pks:
-            problems.append(f"unknown clip id {clip_id!r}" if clip_id else "empty clip_id")
-        try:
-            score = float(raw.get("score") or "")
-            if score != score or score in (float("inf"), float("-inf")):
-                raise ValueError
-        except ValueError:
-            problems.append(f"score {raw.get('score')!r} is not a number")
-            score = None
-        key = (predictor, clip_id)
-        if key in seen:
-            problems.append(f"duplicate prediction for {clip_id!r} (first on line {seen[key]})")
-        seen.setdefault(key, line)
-        if problems:
-            errors.append(f"{filename} line {line}: {'; '.join(problems)}")
-        elif score is not None:
-            values.setdefault(predictor, {})[clip_pks[clip_id]] = score
-    if errors:
-        raise PredictionsRefused(errors)
-    if not values:
-        raise PredictionsRefused([f"{filename}: no predictions"])
+    for _, row in rows:
+        values.setdefault(row.predictor, {})[clip_pks[row.clip_id]] = row.score
     stored = []
     with transaction.atomic():
         for predictor_name, scores in values.items():
             predictor, _ = Predictor.objects.update_or_create(
-                test=test, name=predictor_name[:100], defaults={"uploaded_by": user if user and user.pk else None}
+                test=test, name=predictor_name[:100], defaults={"uploaded_by": acting_user if acting_user and acting_user.pk else None}
             )
             predictor.predictions.all().delete()
             Prediction.objects.bulk_create(

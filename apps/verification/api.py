@@ -4,7 +4,7 @@ POST projects/{id}/next/, POST items/{id}/reviews/, GET items/{id}/, GET project
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException, NotFound, PermissionDenied
+from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -14,18 +14,13 @@ from apps.verification import selectors, services
 from apps.verification.models import Decision, Reason, VerificationItem, VerificationProject
 
 
-class Conflict(APIException):
-    status_code = 409
-    default_code = "conflict"
-
-
 class NextView(APIView):
     permission_classes = [HasRole.of(Role.ANNOTATOR)]
 
     @extend_schema(request=None, responses={200: dict, 204: None})
     def post(self, request, pk):
         project = get_object_or_404(VerificationProject, pk=pk)
-        item = services.next_item(project, request.user)
+        item = services.next_item(project=project, acting_user=request.user)
         if item is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         return Response(selectors.item_for_reviewer(item, request.user))
@@ -47,17 +42,10 @@ class ReviewView(APIView):
         data = ReviewInput(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
-        try:
-            review, created = services.submit_review(
-                item, request.user, decision=v["decision"], reasons=v["reasons"], comment=v["comment"],
-                seconds=v["seconds_spent"],
-            )
-        except services.ReviewRefused as exc:
-            if exc.status == 403:
-                raise PermissionDenied(str(exc)) from None
-            if exc.status == 400:
-                raise serializers.ValidationError({"reasons": [str(exc)]}) from None
-            raise Conflict(str(exc), code=exc.code) from None
+        review, created = services.submit_review(
+            item=item, acting_user=request.user, decision=v["decision"], reasons=v["reasons"], comment=v["comment"],
+            seconds=v["seconds_spent"],
+        )
         # Compact on purpose: the reviewer's own review and whether the item is settled (GET the item for more).
         settled = VerificationItem.objects.filter(pk=item.pk).values_list("status", flat=True).get()
         body = {"item": item.pk, "external_id": item.external_id, "created": created,

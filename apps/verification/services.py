@@ -4,7 +4,6 @@ scoring runs. Reviews go through the shared assignment engine (apps/queues) with
 import hashlib
 import json
 import random
-import shutil
 from collections import defaultdict
 from pathlib import Path
 
@@ -13,9 +12,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.audio.services import AudioRejected, atomic_import, import_audio_file, inspect_audio
+from apps.core.errors import Conflict, FileProblem, Forbidden, InvalidInput, NotFound
+from apps.core.tabular import refuse
 from apps.queues import services as queues
 from apps.queues.models import Assignment, AssignmentStatus, WorkItem
-from apps.verification.hpsu import RecordsRefused, load_records, parse_records, safe_media_path
+from apps.verification.hpsu import parse_records, safe_media_path
 from apps.verification.models import (
     BaselineAnswer,
     BaselineItem,
@@ -34,18 +35,10 @@ from apps.verification.models import (
 REVIEWERS_PER_ITEM = 3  # the paper's three trained annotators
 
 
-class ReviewRefused(Exception):
-    """A review that cannot be stored; `code` for the API (`status` 409 for conflicts, 400 for bad input)."""
-
-    def __init__(self, message: str, *, code: str = "refused", status: int = 409):
-        self.code, self.status = code, status
-        super().__init__(message)
-
-
 # ---- projects and imports ---------------------------------------------------------------------------------
 
 
-def create_project(*, name: str, settle_on_first_rejection: bool = False, description: str = "", by=None,
+def create_project(*, name: str, settle_on_first_rejection: bool = False, description: str = "", acting_user=None,
                    lease_seconds: int | None = None) -> VerificationProject:
     with transaction.atomic():
         pool = queues.create_pool(
@@ -54,56 +47,50 @@ def create_project(*, name: str, settle_on_first_rejection: bool = False, descri
         )
         return VerificationProject.objects.create(
             name=name, description=description, pool=pool, settle_on_first_rejection=settle_on_first_rejection,
-            created_by=by if by and by.pk else None,
+            created_by=acting_user if acting_user and acting_user.pk else None,
         )
 
 
-def import_items(*, project_name: str, file_path: Path, media_dir: Path, by=None,
+def import_items(*, project_name: str, file_path: Path, media_dir: Path, acting_user=None,
                  settle_on_first_rejection: bool | None = None, display_name: str | None = None) -> ItemImport:
     """Import an HPSU file into the named project (created when new). All or nothing: every problem is
-    collected first and raised together as RecordsRefused, naming each item id and reason."""
+    collected first and raised together as FileRefused, naming each record's file, line and field."""
     file_path, media_dir = Path(file_path), Path(media_dir)
     name = display_name or file_path.name
     raw = file_path.read_bytes()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise RecordsRefused([f"{name}: not UTF-8 text"]) from None
-    records = load_records(text, name=name)
     project = VerificationProject.objects.filter(name=project_name).first()
     existing = set(project.items.values_list("external_id", flat=True)) if project else set()
-    parsed, problems = parse_records(records, existing_ids=existing)
+    parsed, problems = parse_records(raw, name=name, existing_ids=existing)
     # Media: every file must exist under the media folder and be decodable audio (video/image: exist).
     audio_files: dict[str, Path] = {}
     for item in parsed:
         path = safe_media_path(media_dir, item.audio_path)
         if path is None or not path.is_file():
-            problems.append(f"item {item.external_id!r}: missing media {item.audio_path!r} (not found under {media_dir})")
+            problems.append(FileProblem(file=name, line=item.line, field="audio_path", reason=f"missing media {item.audio_path!r} (not found under {media_dir})"))
             continue
         if item.audio_path not in audio_files:
             try:
                 inspect_audio(path, name=item.audio_path)
             except AudioRejected as exc:
-                problems.append(f"item {item.external_id!r}: media {exc}")
+                problems.append(FileProblem(file=name, line=item.line, field="audio_path", reason=f"media {exc}"))
                 continue
             audio_files[item.audio_path] = path
         if item.visual_path:
             visual = safe_media_path(media_dir, item.visual_path)
             if visual is None or not visual.is_file():
-                problems.append(f"item {item.external_id!r}: missing media {item.visual_path!r} (not found under {media_dir})")
-    if problems:
-        raise RecordsRefused(problems)
+                problems.append(FileProblem(file=name, line=item.line, field=f"{item.visual_kind}_path", reason=f"missing media {item.visual_path!r} (not found under {media_dir})"))
+    refuse(problems)
     with atomic_import():
         if project is None:
             project = create_project(
-                name=project_name, by=by, settle_on_first_rejection=bool(settle_on_first_rejection)
+                name=project_name, acting_user=acting_user, settle_on_first_rejection=bool(settle_on_first_rejection)
             )
         elif settle_on_first_rejection is not None:
             project.settle_on_first_rejection = settle_on_first_rejection
             project.save(update_fields=["settle_on_first_rejection"])
         batch = ItemImport.objects.create(
             project=project, file_name=name, file_sha256=hashlib.sha256(raw).hexdigest(), media_dir=str(media_dir),
-            item_count=len(parsed), imported_by=by if by and by.pk else None,
+            item_count=len(parsed), imported_by=acting_user if acting_user and acting_user.pk else None,
         )
         assets = {rel: import_audio_file(path, name=rel)[0] for rel, path in audio_files.items()}
         work_items = queues.add_items(project.pool, len(parsed))
@@ -132,9 +119,9 @@ def import_items(*, project_name: str, file_path: Path, media_dir: Path, by=None
 # ---- reviewing --------------------------------------------------------------------------------------------
 
 
-def next_item(project: VerificationProject, annotator) -> VerificationItem | None:
+def next_item(*, project: VerificationProject, acting_user) -> VerificationItem | None:
     """The annotator's current item (their live lease) or the next one in their own order; None when done."""
-    assignment = queues.claim_next(project.pool, annotator)
+    assignment = queues.claim_next(project.pool, acting_user)
     if assignment is None:
         return None
     return VerificationItem.objects.select_related("audio").get(work_item_id=assignment.item_id)
@@ -142,23 +129,23 @@ def next_item(project: VerificationProject, annotator) -> VerificationItem | Non
 
 def clean_review(decision: str, reasons, comment: str) -> tuple[str, list[str], str]:
     if decision not in Decision.values:
-        raise ReviewRefused(f"decision must be 'approve' or 'reject', not {decision!r}", code="invalid", status=400)
+        raise InvalidInput(f"decision must be 'approve' or 'reject', not {decision!r}", field="decision")
     reasons = list(dict.fromkeys(reasons or []))
     unknown = [r for r in reasons if r not in Reason.values]
     if unknown:
-        raise ReviewRefused(f"unknown reason(s) {', '.join(map(str, unknown))}; expected {', '.join(Reason.values)}",
-                            code="invalid", status=400)
+        raise InvalidInput(f"unknown reason(s) {', '.join(map(str, unknown))}; expected {', '.join(Reason.values)}",
+                           field="reasons")
     comment = (comment or "").strip()
     if decision == Decision.APPROVE and reasons:
-        raise ReviewRefused("an approval takes no rejection reasons", code="invalid", status=400)
+        raise InvalidInput("an approval takes no rejection reasons", field="reasons")
     if decision == Decision.REJECT and not reasons:
-        raise ReviewRefused("a rejection needs at least one reason", code="invalid", status=400)
+        raise InvalidInput("a rejection needs at least one reason", field="reasons")
     if Reason.OTHER in reasons and not comment:
-        raise ReviewRefused("reason 'other' needs a comment saying what is wrong", code="invalid", status=400)
+        raise InvalidInput("reason 'other' needs a comment saying what is wrong", field="comment")
     return decision, reasons, comment
 
 
-def submit_review(item: VerificationItem, annotator, *, decision: str, reasons=None, comment: str = "",
+def submit_review(*, item: VerificationItem, acting_user, decision: str, reasons=None, comment: str = "",
                   seconds: float | None = None) -> tuple[Review, bool]:
     """Store the annotator's decision on the item, or change it while the item is unsettled. Returns
     (review, created). The same decision sent twice stores one review and one history entry. Settles the
@@ -168,25 +155,23 @@ def submit_review(item: VerificationItem, annotator, *, decision: str, reasons=N
     with transaction.atomic():
         try:
             # Locks the item's WorkItem row: submissions and settlement of one item are serialised.
-            assignment = queues.lease_for_submission(item.work_item, annotator, now=now)
+            assignment = queues.lease_for_submission(item.work_item, acting_user, now=now)
         except queues.NoLease as exc:
-            raise ReviewRefused(f"You were not given item {item.external_id}; ask for the next item.", code=exc.code, status=403) from None
+            raise Forbidden(f"You were not given item {item.external_id}; ask for the next item.", code=exc.code) from None
         except queues.ItemClosed:
-            raise ReviewRefused(f"Item {item.external_id} is already settled.", code="settled") from None
-        except queues.QueueError as exc:
-            raise ReviewRefused(str(exc), code=exc.code) from None
+            raise Conflict(f"Item {item.external_id} is already settled.", code="settled") from None
         item = VerificationItem.objects.get(pk=item.pk)
         if item.is_settled:
-            raise ReviewRefused(f"Item {item.external_id} is already settled ({item.status}); decisions are final.", code="settled")
+            raise Conflict(f"Item {item.external_id} is already settled ({item.status}); decisions are final.", code="settled")
         if seconds is None or seconds < 0:
             seconds = max(0.0, min((now - assignment.leased_at).total_seconds(), item.project.pool.lease_seconds))
         seconds = float(min(seconds, 24 * 3600))
-        review = Review.objects.filter(item=item, annotator=annotator).first()
+        review = Review.objects.filter(item=item, annotator=acting_user).first()
         created = review is None
         if created:
-            review = Review.objects.create(item=item, annotator=annotator, decision=decision, reasons=reasons,
+            review = Review.objects.create(item=item, annotator=acting_user, decision=decision, reasons=reasons,
                                            comment=comment, seconds_spent=seconds)
-            ReviewEvent.objects.create(item=item, annotator=annotator, kind="submitted", decision=decision,
+            ReviewEvent.objects.create(item=item, annotator=acting_user, kind="submitted", decision=decision,
                                        reasons=reasons, comment=comment, seconds=seconds)
             queues.mark_submitted(assignment, now=now)
         elif (review.decision, review.reasons, review.comment) != (decision, reasons, comment):
@@ -194,7 +179,7 @@ def submit_review(item: VerificationItem, annotator, *, decision: str, reasons=N
             review.seconds_spent += seconds
             review.changes += 1
             review.save()
-            ReviewEvent.objects.create(item=item, annotator=annotator, kind="changed", decision=decision,
+            ReviewEvent.objects.create(item=item, annotator=acting_user, kind="changed", decision=decision,
                                        reasons=reasons, comment=comment, seconds=seconds)
         _settle(item, now)
     return review, created
@@ -218,7 +203,7 @@ def _settle(item: VerificationItem, now) -> None:
         queues.close_item(item.work_item)
 
 
-def set_settle_on_first_rejection(project: VerificationProject, value: bool) -> int:
+def set_settle_on_first_rejection(*, project: VerificationProject, value: bool) -> int:
     """Change the project's setting. Turning it on settles at once every pending item that already has a
     rejection (and closes it in the queue); returns how many were settled."""
     project.settle_on_first_rejection = value
@@ -237,9 +222,9 @@ def set_settle_on_first_rejection(project: VerificationProject, value: bool) -> 
     return settled
 
 
-def skip_item(item: VerificationItem, annotator) -> None:
+def skip_item(*, item: VerificationItem, acting_user) -> None:
     """Give an item back unreviewed: its slot goes to someone else, and the annotator will not get it again."""
-    assignment = Assignment.objects.filter(item_id=item.work_item_id, worker=annotator, status=AssignmentStatus.LEASED).first()
+    assignment = Assignment.objects.filter(item_id=item.work_item_id, worker=acting_user, status=AssignmentStatus.LEASED).first()
     if assignment:
         queues.release(assignment)
 
@@ -271,7 +256,7 @@ def stratified_sample(items: list[VerificationItem], size: int, rng: random.Rand
     return chosen
 
 
-def create_baseline(project: VerificationProject, *, name: str, size: int = 300, by=None, seed: int | None = None) -> BaselineSession:
+def create_baseline(*, project: VerificationProject, name: str, size: int = 300, acting_user=None, seed: int | None = None) -> BaselineSession:
     if size < 1:
         raise ValueError("the sample needs at least one item")
     accepted = list(project.items.filter(status=ItemStatus.ACCEPTED).order_by("position"))
@@ -281,7 +266,7 @@ def create_baseline(project: VerificationProject, *, name: str, size: int = 300,
     sample = stratified_sample(accepted, size, random.Random(seed))
     with transaction.atomic():
         session = BaselineSession.objects.create(project=project, name=name, requested_size=size, seed=seed,
-                                                 created_by=by if by and by.pk else None)
+                                                 created_by=acting_user if acting_user and acting_user.pk else None)
         BaselineItem.objects.bulk_create(
             [BaselineItem(session=session, item=item, position=i) for i, item in enumerate(sample, start=1)]
         )
@@ -295,22 +280,22 @@ def baseline_option_order(session: BaselineSession, item: VerificationItem, anno
     return options
 
 
-def answer_baseline(session: BaselineSession, item: VerificationItem, annotator, *, chosen: list[str],
+def answer_baseline(*, session: BaselineSession, item: VerificationItem, acting_user, chosen: list[str],
                     seconds: float = 0) -> BaselineAnswer:
     """Store an annotator's blind answer. Idempotent: a second answer to the same item keeps the first."""
     if not BaselineItem.objects.filter(session=session, item=item).exists():
-        raise ReviewRefused(f"item {item.external_id} is not in baseline {session.name}", status=404, code="not_found")
+        raise NotFound(f"item {item.external_id} is not in baseline {session.name}")
     from apps.verification.scoring import yes_no_options
 
     allowed = yes_no_options(item) if item.format == "yes_no" else item.options
     bad = [c for c in chosen if c not in allowed]
     if not chosen or bad:
-        raise ReviewRefused("choose one of the options shown", code="invalid", status=400)
+        raise InvalidInput("choose one of the options shown", field="chosen")
     if item.format != "multiple" and len(chosen) != 1:
-        raise ReviewRefused("this question takes exactly one answer", code="invalid", status=400)
+        raise InvalidInput("this question takes exactly one answer", field="chosen")
     answer, _ = BaselineAnswer.objects.get_or_create(
-        session=session, item=item, annotator=annotator,
-        defaults={"prediction": ",".join(chosen), "option_order": baseline_option_order(session, item, annotator),
+        session=session, item=item, annotator=acting_user,
+        defaults={"prediction": ",".join(chosen), "option_order": baseline_option_order(session, item, acting_user),
                   "seconds_spent": max(0.0, float(seconds or 0))},
     )
     return answer
@@ -319,16 +304,11 @@ def answer_baseline(session: BaselineSession, item: VerificationItem, annotator,
 # ---- scoring runs ------------------------------------------------------------------------------------------
 
 
-def score_predictions_file(project: VerificationProject, *, name: str, path: Path, by=None) -> ScoringRun:
+def score_predictions_file(*, project: VerificationProject, name: str, path: Path, acting_user=None) -> ScoringRun:
     from apps.verification import scoring
 
     predictions = scoring.read_predictions(Path(path))
     items = list(project.items.filter(status=ItemStatus.ACCEPTED))
     report = scoring.score(items, predictions)
     return ScoringRun.objects.create(project=project, name=name, file_name=Path(path).name, report=report,
-                                     created_by=by if by and by.pk else None)
-
-
-def copy_media(src: Path, dst: Path) -> None:
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(src, dst)
+                                     created_by=acting_user if acting_user and acting_user.pk else None)
