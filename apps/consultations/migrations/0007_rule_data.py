@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('consultations', '0004_agent_call_links'),
+        ('consultations', '0006_drop_ground_truth_ref'),
     ]
 
     operations = [
