@@ -150,7 +150,7 @@ def _launch(run: TranslationRun, *, budget_usd, acting_user) -> TranslationRun:
         run.created_by = user
         run.save()
         params["run_id"] = run.pk
-        run.job = start_job(kind="transfer.translate", title=str(run), params=params, user=user)
+        run.job = start_job(kind="transfer.translate", title=str(run), params=params, acting_user=user)
         run.save(update_fields=["job"])
     return run
 

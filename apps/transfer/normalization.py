@@ -146,7 +146,7 @@ def start_normalization_run(*, benchmark: str, subset: str = "", limit: int | No
         run = NormalizationRun.objects.create(benchmark=bench, subset=subset or "", limit=limit,
                                               rulebook_version=version, created_by=user)
         params["run_id"] = run.pk
-        run.job = start_job(kind="transfer.normalize", title=str(run), params=params, user=user)
+        run.job = start_job(kind="transfer.normalize", title=str(run), params=params, acting_user=user)
         run.save(update_fields=["job"])
     return run
 

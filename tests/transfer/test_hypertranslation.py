@@ -215,7 +215,7 @@ def test_a_new_version_makes_outputs_stale_and_a_continued_run_redoes_only_stale
 
 @pytest.mark.django_db
 def test_an_undecided_sample_feeds_the_open_consultation_round(source_samples, rulebook, translator, admin, now):
-    round = create_round(rulebook=rulebook, user=admin, scope={"subsets": ["sd-qa"]})
+    round = create_round(rulebook=rulebook, acting_user=admin, scope={"subsets": ["sd-qa"]})
     now(start_translation_run, benchmark="voicebench", subset="sd-qa")
     [result] = AnalysisResult.objects.filter(round=round)
     assert result.action == "undecided" and "Hamlet" in result.sample.transcription

@@ -2,7 +2,10 @@
 version, the agent for context-dependent spans, validation failures left visible, the report, and the
 seam the speech stage reads."""
 
+from io import StringIO
+
 import pytest
+from django.apps import apps
 
 from apps.consultations.rulebooks import get_version, load_rulebooks
 from apps.jobs.models import Job, JobStatus
@@ -53,3 +56,16 @@ def test_a_normalization_run_reads_every_current_translation(translated, fake_ll
     with django_capture_on_commit_callbacks(execute=True):
         again = start_normalization_run(benchmark="voicebench")
     assert NormalizedText.objects.filter(run=again).count() == 0 and NormalizedText.objects.count() == 4
+
+
+@pytest.mark.django_db
+def test_seed_demo_gives_the_speech_stage_normalized_texts_and_runs_twice_without_change():
+    config = apps.get_app_config("transfer")
+    config.seed_demo(StringIO())
+    config.seed_demo(StringIO())
+    demo = SourceBenchmark.objects.get(name="voicebench-demo")
+    ready = list(ready_for_speech(benchmark=demo))
+    assert len(ready) == 4 and NormalizedText.objects.count() == 4
+    spider = next(r for r in ready if "spider" in r.sample.transcription)
+    assert spider.text == "거미의 다리는 여덟 개인가요, 여섯 개인가요?"
+    assert all(r.translation.edit_note.startswith("demo data") for r in ready)
