@@ -64,4 +64,4 @@ def seed_translations(stdout) -> None:
             source_answer=sample.answer, transcription_ko=korean[0], answer_ko=korean[1], edit_note=DEMO_NOTE)
         normalized = normalize_translation(translation, version=norm)
         made += normalized.status == NormalizationStatus.OK
-    stdout.write(f"  transfer: {made} demo translations normalized for speech")
+    stdout.write(f"  transfer: {made} new demo translations normalized for speech")

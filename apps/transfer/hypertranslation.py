@@ -264,14 +264,6 @@ def feed_undecided(translation: Translation) -> int:
     return fed
 
 
-def feed_round(round) -> int:
-    """Hand a newly opened round the samples already left undecided by translation runs under its version."""
-    undecided = Translation.objects.filter(
-        pk__in=selectors.current_translations().filter(action=TranslationAction.UNDECIDED,
-                                                       rulebook_version=round.base_version).values("pk"))
-    return sum(feed_undecided(t) for t in undecided.select_related("sample", "rulebook_version"))
-
-
 # --- corrections by a person ----------------------------------------------------------------------------
 
 def correct_translation(*, translation: Translation, acting_user, transcription_ko: str, answer_ko: str,

@@ -366,7 +366,6 @@ class _ChunkReader:
         while i < n:
             kind, match = self.pieces[i]
             piece = match.group(0)
-            last = i == n - 1
             if kind in ("num", "sci", "frac", "date", "colon"):
                 reading, i, used = self.number(i)
                 words.append(reading)
@@ -402,12 +401,12 @@ class _ChunkReader:
                 self.out.fire(self.t.rule("pause"))
                 words.append(self.t["pause_mark"])
             else:
-                words.append(self.symbol(i, piece, last))
+                words.append(self.symbol(i, piece))
             i += 1
         reading = " ".join(w for w in words if w)
         return re.sub(r"\s+([.,?!])", r"\1", reading), consumed
 
-    def symbol(self, i: int, piece: str, last: bool) -> str:
+    def symbol(self, i: int, piece: str) -> str:
         t = self.t
         between = 0 < i < len(self.pieces) - 1 or (len(self.pieces) == 1 and self._spaced())
         if piece == "=" and (between or len(self.pieces) == 1):
@@ -626,7 +625,3 @@ def normalizer_for(version) -> Normalizer:
     if key not in _ENGINES:
         _ENGINES[key] = Normalizer(Tables([(r.rule_id, r.data) for r in version.rules.all()]))
     return _ENGINES[key]
-
-
-def normalize(text: str, engine: Normalizer, *, preserve=()) -> Normalized:
-    return engine.normalize(text, preserve=preserve)
