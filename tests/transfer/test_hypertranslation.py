@@ -254,7 +254,7 @@ def test_cancel_stops_the_run_and_resume_translates_only_what_is_left(source_sam
     run = now(start_translation_run, benchmark="voicebench", subset="sd-qa")
     job = Job.objects.get(pk=run.job_id)
     assert job.status == JobStatus.CANCELLED and Translation.objects.count() == 3
-    assert resume_job(job)
+    assert resume_job(job=job)
     job.refresh_from_db()
     assert job.status == JobStatus.SUCCEEDED and job.done == 5
     assert Translation.objects.count() == 5 and len(fake_llm.requests) == 5
