@@ -325,6 +325,10 @@ except ValueError:
 # Samples the ground-truth job reviews at once (each in its own thread; the per-provider limit in
 # AGENTS_CONCURRENCY still caps requests in flight). 1 reviews one sample at a time.
 TRANSFER_REVIEW_WORKERS = env_int("SORI_TRANSFER_REVIEW_WORKERS", 4, minimum=1)
+# The same for hypertranslation and normalization runs (normalization calls the agent only for the few
+# context-dependent spans; the deterministic work is CPU-bound).
+TRANSFER_TRANSLATE_WORKERS = env_int("SORI_TRANSFER_TRANSLATE_WORKERS", 4, minimum=1)
+TRANSFER_NORMALIZE_WORKERS = env_int("SORI_TRANSFER_NORMALIZE_WORKERS", 2, minimum=1)
 
 # --- queues ---------------------------------------------------------------------------------------------
 # How long a claimed item stays reserved for its worker (a pool may override it).
