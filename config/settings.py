@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_htmx",
     "axes",
+    "apps.core",
     "apps.accounts",
     "apps.jobs",
     "apps.audio",
@@ -61,6 +62,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # After HtmxMiddleware: a refusal escaping a page view is rendered with its status (bare text for htmx).
+    "apps.core.middleware.ApplicationErrorMiddleware",
     # Last, as django-axes asks: it turns a lockout raised during authentication into a response.
     "axes.middleware.AxesMiddleware",
 ]
