@@ -22,7 +22,6 @@ import json
 import threading
 import time
 import wave
-import zlib
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -109,12 +108,11 @@ class FakeSpeech:
             return self._ids[text]
 
     def _length(self, body: dict) -> float:
-        """Like a sampling TTS model, another voice, seed or try gives other audio: a few ms longer or shorter."""
+        """Like a sampling TTS model, each request gives other audio: a few ms longer or shorter than the last
+        request for the same input (distinct for 21 requests in a row)."""
         with self._lock:
-            key = (body["input"], body.get("voice"), body.get("seed"))
-            self._tries[key] = self._tries.get(key, 0) + 1
-            digest = zlib.crc32(repr((key, self._tries[key])).encode())
-        return self.piece_seconds + (digest % 9 - 4) / 1000 if self.vary else self.piece_seconds
+            tries = self._tries[body["input"]] = self._tries.get(body["input"], -1) + 1
+        return self.piece_seconds + (tries % 21 - 10) / 1000 if self.vary else self.piece_seconds
 
     def _text_at(self, pitch: float) -> str:
         index = round((pitch - BASE_HZ) / STEP_HZ)
