@@ -230,3 +230,11 @@ def test_the_synthesize_command_starts_a_run_like_the_page(admin, voices, ready,
         call_command("synthesize", "--benchmark", "voicebench", "--subset", "sd-qa", "--limit", "2", stdout=out)
     assert "voicebench/sd-qa" in out.getvalue() and "2 samples" in out.getvalue()
     assert SynthesisAttempt.objects.filter(passed=True).count() == 2
+
+
+def test_the_speech_page_names_the_missing_backend(admin, client_for, settings):
+    settings.SPEECH_TTS = {**settings.SPEECH_TTS, "backend": "openai", "model": None}
+    settings.SPEECH_ASR = {**settings.SPEECH_ASR, "model": "whisper", "base_url": None, "api_key": None}
+    body = client_for(admin).get("/speech/").content.decode()
+    assert "TTS: no TTS model is configured: set SORI_TTS_MODEL" in body
+    assert "ASR: no ASR server is configured: set SORI_ASR_BASE_URL" in body
