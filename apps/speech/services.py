@@ -6,14 +6,12 @@ sentence by sentence, join, ASR check, re-synthesis), and the admin's accept-by-
 """
 
 import hashlib
-import tempfile
-from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
 
-from apps.audio.services import atomic_import, import_audio_file, import_uploaded_file
+from apps.audio.services import atomic_import, import_uploaded_file, store_generated_wav
 from apps.core.errors import Conflict, InvalidInput
 from apps.jobs.models import Job
 from apps.jobs.services import start_job
@@ -166,7 +164,8 @@ def _attempt(synthesis, number, voice, seed, tts, asr, job) -> SynthesisAttempt:
         pieces = [calls.synthesize(tts, TTSRequest(text=s, voice=spec, seed=seed), job=job).audio for s in sentences]
         joined = assembly.join_pieces(pieces, pause_ms=run.pause_ms, sample_rate=run.sample_rate,
                                       target_lufs=settings.SPEECH_TARGET_LUFS)
-        asset = _store_asset(joined.wav, name=f"{synthesis.sample_id}-{number}.wav")
+        asset = store_generated_wav(joined.wav, name=f"{synthesis.sample_id}-{number}.wav",
+                                    duration_seconds=joined.duration_seconds, sample_rate=run.sample_rate, channels=1)
         heard = calls.transcribe(asr, joined.wav, audio_seconds=joined.duration_seconds, job=job)
     except calls.SpeechCallFailed as exc:
         attempt.error = str(exc)
@@ -187,15 +186,6 @@ def _voice_spec(voice: ReferenceVoice, tts) -> VoiceSpec:
             ref_audio = fh.read()
     return VoiceSpec(name=voice.name, gender=voice.gender, vendor_voice=voice.vendor_voice, ref_audio=ref_audio,
                      ref_audio_sha256=voice.clip.sha256, ref_text=voice.transcript)
-
-
-def _store_asset(wav: bytes, *, name: str):
-    # import_audio_file validates from a path (ffprobe), so the bytes pass through a temporary file.
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / name
-        path.write_bytes(wav)
-        asset, _ = import_audio_file(path, name=name)
-    return asset
 
 
 def _finish(synthesis: SampleSynthesis, status: str, *, attempt=None, reason: str = "") -> str:
