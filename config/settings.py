@@ -118,11 +118,26 @@ if JOB_RUNNER not in {"celery", "thread", "sync"}:
 if JOB_RUNNER == "celery" and not CELERY_BROKER_URL:
     raise ImproperlyConfigured("SORI_JOB_RUNNER=celery needs REDIS_URL or CELERY_BROKER_URL")
 
+# A running job holds a lease that its worker renews (with every progress report, and every
+# JOB_HEARTBEAT_SECONDS while one step runs long); a job whose lease ran out lost its worker and is taken
+# over by the next worker to start, or by beat every JOB_RECLAIM_SECONDS, from its last saved point.
+JOB_LEASE_SECONDS = env_int("SORI_JOB_LEASE_SECONDS", 120, minimum=2)
+JOB_HEARTBEAT_SECONDS = max(1, JOB_LEASE_SECONDS // 4)
+JOB_RECLAIM_SECONDS = env_int("SORI_JOB_RECLAIM_SECONDS", 60, minimum=1)
+
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 6 * 3600, minimum=1)
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 6 * 3600 - 60, minimum=1)
+# Redis hands an unacknowledged message to another worker after the visibility timeout; below the longest
+# job that would start a second copy of a job still running. Above it, a dead worker's message comes back
+# late, finds its job finished (or claimed through the lease) and does nothing.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", CELERY_TASK_TIME_LIMIT + 3600, minimum=1)
+}
+if CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] <= CELERY_TASK_TIME_LIMIT:
+    raise ImproperlyConfigured("CELERY_VISIBILITY_TIMEOUT must be above CELERY_TASK_TIME_LIMIT (the longest job)")
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
@@ -204,6 +219,9 @@ MEDIA_URL = "/media-not-served/"  # media is only ever served through permission
 
 # --- Audio ----------------------------------------------------------------------------------------------
 AUDIO_MAX_BYTES = env_int("AUDIO_MAX_BYTES", 200 * 1024 * 1024, minimum=1)
+# An uploaded zip (test bundle, media archive) may unpack to at most this many files and bytes.
+ZIP_MAX_FILES = env_int("SORI_ZIP_MAX_FILES", 50_000, minimum=1)
+ZIP_MAX_BYTES = env_int("SORI_ZIP_MAX_BYTES", 4 * 1024 * 1024 * 1024, minimum=1)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 
