@@ -4,6 +4,7 @@ inline, the job synthesizes them in its own threads."""
 
 import time
 
+from celery import current_app
 from django.conf import settings
 
 from apps.jobs.services import job_handler, results_in_parallel
@@ -26,10 +27,9 @@ def _synthesize(progress, samples) -> dict:
     progress.set_total(samples.count(), "Synthesizing")
     pending = list(samples.filter(status=SampleStatus.PENDING).order_by("pk").values_list("pk", flat=True))
     if settings.SPEECH_DISPATCH == "celery":
-        from workers.celery import app  # the Celery app loads only where tasks are sent
-
         for pk in pending:
-            app.send_task("sori.speech.synthesize_sample", args=[pk])
+            # The Sori app (config loads it with Django); apps never import the workers package.
+            current_app.send_task("sori.speech.synthesize_sample", args=[pk])
         while True:
             finished = samples.exclude(status=SampleStatus.PENDING).count()
             progress.set_done(finished, f"{finished} of {progress.job.total} samples done")

@@ -9,8 +9,19 @@ from apps.speech.models import SampleStatus, SynthesisAttempt
 from workers.celery import app
 
 
+@pytest.fixture
+def _restore_consumed_queues():
+    """A worker started with queues=[...] narrows the app's own queue selection; later workers in this
+    process (other tests) must consume the default queue again."""
+    queues = app.amqp.queues
+    saved = queues._consume_from
+    yield
+    queues._consume_from = saved
+
+
 @pytest.mark.redis
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("_restore_consumed_queues")
 def test_a_run_is_synthesized_by_a_worker_on_the_speech_queue(admin, voices, ready, fake_speech, settings):
     from celery.contrib.testing.worker import start_worker
 
