@@ -44,8 +44,10 @@ class GateResult:
     diff: list[tuple[str, str, str]]  # (op, reference chars, hypothesis chars): equal/substitute/delete/insert
 
 
-def check(*, text: str, transcript: str, threshold: float) -> GateResult:
-    hypothesis_text = normalize_transcript(transcript)
+def check(*, text: str, transcript: str, threshold: float, normalize=None) -> GateResult:
+    """`normalize` reads the transcript the way the normalization stage read the text (the sample's
+    normalization rulebook version); without one, `normalize_transcript`."""
+    hypothesis_text = (normalize or normalize_transcript)(transcript)
     reference, hypothesis = prepare_chars(text), prepare_chars(hypothesis_text)
     if not reference:
         raise ValueError("the text to compare is empty after removing punctuation and spaces")

@@ -238,3 +238,15 @@ def test_the_speech_page_names_the_missing_backend(admin, client_for, settings):
     body = client_for(admin).get("/speech/").content.decode()
     assert "TTS: no TTS model is configured: set SORI_TTS_MODEL" in body
     assert "ASR: no ASR server is configured: set SORI_ASR_BASE_URL" in body
+
+
+@pytest.mark.django_db(transaction=True)
+def test_requests_in_flight_stay_within_the_backends_limit(admin, voices, ready, fake_speech, settings):
+    """Six samples on four threads, the TTS limited to two requests at a time (through Redis when it is
+    configured, so every process shares the limit)."""
+    settings.SPEECH_WORKERS = 4
+    settings.SPEECH_TTS = {**settings.SPEECH_TTS, "concurrency": 2}
+    fake_speech.latency = 0.1
+    run = services.start_run(acting_user=admin, benchmark=ready())
+    assert set(run.samples.values_list("status", flat=True)) == {SampleStatus.PASSED}
+    assert fake_speech.max_in_flight["tts"] == 2
