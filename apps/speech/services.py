@@ -103,7 +103,7 @@ def start_run(*, acting_user, benchmark, subset: str = "", limit: int | None = N
                                         gender=gender, voice=by_gender[gender][slot], voice_slot=slot))
         SampleSynthesis.objects.bulk_create(rows)
         run.job = start_job(kind=RUN_JOB, title=f"Synthesize {run.benchmark}{'/' + subset if subset else ''}",
-                            params={"run_id": run.pk}, user=acting_user, total=len(rows))
+                            params={"run_id": run.pk}, acting_user=acting_user, total=len(rows))
         run.save(update_fields=["job"])
     return run
 
@@ -228,5 +228,5 @@ def edit_and_rerun(*, acting_user, synthesis: SampleSynthesis, text: str, note: 
         locked.first_attempt_number = last + 1
         locked.save(update_fields=["text", "status", "final_attempt", "attention_reason", "first_attempt_number", "updated_at"])
         start_job(kind=RERUN_JOB, title=f"Re-synthesize {locked.sample}", params={"synthesis_ids": [locked.pk]},
-                  user=acting_user, total=1)
+                  acting_user=acting_user, total=1)
     return locked
