@@ -248,6 +248,17 @@ def convert_to_16k_mono(asset: AudioAsset) -> AudioAsset:
     return _store(ContentFile(data, name=f"{stem}.wav"), info, original_name=f"{stem}.16k.wav", converted_from=asset)
 
 
+def store_generated_wav(data: bytes, *, name: str, duration_seconds: float, sample_rate: int, channels: int) -> AudioAsset:
+    """Store a WAV that Sori wrote itself (the speech stage's joined audio): its format and length are known,
+    so it skips the ffprobe validation an import needs. The same bytes stored again return the existing asset."""
+    digest = hashlib.sha256(data).hexdigest()
+    existing = AudioAsset.objects.filter(sha256=digest).first()
+    if existing:
+        return existing
+    info = AudioInfo("wav", round(duration_seconds, 3), sample_rate, channels, len(data), digest)
+    return _store(ContentFile(data, name=name), info, original_name=name)
+
+
 def _store(content: File, info: AudioInfo, *, original_name: str, converted_from: AudioAsset | None = None) -> AudioAsset:
     asset = _unsaved_asset(content, info, original_name=original_name, converted_from=converted_from)
     with transaction.atomic():
