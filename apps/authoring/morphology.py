@@ -53,7 +53,16 @@ class Analysis:
 
 
 def _nouns(tokens) -> list[Noun]:
-    return [Noun(t.form, t.start) for t in tokens if t.tag in NOUN_TAGS]
+    """The nouns of a reading. The honorific suffix 님 belongs to its noun (선생님 is said as one word, Kiwi
+    reads 선생 + 님); the plural 들 does not change the lemma (학생들 counts as 학생)."""
+    nouns = []
+    for i, t in enumerate(tokens):
+        if t.tag not in NOUN_TAGS:
+            continue
+        following = tokens[i + 1] if i + 1 < len(tokens) else None
+        honorific = following is not None and following.tag == "XSN" and following.form == "님"
+        nouns.append(Noun(t.form + "님" if honorific else t.form, t.start))
+    return nouns
 
 
 def _analysis(text: str, readings) -> Analysis:
@@ -79,8 +88,8 @@ def analyse(text: str) -> Analysis:
 
 
 def analyse_many(texts: list[str]) -> list[Analysis]:
-    """Batch form of analyse (Kiwi analyses a list faster than one call per text)."""
-    return [_analysis(text, readings) for text, readings in zip(texts, _kiwi().analyze(texts, top_n=TOP_N), strict=True)]
+    # One call per text: Kiwi's list form starts a worker pool first, which took seconds for a small batch.
+    return [analyse(text) for text in texts]
 
 
 def lemma_count(text: str, lemma: str) -> int | None:
