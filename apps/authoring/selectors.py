@@ -111,7 +111,8 @@ def set_summary(question_set: QuestionSet) -> dict:
     matched = answers.filter(matches=True).count()
     calls = AgentCall.objects.filter(authoring_questions__question_set=question_set).distinct()
     cost = calls.aggregate(total=Sum("cost_usd"))["total"] or 0
-    accepted = list(accepted_questions(question_set).only("id", "capability", "options", "correct_index"))
+    accepted = list(Question.objects.accepted().filter(question_set=question_set)
+                    .only("id", "capability", "options", "correct_index"))
     arranged = balance.arrange(accepted, seed=question_set.seed)
     return {
         "set": {"id": question_set.pk, "name": question_set.name, "reviewers_per_question": question_set.reviewers_per_question,

@@ -73,9 +73,19 @@ def corpus_folder(tmp_path):
 
 @pytest.fixture
 def kss_corpus(db, corpus_folder):
-    from apps.authoring.services import import_corpus
+    """A KSS-like corpus of three clips, made directly (one audio file shared; import has its own tests)."""
+    from apps.audio.services import import_audio_file
+    from apps.authoring.corpora import clean_written, nfc
+    from apps.authoring.models import Clip, Corpus
 
-    return import_corpus(name="KSS", fmt="kss", path=corpus_folder.kss())
+    asset, _ = import_audio_file(corpus_folder.wav("shared.wav", seconds=1.5))
+    corpus = Corpus.objects.create(name="KSS", format="kss", license="CC-BY-NC-SA-4.0", source="test")
+    for line, (rel, _original, expanded, _duration, _english) in enumerate(KSS_LINES, start=1):
+        Clip.objects.create(corpus=corpus, utterance_id=rel.split("/")[-1].removesuffix(".wav"), audio=asset,
+                            raw_transcript=expanded, transcript=nfc(expanded), clean_transcript=clean_written(expanded),
+                            speaker_id="kss", gender="female", num_speakers=1, source_file="transcript.v.1.4.txt",
+                            source_line=line)
+    return corpus
 
 
 @pytest.fixture
