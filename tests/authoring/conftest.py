@@ -90,9 +90,21 @@ def kss_corpus(db, corpus_folder):
 
 @pytest.fixture
 def seoul_corpus(db, corpus_folder):
-    from apps.authoring.services import import_corpus
+    """A manifest corpus with speaker metadata, its rows validated by the manifest row model and stored
+    directly (one audio file shared)."""
+    from apps.audio.services import import_audio_file
+    from apps.authoring.corpora import ClipRow, clean_written, nfc
+    from apps.authoring.models import Clip, Corpus
 
-    return import_corpus(name="Seoul", fmt="manifest", path=corpus_folder.manifest(seoul_rows()), license="CC-BY-NC-2.0")
+    asset, _ = import_audio_file(corpus_folder.wav("seoul.wav", seconds=1.2))
+    corpus = Corpus.objects.create(name="Seoul", format="manifest", license="CC-BY-NC-2.0", source="test")
+    for line, raw in enumerate(seoul_rows(), start=2):
+        row = ClipRow.model_validate(raw)
+        Clip.objects.create(corpus=corpus, utterance_id=row.utterance_id, audio=asset, raw_transcript=row.transcript,
+                            transcript=nfc(row.transcript), clean_transcript=clean_written(row.transcript),
+                            speaker_id=row.speaker_id, gender=row.gender, age_group=row.age_group,
+                            num_speakers=row.num_speakers, source_file="manifest.csv", source_line=line)
+    return corpus
 
 
 @pytest.fixture
