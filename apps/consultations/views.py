@@ -16,7 +16,10 @@ from apps.accounts.permissions import can
 from apps.accounts.roles import Role
 from apps.consultations import agent_steps, rulebooks, selectors, services
 from apps.consultations.models import (
+    ANALYSIS_JOB,
+    CODIFY_JOB,
     NEEDS_ATTENTION,
+    QUESTIONS_JOB,
     DecisionQuestion,
     DraftStatus,
     ExpertAnswer,
@@ -28,6 +31,7 @@ from apps.consultations.models import (
     RuleDraft,
 )
 from apps.consultations.rulebook_files import category_label, provenance_text
+from apps.core.errors import ApplicationError, Conflict
 from apps.jobs.models import Job
 
 
@@ -56,7 +60,6 @@ def index(request):
 def inbox(request):
     _require(request.user, "consultations.answer")
     user = request.user
-    services.sync_ground_truth_questions()
     return render(request, "consultations/inbox.html", {
         "waiting": selectors.open_questions_for(user).prefetch_related("affected_samples"),
         "disputed": [q for q in selectors.disputed_questions_for(user) if can(user, "consultations.settle", q)],
@@ -73,9 +76,7 @@ def _question_context(question: DecisionQuestion, user) -> dict:
     others = question.answers.filter(submitted_at__isnull=False).exclude(expert=user).select_related("expert", "option")
     version = question.round.base_version if question.round else None
     rules = list(version.rules.filter(rule_id__in=question.rules_touched)) if version else []
-    examples = [
-        {**selectors.sample_fields(s), "audio_url": selectors.sample_audio_url(s)} for s in question.example_samples.all()
-    ]
+    examples = [selectors.sample_fields(s) for s in question.example_samples.all()]
     return {
         "question": question,
         "options": question.options.all(),
@@ -116,8 +117,8 @@ def question_autosave(request, pk: int):
     _require(request.user, "consultations.answer", question)
     try:
         services.save_answer_draft(question=question, expert=request.user, **_answer_fields(request))
-    except services.ConsultationError as exc:
-        return render(request, "consultations/_save_status.html", {"error": str(exc)}, status=409)
+    except ApplicationError as exc:
+        return render(request, "consultations/_save_status.html", {"error": str(exc)}, status=exc.status)
     return render(request, "consultations/_save_status.html", {"saved_at": timezone.now()})
 
 
@@ -128,7 +129,7 @@ def question_submit(request, pk: int):
     _require(request.user, "consultations.answer", question)
     try:
         services.submit_answer(question=question, expert=request.user, **_answer_fields(request))
-    except services.ConsultationError as exc:
+    except ApplicationError as exc:
         messages.error(request, str(exc))
         return redirect("consultations:question", pk=pk)
     messages.success(request, f"Your answer to Q{question.number} is submitted.")
@@ -146,7 +147,7 @@ def question_settle(request, pk: int):
             question=question, user=request.user, option=request.POST.get("option") or None,
             text=request.POST.get("text", ""), note=request.POST.get("note", ""),
         )
-    except services.ConsultationError as exc:
+    except ApplicationError as exc:
         messages.error(request, str(exc))
     else:
         messages.success(request, f"Q{question.number} settled.")
@@ -160,7 +161,7 @@ def question_withdraw(request, pk: int):
     question = get_object_or_404(DecisionQuestion, pk=pk)
     try:
         services.withdraw_question(question=question, user=request.user, reason=request.POST.get("reason", ""))
-    except services.ConsultationError as exc:
+    except ApplicationError as exc:
         messages.error(request, str(exc))
     return redirect("consultations:question", pk=pk)
 
@@ -186,7 +187,7 @@ def draft_detail(request, pk: int):
                     examples=examples,
                 )
                 messages.success(request, f"Rule {draft.rule_id} approved.")
-        except services.ConsultationError as exc:
+        except ApplicationError as exc:
             messages.error(request, str(exc))
             return redirect("consultations:draft", pk=pk)
         return redirect("consultations:inbox")
@@ -274,13 +275,12 @@ def round_list(request):
                 rulebook=rulebook, user=request.user, scope={"subsets": split("subsets"), "task_types": split("task_types")},
                 max_questions=int(request.POST.get("max_questions") or 0) or None, lead_expert=lead,
             )
-        except (services.ConsultationError, ValueError) as exc:
+        except (ApplicationError, ValueError) as exc:
             messages.error(request, str(exc))
             return redirect("consultations:rounds")
         return redirect("consultations:round", pk=round.pk)
     from django.conf import settings
 
-    services.sync_ground_truth_questions()
     return render(request, "consultations/rounds.html", {
         "rounds": Round.objects.select_related("rulebook", "base_version", "resulting_version"),
         "rulebooks": Rulebook.objects.all(), "max_questions": settings.CONSULTATION_MAX_QUESTIONS,
@@ -293,7 +293,7 @@ def round_list(request):
 def round_detail(request, pk: int):
     _require_admin(request.user)
     round = get_object_or_404(Round.objects.select_related("rulebook", "base_version", "resulting_version"), pk=pk)
-    jobs = Job.objects.filter(kind__in=[agent_steps.ANALYSIS_JOB, agent_steps.CODIFY_JOB], params__round=round.pk)
+    jobs = Job.objects.filter(kind__in=[ANALYSIS_JOB, QUESTIONS_JOB, CODIFY_JOB], params__round=round.pk)
     from apps.agents.models import AgentCall
 
     calls = AgentCall.objects.filter(job__in=jobs)
@@ -329,12 +329,12 @@ def round_action(request, pk: int, action: str):
         if action == "analyse":
             agent_steps.start_analysis(round, user=request.user)
         elif action == "questions":
-            agent_steps.raise_questions(round, user=request.user)
+            agent_steps.start_question_writing(round, user=request.user)
         elif action == "close":
             agent_steps.close_round_and_codify(round, user=request.user)
         elif action == "codify":
             if round.status != RoundStatus.CODIFYING:
-                raise services.ConsultationError("the round is not codifying")
+                raise Conflict("the round is not codifying")
             agent_steps.start_codification(round, user=request.user)
         elif action == "publish":
             version = services.publish_round_version(round, user=request.user)
@@ -344,6 +344,6 @@ def round_action(request, pk: int, action: str):
                 messages.success(request, f"{version} published; re-analysis of the affected and undecided samples started.")
         else:
             raise PermissionDenied
-    except services.ConsultationError as exc:
+    except ApplicationError as exc:
         messages.error(request, str(exc))
     return redirect("consultations:round", pk=pk)

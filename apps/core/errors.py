@@ -26,6 +26,10 @@ class ApplicationError(Exception):
         """The request fields this refusal names, each with its messages (empty when none is to blame)."""
         return {}
 
+    def lines(self) -> list[str]:
+        """The refusal as lines for a list on a page or a job's result."""
+        return [self.message]
+
 
 class NotFound(ApplicationError):
     status = 404
@@ -67,9 +71,10 @@ class FileProblem:
     reason: str
     line: int | None = None
     field: str | None = None
+    unit: str = "line"  # "row" where a file has no lines (Parquet)
 
     def __str__(self) -> str:
-        where = f"{self.file} line {self.line}" if self.line is not None else self.file
+        where = f"{self.file} {self.unit} {self.line}" if self.line is not None else self.file
         return ": ".join(part for part in (where, self.field, self.reason) if part)
 
 
@@ -101,6 +106,9 @@ class FileRefused(ApplicationError):
         if more:
             message += f"; and {more} more problem{'s' if more != 1 else ''}"
         super().__init__(message, code=code)
+
+    def lines(self) -> list[str]:
+        return [str(p) for p in self.problems] + ([f"and {self.more} more"] if self.more else [])
 
     @property
     def file(self) -> str:

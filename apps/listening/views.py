@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 
 from apps.accounts.models import User
 from apps.accounts.permissions import can
+from apps.core.errors import ApplicationError, Conflict, InvalidInput
 from apps.jobs.models import Job, JobStatus
 from apps.jobs.services import start_job
 from apps.listening import exports, selectors, services
@@ -95,9 +96,9 @@ def submit_rating(request, pk, clip_pk):
     try:
         score = int(request.POST.get("score", ""))
         services.rate_clip(clip=clip, listener=request.user, score=score)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, InvalidInput):
         messages.error(request, "Choose a score from 1 to 5.")
-    except services.RatingRefused as refused:
+    except Conflict as refused:
         messages.error(request, str(refused))
     return redirect("listening:rate", pk=test.pk)
 
@@ -221,9 +222,9 @@ def upload_predictions(request, pk):
         )
     except UnicodeDecodeError:
         messages.error(request, f"{upload.name}: not UTF-8 text")
-    except services.PredictionsRefused as refused:
-        for error in refused.errors[:50]:
-            messages.error(request, error)
+    except ApplicationError as refused:
+        for line in refused.lines():
+            messages.error(request, line)
     else:
         messages.success(request, f"Stored predictions of {', '.join(p.name for p in stored)}.")
         return redirect("listening:evaluation", pk=test.pk)
