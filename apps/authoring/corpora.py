@@ -7,25 +7,22 @@ the raw text is kept beside a clean written transcript derived for question gene
 KsponSpeech dual spelling `(70%)/(칠 십 퍼센트)` (the written one, the first), its noise and disfluency tags
 removed."""
 
-import csv
-import io
-import json
 import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import ValidationError, field_validator
 
 from apps.authoring.capabilities import AGE_ALIASES, GENDER_ALIASES
+from apps.core.errors import FileRefused
+from apps.core.tabular import RowModel, parse_table
 
 AUDIO_SUFFIXES = (".wav", ".flac", ".mp3", ".ogg", ".pcm")
 
 
-class ClipRow(BaseModel):
-    """One utterance as a corpus describes it."""
-
-    model_config = ConfigDict(str_strip_whitespace=True)
+class ClipRow(RowModel):
+    """One utterance as a corpus describes it (every format's rows go through this model)."""
 
     utterance_id: str
     audio: str
@@ -206,36 +203,19 @@ MANIFEST_COLUMNS = ["utterance_id", "audio", "transcript", "speaker_id", "gender
 
 
 def parse_manifest(path: Path, audio_dir: Path | None) -> Parsed:
-    """CSV (header row) or JSONL with the columns of MANIFEST_COLUMNS; metadata columns are optional. Audio
-    paths are relative to --audio, else to the manifest's folder."""
+    """CSV (header row), JSONL, a JSON array or Parquet with the columns of MANIFEST_COLUMNS, read by the
+    shared tabular reader; metadata columns are optional. Audio paths are relative to --audio, else to the
+    manifest's folder."""
     out = Parsed()
     base = audio_dir or path.parent
     try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        out.problems.append(f"{path.name} line 1: file: not UTF-8 text ({exc.reason} at byte {exc.start})")
+        rows, problems = parse_table(path, ClipRow)
+    except FileRefused as refused:
+        out.problems += [str(p) for p in refused.problems]
         return out
-    if path.suffix.lower() == ".jsonl":
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError as exc:
-                out.problems.append(f"{path.name} line {number}: row: not valid JSON ({exc})")
-                continue
-            if not isinstance(record, dict):
-                out.problems.append(f"{path.name} line {number}: row: expected a JSON object")
-                continue
-            out.add(_known(record, path.name, number, out), base=base, file=path.name, line=number)
-        return out
-    reader = csv.DictReader(io.StringIO(text))
-    missing = [c for c in ("utterance_id", "audio", "transcript") if c not in (reader.fieldnames or [])]
-    if missing:
-        out.problems.append(f"{path.name} line 1: header: missing column(s) {', '.join(missing)}")
-        return out
-    for record in reader:
-        out.add(_known(record, path.name, reader.line_num, out), base=base, file=path.name, line=reader.line_num)
+    out.problems += [str(p) for p in problems]
+    for line, row in rows:
+        out.rows.append(ParsedRow(row=row, audio_path=base / row.audio, file=path.name, line=line))
     return out
 
 
@@ -272,13 +252,6 @@ def _lines(path: Path, out: Parsed):
         out.problems.append(f"{path.name} line 1: file: not UTF-8 text ({exc.reason} at byte {exc.start})")
         return
     yield from enumerate(text.splitlines(), start=1)
-
-
-def _known(record: dict, file: str, line: int, out: Parsed) -> dict:
-    unknown = sorted(set(record) - set(MANIFEST_COLUMNS))
-    if unknown:
-        out.problems.append(f"{file} line {line}: {unknown[0]}: unknown column (expected {', '.join(MANIFEST_COLUMNS)})")
-    return {k: ("" if v is None else v) for k, v in record.items() if k in MANIFEST_COLUMNS}
 
 
 def _find_audio(folder: Path, utt: str, *, prefer: Path) -> Path | None:

@@ -2,7 +2,6 @@
 questions. Thin adapters: the work is in services and agent_questions."""
 
 import tempfile
-import zipfile
 from pathlib import Path
 
 from django.core.files.storage import default_storage
@@ -11,6 +10,7 @@ from apps.authoring.agent_questions import write_questions
 from apps.authoring.models import Corpus, QuestionSet
 from apps.authoring.services import generate_rule_questions, import_corpus
 from apps.core.errors import ApplicationError, FileRefused
+from apps.core.tabular import extract_zip
 from apps.jobs.models import Job
 from apps.jobs.services import job_handler
 
@@ -28,14 +28,7 @@ def import_corpus_job(job, progress):
             raise FileRefused("the uploaded file is no longer stored; upload it again", file=params.get("label", "upload"))
         with tempfile.TemporaryDirectory() as tmp, default_storage.open(params["upload"], "rb") as fh:
             root = Path(tmp)
-            try:
-                with zipfile.ZipFile(fh) as zf:
-                    for member in zf.infolist():
-                        if not (root / member.filename).resolve().is_relative_to(root.resolve()):
-                            raise FileRefused(f"{member.filename} would unpack outside the upload", file=params["label"])
-                    zf.extractall(root)
-            except zipfile.BadZipFile:
-                raise FileRefused("not a valid zip file", file=params["label"]) from None
+            extract_zip(fh, root, name=params["label"])
             corpus = import_corpus(name=params["name"], fmt=params["format"], path=root / params.get("path", ""),
                                    license=params.get("license", ""), source=params["label"],
                                    acting_user=job.created_by, progress=progress)

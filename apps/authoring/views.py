@@ -22,6 +22,7 @@ from apps.authoring import selectors, services
 from apps.authoring.capabilities import AGENT_CAPABILITIES, MANUAL_CAPABILITIES, RULE_CAPABILITIES, Capability
 from apps.authoring.corpora import PARSERS
 from apps.authoring.exports import write_export
+from apps.authoring.jobs import UPLOAD_FOLDER
 from apps.authoring.models import Clip, Corpus, Question, QuestionSet, RejectReason
 from apps.core.errors import ApplicationError
 from apps.jobs.services import start_job
@@ -62,7 +63,7 @@ def upload_corpus(request):
     form = CorpusUploadForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        stored = default_storage.save(f"authoring-imports/{data['bundle'].name}", data["bundle"])
+        stored = default_storage.save(f"{UPLOAD_FOLDER}/{data['bundle'].name}", data["bundle"])
         job = start_job(kind="authoring.import_corpus", title=f"Import corpus {data['name']}", user=request.user,
                         params={"upload": stored, "label": data["bundle"].name, "name": data["name"],
                                 "format": data["format"], "license": data["license"], "path": data["path"]})
