@@ -55,32 +55,30 @@ class Analysis:
 def _nouns(tokens) -> list[Noun]:
     """The nouns of a reading. The honorific suffix 님 belongs to its noun (선생님 is said as one word, Kiwi
     reads 선생 + 님); the plural 들 does not change the lemma (학생들 counts as 학생)."""
+    # Each attribute read crosses into Kiwi's C++ objects, so the tags are read once.
+    tags = [t.tag for t in tokens]
     nouns = []
-    for i, t in enumerate(tokens):
-        if t.tag not in NOUN_TAGS:
+    for i, tag in enumerate(tags):
+        if tag not in NOUN_TAGS:
             continue
-        following = tokens[i + 1] if i + 1 < len(tokens) else None
-        honorific = following is not None and following.tag == "XSN" and following.form == "님"
-        nouns.append(Noun(t.form + "님" if honorific else t.form, t.start))
+        token = tokens[i]
+        honorific = i + 1 < len(tags) and tags[i + 1] == "XSN" and tokens[i + 1].form == "님"
+        nouns.append(Noun(token.form + "님" if honorific else token.form, token.start))
     return nouns
 
 
 def _analysis(text: str, readings) -> Analysis:
-    best_tokens, best_score = readings[0]
-    nouns = _nouns(best_tokens)
-    alternatives = [Counter(n.lemma for n in _nouns(tokens)) for tokens, score in readings[1:]
-                    if best_score - score <= READING_MARGIN]
-    forms = {n.lemma for n in nouns}
-    for tokens, score in readings:
-        if best_score - score <= READING_MARGIN:
-            forms |= {n.lemma for n in _nouns(tokens)}
+    best_score = readings[0][1]
+    near = [_nouns(tokens) for tokens, score in readings if best_score - score <= READING_MARGIN]
+    nouns = near[0]
+    forms = {n.lemma for reading in near for n in reading}
     compounds = {}
     for short in forms:
         for long in forms:
             if short != long and short in long:
                 compounds.setdefault(short, long)
-    return Analysis(text=text, nouns=nouns, counts=Counter(n.lemma for n in nouns), alternative_counts=alternatives,
-                    compounds=compounds)
+    return Analysis(text=text, nouns=nouns, counts=Counter(n.lemma for n in nouns),
+                    alternative_counts=[Counter(n.lemma for n in reading) for reading in near[1:]], compounds=compounds)
 
 
 def analyse(text: str) -> Analysis:
