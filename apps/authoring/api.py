@@ -32,27 +32,27 @@ class NextReviewView(APIView):
         return Response(selectors.question_for_reviewer(question))
 
 
-class EditInput(serializers.Serializer):
+class KmmauEditInput(serializers.Serializer):
     text = serializers.CharField(max_length=2000)
     options = serializers.ListField(child=serializers.CharField(max_length=200), min_length=2, max_length=4)
     correct_index = serializers.IntegerField(min_value=0, max_value=3)
 
 
-class ReviewInput(serializers.Serializer):
+class KmmauReviewInput(serializers.Serializer):
     decision = serializers.ChoiceField(choices=Decision.choices)
     reasons = serializers.ListField(child=serializers.ChoiceField(choices=RejectReason.choices), required=False, default=list)
     comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
-    edit = EditInput(required=False, default=None)
+    edit = KmmauEditInput(required=False, default=None)
     version = serializers.IntegerField(required=False, min_value=1, default=None)
 
 
 class ReviewView(APIView):
     permission_classes = [Annotator]
 
-    @extend_schema(request=ReviewInput, responses={200: dict, 201: dict})
+    @extend_schema(request=KmmauReviewInput, responses={200: dict, 201: dict})
     def post(self, request, pk):
         question = get_object_or_404(Question.objects.select_related("question_set", "work_item"), pk=pk)
-        data = ReviewInput(data=request.data)
+        data = KmmauReviewInput(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
         review, created = services.submit_review(
@@ -75,7 +75,7 @@ class PlaybackView(APIView):
         return Response({"clip": clip.pk, "playback_complete": True})
 
 
-class AuthorInput(serializers.Serializer):
+class KmmauAuthorInput(serializers.Serializer):
     set = serializers.IntegerField()
     capability = serializers.ChoiceField(choices=[str(c) for c in MANUAL_CAPABILITIES])
     text = serializers.CharField(max_length=2000)
@@ -88,10 +88,10 @@ class AuthorInput(serializers.Serializer):
 class AuthorView(APIView):
     permission_classes = [Annotator]
 
-    @extend_schema(request=AuthorInput, responses={200: dict, 201: dict})
+    @extend_schema(request=KmmauAuthorInput, responses={200: dict, 201: dict})
     def post(self, request, pk):
         clip = get_object_or_404(Clip.objects.select_related("audio"), pk=pk)
-        data = AuthorInput(data=request.data)
+        data = KmmauAuthorInput(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
         question_set = get_object_or_404(QuestionSet, pk=v["set"])
@@ -116,17 +116,17 @@ class NextAnswerView(APIView):
         return Response(selectors.question_for_answerer(question))
 
 
-class AnswerInput(serializers.Serializer):
+class KmmauAnswerInput(serializers.Serializer):
     choice = serializers.CharField(max_length=200, help_text="the text of the chosen option")
 
 
 class AnswerView(APIView):
     permission_classes = [Annotator]
 
-    @extend_schema(request=AnswerInput, responses={200: dict, 201: dict})
+    @extend_schema(request=KmmauAnswerInput, responses={200: dict, 201: dict})
     def post(self, request, pk):
         question = get_object_or_404(Question.objects.select_related("clip", "work_item"), pk=pk)
-        data = AnswerInput(data=request.data)
+        data = KmmauAnswerInput(data=request.data)
         data.is_valid(raise_exception=True)
         answer, created = services.submit_blind_answer(question=question, acting_user=request.user,
                                                        choice=data.validated_data["choice"])

@@ -256,13 +256,14 @@ def generate_rule_questions(*, question_set: QuestionSet, corpus: Corpus, capabi
             progress.advance(len(batch))
         batch.clear()
 
-    with transaction.atomic():
-        for row in clips.iterator(chunk_size=BATCH):
-            batch.append(row)
-            if len(batch) >= BATCH:
-                flush()
-        if batch:
+    # No transaction around the whole run: each batch is one insert, so the job's progress is visible as it
+    # goes, and a run that stops leaves whole batches that the next run (same dedup keys) skips.
+    for row in clips.iterator(chunk_size=BATCH):
+        batch.append(row)
+        if len(batch) >= BATCH:
             flush()
+    if batch:
+        flush()
     return {c: {**r, "skipped": dict(r["skipped"])} for c, r in report.items()}
 
 
