@@ -20,7 +20,7 @@ from django.db.models import F
 from django.utils import timezone
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from apps.audio.services import atomic_import, import_audio_file
+from apps.audio.services import atomic_import, store_validated
 from apps.core.errors import Conflict, InvalidInput
 from apps.core.tabular import RowModel, read_table
 from apps.listening import splits as splitting
@@ -40,8 +40,10 @@ from apps.queues.models import Assignment, WorkItem
 
 # --- import ---------------------------------------------------------------------------------------------
 
+PROGRESS_EVERY = 100  # clips between progress writes (each is an UPDATE of the job row)
 
-def import_listening_test(*, name: str, manifest: Path, user=None, progress=None) -> ListeningTest:
+
+def import_listening_test(*, name: str, manifest: Path, acting_user=None, progress=None) -> ListeningTest:
     """Create a test from a CSV/JSONL manifest. Atomic: a bad row (reported with its line) stores nothing,
     audio files included. `progress` (a jobs Progress) hears of each stored clip and may cancel, which
     rolls everything back."""
@@ -58,7 +60,7 @@ def import_listening_test(*, name: str, manifest: Path, user=None, progress=None
             name=f"listening: {name}", kind="listening",
             required_per_item=settings.LISTENING_RATINGS_PER_CLIP, lease_seconds=settings.LISTENING_LEASE_SECONDS,
         )
-        test = ListeningTest.objects.create(name=name, pool=pool, created_by=user if user and user.pk else None)
+        test = ListeningTest.objects.create(name=name, pool=pool, created_by=acting_user if acting_user and acting_user.pk else None)
         items = queues.add_items(pool, len(regular))
         # Gold clips go to every listener once, mixed into their own random order; they take no K slots.
         items += queues.add_items(pool, len(gold), capacity=WorkItem.UNLIMITED) if gold else []
@@ -69,51 +71,53 @@ def import_listening_test(*, name: str, manifest: Path, user=None, progress=None
         # the manifest's order (often grouped by system or source type), nor whether a clip is gold.
         pairs = list(zip(regular + gold, items, strict=True))
         random.SystemRandom().shuffle(pairs)
-        for row, item in pairs:
-            asset, _ = import_audio_file(row.audio_path, name=Path(row.audio_path).name)
+        # Each distinct file is stored once, from the check read_manifest made (no second decode), in one
+        # lookup of what is stored already and one bulk insert.
+        assets = store_validated([(r.audio_path, r.audio_info, Path(r.audio_path).name) for r in rows])
+        for step, (row, item) in enumerate(pairs, start=1):
             clips.append(Clip(
-                test=test, work_item=item, clip_id=row.clip_id, asset=asset,
+                test=test, work_item=item, clip_id=row.clip_id, asset=assets[row.audio_info.sha256],
                 audio_name=row.audio,
                 text=row.text, speaker=row.speaker, source_type=row.source_type, style=row.style,
                 category=row.category, system=row.system, gold_min=row.gold_min, gold_max=row.gold_max,
             ))
-            if progress is not None:
-                progress.advance()
-        Clip.objects.bulk_create(clips)
+            if progress is not None and (step % PROGRESS_EVERY == 0 or step == len(pairs)):
+                progress.set_done(step)
+        Clip.objects.bulk_create(clips, batch_size=1000)
     return test
 
 
 # --- the listener's flow --------------------------------------------------------------------------------
 
 
-def record_consent(*, test: ListeningTest, listener) -> Consent:
-    consent, _ = Consent.objects.get_or_create(test=test, listener=listener)
+def record_consent(*, test: ListeningTest, acting_user) -> Consent:
+    consent, _ = Consent.objects.get_or_create(test=test, listener=acting_user)
     return consent
 
 
-def next_assignment(*, test: ListeningTest, listener, now: datetime | None = None) -> Assignment | None:
+def next_assignment(*, test: ListeningTest, acting_user, now: datetime | None = None) -> Assignment | None:
     """The listener's current clip (their live lease) or a newly leased one; None when nothing is left."""
-    return queues.claim_next(test.pool, listener, now=now)
+    return queues.claim_next(test.pool, acting_user, now=now)
 
 
 def _has_live_lease(clip: Clip, listener, now: datetime) -> bool:
     return Assignment.objects.live(now).filter(item_id=clip.work_item_id, worker=listener).exists()
 
 
-def report_playback(*, clip: Clip, listener, now: datetime | None = None) -> PlaybackEnd:
+def report_playback(*, clip: Clip, acting_user, now: datetime | None = None) -> PlaybackEnd:
     """The player says the clip played to its end. Only for a clip the listener holds a live lease on."""
     now = now or timezone.now()
-    if not _has_live_lease(clip, listener, now):
-        if Rating.objects.filter(clip=clip, listener=listener).exists():
+    if not _has_live_lease(clip, acting_user, now):
+        if Rating.objects.filter(clip=clip, listener=acting_user).exists():
             raise Conflict("You have already rated this clip.", code="already_rated")
         raise Conflict("This clip is not assigned to you (or your time for it ran out).", code="no_lease")
-    playback, created = PlaybackEnd.objects.get_or_create(clip=clip, listener=listener)
+    playback, created = PlaybackEnd.objects.get_or_create(clip=clip, listener=acting_user)
     if not created:
         PlaybackEnd.objects.filter(pk=playback.pk).update(plays=F("plays") + 1)
     return playback
 
 
-def rate_clip(*, clip: Clip, listener, score: int, now: datetime | None = None) -> tuple[Rating, bool]:
+def rate_clip(*, clip: Clip, acting_user, score: int, now: datetime | None = None) -> tuple[Rating, bool]:
     """Store the listener's score for the clip; returns (rating, created).
 
     Idempotent: the same score again returns the stored rating (created False); a different second score is
@@ -126,20 +130,20 @@ def rate_clip(*, clip: Clip, listener, score: int, now: datetime | None = None) 
         with transaction.atomic():
             # Lock the item first so two copies of one submission line up; the second then sees the first.
             WorkItem.objects.select_for_update().filter(pk=clip.work_item_id).first()
-            existing = Rating.objects.filter(clip=clip, listener=listener).first()
+            existing = Rating.objects.filter(clip=clip, listener=acting_user).first()
             if existing is not None:
                 if existing.score == score:
                     return existing, False
                 raise Conflict(f"You already rated this clip {existing.score}; a rating cannot be changed.", code="score_conflict")
-            if not PlaybackEnd.objects.filter(clip=clip, listener=listener).exists():
+            if not PlaybackEnd.objects.filter(clip=clip, listener=acting_user).exists():
                 raise Conflict("Listen to the clip to its end before rating it.", code="playback_not_reported")
-            assignment = queues.lease_for_submission(clip.work_item, listener, now=now)  # or a queue Conflict
-            rating = Rating.objects.create(clip=clip, listener=listener, score=score, rated_at=now)
+            assignment = queues.lease_for_submission(clip.work_item, acting_user, now=now)  # or a queue Conflict
+            rating = Rating.objects.create(clip=clip, listener=acting_user, score=score, rated_at=now)
             queues.mark_submitted(assignment, now=now)
             return rating, True
     except IntegrityError:
         # The unique (clip, listener) constraint caught a concurrent duplicate: answer as the first did.
-        existing = Rating.objects.get(clip=clip, listener=listener)
+        existing = Rating.objects.get(clip=clip, listener=acting_user)
         if existing.score == score:
             return existing, False
         raise Conflict("You already rated this clip; a rating cannot be changed.", code="score_conflict") from None
@@ -148,10 +152,10 @@ def rate_clip(*, clip: Clip, listener, score: int, now: datetime | None = None) 
 # --- admin actions --------------------------------------------------------------------------------------
 
 
-def exclude_listener(*, test: ListeningTest, listener, by, reason: str = "") -> None:
+def exclude_listener(*, test: ListeningTest, listener, acting_user, reason: str = "") -> None:
     """Take a listener out of the test: no more clips; their ratings stay in the raw export but leave the
     clean set, and their slots are handed out again so every clip still reaches K valid ratings."""
-    queues.exclude_worker(test.pool, listener, by=by, reason=reason)
+    queues.exclude_worker(test.pool, listener, by=acting_user, reason=reason)
 
 
 def pseudonym_for(listener) -> str:
@@ -177,36 +181,48 @@ class SplitResult:
     text_disjoint: int
 
 
-def make_splits(*, test: ListeningTest, ratios=splitting.DEFAULT_RATIOS, seed: int = 0) -> SplitResult:
+def make_splits(*, test: ListeningTest, ratios=splitting.DEFAULT_RATIOS, seed: int = 0, hold_out_speakers: int = 0,
+                hold_out_texts: int = 0) -> SplitResult:
     """Split the regular clips by their clean MOS (clips without ratings count as MOS 0: they are split
     too, at the bottom of the range) and store split and disjoint flags. Re-running with the same seed and
-    the same ratings gives the same split."""
+    the same ratings gives the same split. `hold_out_speakers` / `hold_out_texts` put every clip of that
+    many random speakers (texts) in test first (see splits.stratified_split); InvalidInput if that cannot be.
+
+    A fixed number of queries whatever the number of clips: the ratings, the clips' speaker and text, and
+    one UPDATE per (split, speaker-disjoint, text-disjoint) combination."""
     from apps.listening.selectors import clean_clip_table
 
     table = clean_clip_table(test)
-    clips = list(test.clips.regular().only("pk", "speaker", "text"))
+    mos = table["mos_mean"].to_dict() if not table.empty else {}
     items = [
-        splitting.SplitClip(
-            key=c.pk, mos=float(table["mos_mean"].get(c.pk, 0.0)) if not table.empty else 0.0,
-            speaker=c.speaker, text=c.text,
-        )
-        for c in clips
+        splitting.SplitClip(key=pk, mos=float(mos.get(pk, 0.0)), speaker=speaker, text=text)
+        for pk, speaker, text in test.clips.regular().values_list("pk", "speaker", "text")
     ]
-    assignment = splitting.stratified_split(items, ratios=tuple(ratios), seed=seed)
+    try:
+        assignment = splitting.stratified_split(
+            items, ratios=tuple(ratios), seed=seed, hold_out_speakers=hold_out_speakers, hold_out_texts=hold_out_texts,
+        )
+    except ValueError as exc:
+        raise InvalidInput(str(exc), field="hold_out_speakers" if hold_out_speakers else "hold_out_texts") from None
     flags = splitting.disjoint_flags(items, assignment)
-    with transaction.atomic():
-        for c in clips:
-            c.split = assignment[c.pk]
-            c.speaker_disjoint, c.text_disjoint = flags[c.pk]
-        Clip.objects.bulk_update(clips, ["split", "speaker_disjoint", "text_disjoint"], batch_size=500)
-        test.split_params = {"ratios": list(ratios), "seed": seed, "made_at": timezone.now().isoformat()}
-        test.save(update_fields=["split_params"])
-    values = list(assignment.values())
-    return SplitResult(
-        counts={s: values.count(s) for s in splitting.SPLITS},
+    groups: dict[tuple[str, bool, bool], list[int]] = {}
+    for pk, split in assignment.items():
+        groups.setdefault((split, *flags[pk]), []).append(pk)
+    result = SplitResult(
+        counts={s: sum(len(pks) for (split, *_), pks in groups.items() if split == s) for s in splitting.SPLITS},
         speaker_disjoint=sum(1 for f in flags.values() if f[0]),
         text_disjoint=sum(1 for f in flags.values() if f[1]),
     )
+    with transaction.atomic():
+        for (split, speaker_disjoint, text_disjoint), pks in groups.items():
+            Clip.objects.filter(pk__in=pks).update(split=split, speaker_disjoint=speaker_disjoint, text_disjoint=text_disjoint)
+        test.split_params = {
+            "ratios": list(ratios), "seed": seed, "hold_out_speakers": hold_out_speakers,
+            "hold_out_texts": hold_out_texts, "speaker_disjoint": result.speaker_disjoint,
+            "text_disjoint": result.text_disjoint, "made_at": timezone.now().isoformat(),
+        }
+        test.save(update_fields=["split_params"])
+    return result
 
 
 class PredictionRow(RowModel):
@@ -232,7 +248,7 @@ class PredictionRow(RowModel):
 
 
 def upload_predictions(*, test: ListeningTest, content: str, filename: str = "predictions.csv",
-                       name: str = "", user=None) -> list[Predictor]:
+                       name: str = "", acting_user=None) -> list[Predictor]:
     """Store predictions from a CSV with columns clip_id, score (and optionally predictor, for several
     predictors in one file; otherwise `name` names the one predictor). A predictor uploaded again is
     replaced. Every bad row is reported with its line number; nothing is stored unless all rows are good."""
@@ -251,7 +267,7 @@ def upload_predictions(*, test: ListeningTest, content: str, filename: str = "pr
     with transaction.atomic():
         for predictor_name, scores in values.items():
             predictor, _ = Predictor.objects.update_or_create(
-                test=test, name=predictor_name[:100], defaults={"uploaded_by": user if user and user.pk else None}
+                test=test, name=predictor_name[:100], defaults={"uploaded_by": acting_user if acting_user and acting_user.pk else None}
             )
             predictor.predictions.all().delete()
             Prediction.objects.bulk_create(

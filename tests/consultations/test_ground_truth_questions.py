@@ -5,7 +5,7 @@ import pytest
 
 from apps.consultations import services
 from apps.consultations.models import DecisionQuestion, QuestionOrigin, QuestionStatus
-from apps.core.errors import Conflict, InvalidInput
+from apps.core.errors import Conflict
 from apps.transfer.models import (
     Correction,
     CorrectionStatus,
@@ -32,7 +32,7 @@ def correction_for_expert(samples):
         review=review, sample=sample, kind="add_aliases", proposed_aliases=["Nur-Sultan"],
         reviewer_rationale="The capital was called Nur-Sultan from 2019 to 2022.",
     )
-    record_meta_verdict(correction, status=CorrectionStatus.NEEDS_EXPERT, meta_verdict="reject",
+    record_meta_verdict(correction=correction, status=CorrectionStatus.NEEDS_EXPERT, meta_verdict="reject",
                         meta_rationale="The question asks for the current name.")
     return correction
 
@@ -40,6 +40,21 @@ def correction_for_expert(samples):
 def test_a_correction_sent_to_an_expert_is_in_the_inbox_before_anyone_opens_a_page(correction_for_expert):
     question = DecisionQuestion.objects.get(origin=QuestionOrigin.GROUND_TRUTH)
     assert question.correction == correction_for_expert and correction_for_expert.expert_question == question
+
+
+def test_pages_only_read_opening_them_raises_no_question(samples, expert, admin, client_for, api_client):
+    """A correction left waiting without its question (as only a write outside transfer's could leave it)
+    stays so: no GET path writes."""
+    sample = samples[1]
+    run = ReviewRun.objects.create(benchmark=sample.benchmark, on_unresolved=UnresolvedPolicy.EXPERT)
+    review = GroundTruthReview.objects.create(sample=sample, run=run, outcome=ReviewOutcome.CORRECTION_PROPOSED)
+    Correction.objects.create(review=review, sample=sample, kind="unanswerable", reviewer_rationale="x",
+                              status=CorrectionStatus.NEEDS_EXPERT)
+    for user, url in [(expert, "/"), (expert, "/consultations/inbox/"), (admin, "/consultations/rounds/")]:
+        assert client_for(user).get(url).status_code == 200
+    api_client.force_authenticate(expert)
+    assert api_client.get("/api/consultations/questions/?status=open").json()["results"] == []
+    assert not DecisionQuestion.objects.exists()
 
 
 def test_a_failed_hand_off_leaves_the_correction_where_it_was(samples, monkeypatch):
@@ -52,7 +67,7 @@ def test_a_failed_hand_off_leaves_the_correction_where_it_was(samples, monkeypat
     review = GroundTruthReview.objects.create(sample=sample, run=run, outcome=ReviewOutcome.CORRECTION_PROPOSED)
     correction = Correction.objects.create(review=review, sample=sample, kind="unanswerable", reviewer_rationale="x")
     with pytest.raises(Conflict):
-        record_meta_verdict(correction, status=CorrectionStatus.NEEDS_EXPERT, meta_verdict="unsure")
+        record_meta_verdict(correction=correction, status=CorrectionStatus.NEEDS_EXPERT, meta_verdict="unsure")
     assert Correction.objects.get(pk=correction.pk).status == CorrectionStatus.PROPOSED
     assert not DecisionQuestion.objects.exists()
 
@@ -71,8 +86,8 @@ def test_a_correction_for_an_expert_becomes_an_inbox_question_and_the_answer_res
     api_client.force_authenticate(expert)
     assert [q["id"] for q in api_client.get("/api/consultations/questions/?status=open").json()["results"]] == [question.pk]
 
-    with pytest.raises(InvalidInput, match="answered with one of its options"):
-        services.submit_answer(question=question, expert=expert, text="maybe")
+    with pytest.raises(Conflict, match="answered with one of its options"):
+        services.submit_answer(question=question, acting_user=expert, text="maybe")
     response = api_client.post(f"/api/consultations/questions/{question.pk}/answers/", {"option": "A", "confidence": 4}, format="json")
     assert response.status_code == 201
     question.refresh_from_db()
@@ -86,7 +101,7 @@ def test_a_correction_for_an_expert_becomes_an_inbox_question_and_the_answer_res
 
 def test_rejecting_the_correction_excludes_the_sample(correction_for_expert, expert):
     question = DecisionQuestion.objects.get(origin=QuestionOrigin.GROUND_TRUTH)
-    services.submit_answer(question=question, expert=expert, option="B")
+    services.submit_answer(question=question, acting_user=expert, option="B")
     correction_for_expert.refresh_from_db()
     assert correction_for_expert.status == CorrectionStatus.REJECTED
     assert effective_answer(correction_for_expert.sample).included is False

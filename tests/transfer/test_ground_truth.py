@@ -100,7 +100,7 @@ def test_an_unresolved_correction_can_go_to_an_expert_instead(
     assert waiting.status == CorrectionStatus.NEEDS_EXPERT and waiting.sample.transcription == "Who wrote Hamlet?"
     assert DecisionQuestion.objects.get(origin="ground_truth").correction == waiting  # pushed by the stage itself
     assert selectors.effective_answer(waiting.sample).included is False  # held until the expert answers
-    resolve_correction_by_expert(waiting, user=expert, accept=True, note="Hamlet is fine as written? no: ambiguous.")
+    resolve_correction_by_expert(correction=waiting, acting_user=expert, accept=True, note="Hamlet is fine as written? no: ambiguous.")
     assert waiting.status == CorrectionStatus.CONFIRMED
     assert selectors.effective_answer(waiting.sample).reason == "unanswerable as written"
     assert CorrectionDecision.objects.get().decided_as == "expert"
@@ -164,7 +164,7 @@ def test_the_budget_cap_stops_the_job_before_the_cost_passes_it(
     # Raise the budget and resume: the reviewed samples are skipped.
     Job.objects.filter(pk=job.pk).update(params=job.params | {"budget_usd": 5})
     with django_capture_on_commit_callbacks(execute=True):
-        assert resume_job(job)
+        assert resume_job(job=job)
     job.refresh_from_db()
     assert job.status == JobStatus.SUCCEEDED and GroundTruthReview.objects.count() == 5
     assert len(fake.requests) == 5
@@ -190,7 +190,7 @@ def test_cancel_stops_the_job_and_resume_skips_what_is_done(source_samples, scri
     assert job.status == JobStatus.CANCELLED
     assert GroundTruthReview.objects.count() == 3 and job.done == 3
 
-    assert resume_job(job)
+    assert resume_job(job=job)
     job.refresh_from_db()
     assert job.status == JobStatus.SUCCEEDED and job.done == 5
     assert GroundTruthReview.objects.count() == 5
@@ -235,7 +235,7 @@ def test_an_admin_overturns_a_decision_and_their_name_is_recorded(
     assert "alice_admin (admin) changed rejected → confirmed" in client.get("/transfer/ground-truth/corrections/").content.decode()
 
     with pytest.raises(ValueError, match="say why"):
-        overturn_correction(correction, user=admin, to_status="rejected", note=" ")
+        overturn_correction(correction=correction, acting_user=admin, to_status="rejected", note=" ")
 
 
 @pytest.mark.django_db
@@ -372,7 +372,7 @@ def test_cancel_with_parallel_workers_stops_submitting_and_resume_finishes(sourc
     stopped_at = GroundTruthReview.objects.count()
     assert 2 <= stopped_at < 5
 
-    assert resume_job(job)
+    assert resume_job(job=job)
     job.refresh_from_db()
     assert job.status == JobStatus.SUCCEEDED and GroundTruthReview.objects.count() == 5
     assert len(fake.requests) == 5
