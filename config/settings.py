@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "apps.consultations",
     "apps.listening",
     "apps.verification",
+    "apps.authoring",
     "apps.pages",
 ]
 

@@ -1,0 +1,156 @@
+"""The KMMAU API (issue 9; paths in urls.py):
+POST sets/{id}/next-review/, POST questions/{id}/reviews/, POST clips/{id}/questions/ (manual authoring),
+POST questions/{id}/answers/ (blind answer), GET sets/{id}/summary/ (admin); and the steps around them:
+POST sets/{id}/next-answer/, POST clips/{id}/playback/, GET questions/{id}/ (the author or an admin).
+Refusals are apps.core.errors, answered by the shared exception handler."""
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.accounts.permissions import HasRole, IsSoriAdmin
+from apps.accounts.roles import Role
+from apps.authoring import selectors, services
+from apps.authoring.capabilities import MANUAL_CAPABILITIES
+from apps.authoring.models import Clip, Decision, Question, QuestionSet, RejectReason
+from apps.core.errors import Forbidden
+
+Annotator = HasRole.of(Role.ANNOTATOR)
+
+
+class NextReviewView(APIView):
+    permission_classes = [Annotator]
+
+    @extend_schema(request=None, responses={200: dict, 204: None})
+    def post(self, request, pk):
+        question_set = get_object_or_404(QuestionSet, pk=pk)
+        question = services.next_review(question_set=question_set, acting_user=request.user)
+        if question is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        return Response(selectors.question_for_reviewer(question))
+
+
+class KmmauEditInput(serializers.Serializer):
+    text = serializers.CharField(max_length=2000)
+    options = serializers.ListField(child=serializers.CharField(max_length=200), min_length=2, max_length=4)
+    correct_index = serializers.IntegerField(min_value=0, max_value=3)
+
+
+class KmmauReviewInput(serializers.Serializer):
+    decision = serializers.ChoiceField(choices=Decision.choices)
+    reasons = serializers.ListField(child=serializers.ChoiceField(choices=RejectReason.choices), required=False, default=list)
+    comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
+    edit = KmmauEditInput(required=False, default=None)
+    version = serializers.IntegerField(required=False, min_value=1, default=None)
+
+
+class ReviewView(APIView):
+    permission_classes = [Annotator]
+
+    @extend_schema(request=KmmauReviewInput, responses={200: dict, 201: dict})
+    def post(self, request, pk):
+        question = get_object_or_404(Question.objects.select_related("question_set", "work_item"), pk=pk)
+        data = KmmauReviewInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        review, created = services.submit_review(
+            question=question, acting_user=request.user, decision=v["decision"], reasons=v["reasons"],
+            comment=v["comment"], edit=dict(v["edit"]) if v["edit"] else None, version=v["version"],
+        )
+        question.refresh_from_db(fields=["status", "version"])
+        body = {"question": question.pk, "created": created, "decision": review.decision, "status": question.status,
+                "version": question.version}
+        return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class PlaybackView(APIView):
+    permission_classes = [Annotator]
+
+    @extend_schema(request=None, responses={200: dict})
+    def post(self, request, pk):
+        clip = get_object_or_404(Clip, pk=pk, corpus__question_sets__isnull=False)
+        services.report_playback(clip=clip, acting_user=request.user)
+        return Response({"clip": clip.pk, "playback_complete": True})
+
+
+class KmmauAuthorInput(serializers.Serializer):
+    set = serializers.IntegerField()
+    capability = serializers.ChoiceField(choices=[str(c) for c in MANUAL_CAPABILITIES])
+    text = serializers.CharField(max_length=2000)
+    options = serializers.ListField(child=serializers.CharField(max_length=200), min_length=4, max_length=4)
+    correct_index = serializers.IntegerField(min_value=0, max_value=3)
+    start_seconds = serializers.FloatField(required=False, allow_null=True, default=None)
+    end_seconds = serializers.FloatField(required=False, allow_null=True, default=None)
+
+
+class AuthorView(APIView):
+    permission_classes = [Annotator]
+
+    @extend_schema(request=KmmauAuthorInput, responses={200: dict, 201: dict})
+    def post(self, request, pk):
+        clip = get_object_or_404(Clip.objects.select_related("audio"), pk=pk)
+        data = KmmauAuthorInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        question_set = get_object_or_404(QuestionSet, pk=v["set"])
+        question, created = services.author_question(
+            question_set=question_set, clip=clip, acting_user=request.user, capability=v["capability"], text=v["text"],
+            options=v["options"], correct_index=v["correct_index"], start_seconds=v["start_seconds"],
+            end_seconds=v["end_seconds"],
+        )
+        return Response({"question": question.pk, "status": question.status, "created": created},
+                        status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class NextAnswerView(APIView):
+    permission_classes = [Annotator]
+
+    @extend_schema(request=None, responses={200: dict, 204: None})
+    def post(self, request, pk):
+        question_set = get_object_or_404(QuestionSet, pk=pk)
+        question = services.next_blind_answer(question_set=question_set, acting_user=request.user)
+        if question is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        return Response(selectors.question_for_answerer(question))
+
+
+class KmmauAnswerInput(serializers.Serializer):
+    choice = serializers.CharField(max_length=200, help_text="the text of the chosen option")
+
+
+class AnswerView(APIView):
+    permission_classes = [Annotator]
+
+    @extend_schema(request=KmmauAnswerInput, responses={200: dict, 201: dict})
+    def post(self, request, pk):
+        question = get_object_or_404(Question.objects.select_related("clip", "work_item"), pk=pk)
+        data = KmmauAnswerInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        answer, created = services.submit_blind_answer(question=question, acting_user=request.user,
+                                                       choice=data.validated_data["choice"])
+        question.refresh_from_db(fields=["status"])
+        # The answerer learns whether it matched only after answering; never the author's choice.
+        return Response({"question": question.pk, "created": created, "matches": answer.matches,
+                         "status": question.status},
+                        status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class QuestionView(APIView):
+    permission_classes = [Annotator]
+
+    @extend_schema(responses=dict)
+    def get(self, request, pk):
+        question = get_object_or_404(Question.objects.select_related("clip__audio", "author"), pk=pk)
+        if not (request.user.is_sori_admin or question.author_id == request.user.pk):
+            raise Forbidden("only the question's author or an admin may read it here")
+        return Response(selectors.escalation_view(question))
+
+
+class SummaryView(APIView):
+    permission_classes = [IsSoriAdmin]
+
+    @extend_schema(responses=dict)
+    def get(self, request, pk):
+        return Response(selectors.set_summary(get_object_or_404(QuestionSet, pk=pk)))

@@ -1,0 +1,43 @@
+from django.apps import AppConfig
+
+
+class AuthoringConfig(AppConfig):
+    """KMMAU construction: Korean audio-understanding questions from ASR corpora (DESIGN.md 2.3)."""
+
+    name = "apps.authoring"
+    label = "authoring"
+    verbose_name = "KMMAU authoring"
+
+    def ready(self):
+        from apps.authoring import jobs, rules  # noqa: F401  (registers job handlers and permission rules)
+
+    def nav_links(self, user):
+        from django.urls import reverse
+
+        from apps.accounts.navigation import NavLink
+        from apps.accounts.roles import Role
+
+        if user.is_sori_admin or user.has_role(Role.ANNOTATOR):
+            return [NavLink("KMMAU", reverse("authoring:sets"))]
+        return []
+
+    def home_panels(self, user):
+        from django.urls import reverse
+
+        from apps.accounts.navigation import Panel
+        from apps.accounts.roles import Role
+
+        if user.is_sori_admin:
+            return [Panel(title="KMMAU question sets", url=reverse("authoring:sets"),
+                          description="Corpora, generated and authored questions, reviews, exports, scores.",
+                          role="admin")]
+        if user.has_role(Role.ANNOTATOR):
+            return [Panel(title="KMMAU questions", url=reverse("authoring:sets"),
+                          description="Review generated questions, author questions by listening, answer blind.",
+                          role="annotator")]
+        return []
+
+    def seed_demo(self, stdout):
+        from apps.authoring.demo import seed_demo
+
+        seed_demo(stdout)

@@ -1,0 +1,59 @@
+"""Long KMMAU work as jobs (apps/jobs): corpus import from an upload, rule-based generation, agent-written
+questions. Thin adapters: the work is in services and agent_questions."""
+
+import tempfile
+from pathlib import Path
+
+from django.core.files.storage import default_storage
+
+from apps.authoring.agent_questions import write_questions
+from apps.authoring.models import Corpus, QuestionSet
+from apps.authoring.services import generate_rule_questions, import_corpus
+from apps.core.errors import ApplicationError, FileRefused
+from apps.core.tabular import extract_zip
+from apps.jobs.models import Job
+from apps.jobs.services import job_handler
+
+UPLOAD_FOLDER = "authoring-imports"
+
+
+@job_handler("authoring.import_corpus")
+def import_corpus_job(job, progress):
+    """params: upload (storage name of a zip holding the corpus file and its audio), name, format, license,
+    path (the corpus file or folder inside the zip, "" for the zip's root). A refusal fails the job with
+    every problem in result["errors"]."""
+    params = job.params
+    try:
+        if not default_storage.exists(params["upload"]):
+            raise FileRefused("the uploaded file is no longer stored; upload it again", file=params.get("label", "upload"))
+        with tempfile.TemporaryDirectory() as tmp, default_storage.open(params["upload"], "rb") as fh:
+            root = Path(tmp)
+            extract_zip(fh, root, name=params["label"])
+            corpus = import_corpus(name=params["name"], fmt=params["format"], path=root / params.get("path", ""),
+                                   license=params.get("license", ""), source=params["label"],
+                                   acting_user=job.created_by, progress=progress)
+    except ApplicationError as refused:
+        errors = [str(p) for p in getattr(refused, "problems", [])] or [refused.message]
+        Job.objects.filter(pk=job.pk).update(result={"errors": errors})
+        default_storage.delete(params["upload"])
+        raise
+    default_storage.delete(params["upload"])
+    return {"corpus": corpus.pk, "name": corpus.name, "clips": corpus.clips.count()}
+
+
+@job_handler("authoring.generate")
+def generate_job(job, progress):
+    """params: set, corpus, capabilities (list, optional). Re-running adds only what is missing."""
+    question_set = QuestionSet.objects.get(pk=job.params["set"])
+    corpus = Corpus.objects.get(pk=job.params["corpus"])
+    return generate_rule_questions(question_set=question_set, corpus=corpus,
+                                   capabilities=job.params.get("capabilities") or None, progress=progress)
+
+
+@job_handler("authoring.agent_questions")
+def agent_questions_job(job, progress):
+    """params: set, corpus, capability, limit. Questions already written are skipped on resume."""
+    question_set = QuestionSet.objects.get(pk=job.params["set"])
+    corpus = Corpus.objects.get(pk=job.params["corpus"])
+    return write_questions(question_set=question_set, corpus=corpus, capability=job.params["capability"],
+                           limit=job.params.get("limit"), job=job, progress=progress)

@@ -1,0 +1,15 @@
+"""Who may do what in KMMAU authoring (asked through apps.accounts.permissions.can). Admins may do all."""
+
+from apps.accounts.permissions import role_rule
+from apps.accounts.roles import Role
+from apps.audio.rules import grants_audio_access
+
+role_rule("authoring.work", Role.ANNOTATOR)
+
+
+@grants_audio_access
+def _annotator_hears_corpus_clips(user, asset) -> bool:
+    """Annotators review, author and answer questions on any clip of a corpus that a question set uses."""
+    from apps.authoring.models import Clip
+
+    return user.has_role(Role.ANNOTATOR) and Clip.objects.filter(audio=asset, corpus__question_sets__isnull=False).exists()

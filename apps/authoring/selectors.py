@@ -1,0 +1,131 @@
+"""Reads of KMMAU construction: accepted questions (the export and the releases app use them), what a
+reviewer or blind answerer sees, and the set dashboard."""
+
+import random
+from collections import Counter, defaultdict
+
+from django.db.models import Count, Q, QuerySet, Sum
+
+from apps.agents.models import AgentCall
+from apps.authoring import balance
+from apps.authoring.capabilities import SPECS, Capability, Method
+from apps.authoring.models import (
+    BlindAnswer,
+    Decision,
+    Question,
+    QuestionSet,
+    QuestionStatus,
+    RejectReason,
+    Review,
+)
+
+
+def accepted_questions(question_set: QuestionSet) -> QuerySet:
+    """Accepted questions of the set with their clip (segment fields on the question) and the clip's corpus
+    and licence, in id order. A stable name: apps.releases packages these."""
+    return (Question.objects.accepted().filter(question_set=question_set)
+            .select_related("clip", "clip__corpus", "clip__audio").order_by("id"))
+
+
+def audio_url(question: Question) -> str:
+    return question.clip.audio.get_absolute_url()
+
+
+def question_for_reviewer(question: Question) -> dict:
+    """What a reviewer sees: the audio (and segment), the question with its answer and evidence."""
+    return {
+        "id": question.pk, "set": question.question_set_id, "capability": question.capability,
+        "method": question.method, "version": question.version, "text": question.text,
+        "options": question.options, "correct_index": question.correct_index, "evidence": question.evidence,
+        "audio_url": audio_url(question), "clip": question.clip_id,
+        "start_seconds": question.start_seconds, "end_seconds": question.end_seconds,
+        "status": question.status, "transcript": question.clip.clean_transcript,
+    }
+
+
+def blind_options(question: Question) -> list[str]:
+    """The options in an order of their own (seeded by the question), so the author's order gives nothing away."""
+    options = list(question.options)
+    random.Random(f"blind:{question.pk}").shuffle(options)
+    return options
+
+
+def question_for_answerer(question: Question) -> dict:
+    """What a blind answerer sees: audio, question and options; never the author's answer or transcript."""
+    return {
+        "id": question.pk, "set": question.question_set_id, "capability": question.capability,
+        "text": question.text, "options": blind_options(question), "audio_url": audio_url(question),
+        "clip": question.clip_id, "start_seconds": question.start_seconds, "end_seconds": question.end_seconds,
+    }
+
+
+def escalation_view(question: Question) -> dict:
+    """For the author and admins: both answers side by side."""
+    answer = question.blind_answers.select_related("answerer").first()
+    return {
+        **question_for_reviewer(question),
+        "author": question.author.username if question.author else None,
+        "author_answer": question.answer,
+        "blind_answer": question.options[answer.chosen_index] if answer else None,
+        "answerer": answer.answerer.username if answer else None,
+    }
+
+
+def escalations_for(user) -> QuerySet:
+    qs = Question.objects.filter(status=QuestionStatus.ESCALATED).select_related("clip__audio", "author")
+    return qs if user.is_sori_admin else qs.filter(author=user)
+
+
+def set_summary(question_set: QuestionSet) -> dict:
+    """The dashboard: per capability and method made / in review / accepted / rejected against the target,
+    rejection reasons, reviewer agreement, author-answerer match rate, agent cost, and the answer letters of
+    the export."""
+    questions = Question.objects.filter(question_set=question_set)
+    counts = defaultdict(Counter)
+    for capability, method, status, n in questions.values_list("capability", "method", "status").annotate(n=Count("id")):
+        counts[(capability, method)][status] += n
+    rows = []
+    for capability, spec in SPECS.items():
+        c = counts[(str(capability), str(spec.method))]
+        rows.append({
+            "capability": str(capability), "label": Capability(capability).label, "category": spec.category,
+            "method": str(spec.method), "target": question_set.targets.get(str(capability), 0),
+            "made": sum(c.values()), "in_review": c[QuestionStatus.IN_REVIEW] + c[QuestionStatus.AWAITING_ANSWER],
+            "needs_attention": c[QuestionStatus.NEEDS_ATTENTION], "escalated": c[QuestionStatus.ESCALATED],
+            "accepted": c[QuestionStatus.ACCEPTED], "rejected": c[QuestionStatus.REJECTED],
+        })
+    reviews = Review.objects.filter(question__question_set=question_set)
+    reasons = Counter()
+    for listed in reviews.filter(decision=Decision.REJECT).values_list("reasons", flat=True):
+        reasons.update(listed)
+    # Agreement: of the settled reviewed questions, the share whose reviewers all decided alike (approve and
+    # edit both keep the question; reject does not).
+    settled = questions.filter(method=Method.AGENT, status__in=[QuestionStatus.ACCEPTED, QuestionStatus.REJECTED])
+    per_question = settled.annotate(
+        rejects=Count("reviews", filter=Q(reviews__decision=Decision.REJECT)), total=Count("reviews"),
+    ).values_list("rejects", "total")
+    reviewed = [(r, t) for r, t in per_question if t >= 2]
+    agreeing = sum(1 for r, t in reviewed if r in (0, t))
+    answers = BlindAnswer.objects.filter(question__question_set=question_set)
+    answered = answers.count()
+    matched = answers.filter(matches=True).count()
+    calls = AgentCall.objects.filter(authoring_questions__question_set=question_set).distinct()
+    cost = calls.aggregate(total=Sum("cost_usd"))["total"] or 0
+    accepted = list(Question.objects.accepted().filter(question_set=question_set)
+                    .only("id", "capability", "options", "correct_index"))
+    arranged = balance.arrange(accepted, seed=question_set.seed)
+    return {
+        "set": {"id": question_set.pk, "name": question_set.name, "reviewers_per_question": question_set.reviewers_per_question,
+                "seed": question_set.seed, "license": question_set.license,
+                "corpora": [{"name": c.name, "license": c.license} for c in question_set.corpora.all()]},
+        "capabilities": rows,
+        "totals": {k: sum(r[k] for r in rows) for k in ("target", "made", "in_review", "accepted", "rejected",
+                                                          "needs_attention", "escalated")},
+        "rejection_reasons": {RejectReason(k).label: v for k, v in reasons.most_common()},
+        "reviewer_agreement": {"questions": len(reviewed), "agreeing": agreeing,
+                               "rate": round(agreeing / len(reviewed), 3) if reviewed else None},
+        "blind_match": {"answered": answered, "matched": matched,
+                        "rate": round(matched / answered, 3) if answered else None},
+        "agent_cost_usd": str(cost), "agent_calls": calls.count(),
+        "answer_letters": balance.letter_distribution(arranged, {q.pk: q.capability for q in accepted}),
+    }

@@ -1,0 +1,585 @@
+"""Writes of KMMAU construction: corpus import, question sets and targets, rule-based generation, reviews
+of agent-written questions, manual authoring with a blind second answer, escalations, scoring runs.
+
+Reviews and blind answers go through the shared engine (apps/queues): a set's review pool hands each
+agent-written question to K reviewers (default 2), its answer pool hands each authored question to one
+blind answerer who is not its author. Every submission locks the question's WorkItem row first
+(queues.lease_for_submission), so the reviews of one question are serialised and settle exactly once."""
+
+import hashlib
+import json
+import random
+import re
+import tempfile
+import wave
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from apps.audio.services import AudioRejected, atomic_import, import_audio_file, inspect_audio
+from apps.authoring import morphology
+from apps.authoring.capabilities import (
+    MANUAL_CAPABILITIES,
+    RULE_CAPABILITIES,
+    SPECS,
+    Capability,
+    Method,
+    default_targets,
+)
+from apps.authoring.corpora import clean_written, nfc, parse_corpus
+from apps.authoring.exports import mmau_rows
+from apps.authoring.generation import METADATA_BUILDERS, TRANSCRIPT_BUILDERS, Candidate, ClipFacts, Skip
+from apps.authoring.models import (
+    BlindAnswer,
+    Clip,
+    ClipPlayback,
+    Corpus,
+    Decision,
+    EscalationResolution,
+    Question,
+    QuestionSet,
+    QuestionStatus,
+    RejectReason,
+    Review,
+    ScoreRun,
+)
+from apps.authoring.scoring import prediction_of, score
+from apps.authoring.validation import clean_question, normalise
+from apps.core.errors import Conflict, FileProblem, FileRefused, Forbidden, InvalidInput, NotFound
+from apps.queues import services as queues
+from apps.queues.models import WorkItem
+
+DEFAULT_LICENSES = {"kss": "CC-BY-NC-SA-4.0", "zeroth": "CC-BY-4.0"}
+_SPDX = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.+-]*$|^LicenseRef-[A-Za-z0-9.-]+$")
+PCM_RATE = 16000  # KsponSpeech: 16 kHz, 16-bit, mono raw PCM
+
+
+# ---- corpora ----------------------------------------------------------------------------------------------
+
+
+def import_corpus(*, name: str, fmt: str, path: Path, audio_dir: Path | None = None, license: str = "",
+                  source: str = "", acting_user=None, progress=None) -> Corpus:
+    """Import a corpus, all or nothing: every problem (row and audio) is collected first and raised together
+    as FileRefused naming file, line and field."""
+    name = (name or "").strip()
+    if not name:
+        raise InvalidInput("a corpus needs a name", field="name")
+    license = (license or DEFAULT_LICENSES.get(fmt, "")).strip()
+    if not license:
+        raise InvalidInput(f"say the licence of this {fmt} corpus (an SPDX identifier such as CC-BY-NC-2.0)",
+                           field="license")
+    if not _SPDX.match(license):
+        raise InvalidInput(f"{license!r} is not an SPDX licence identifier", field="license")
+    if Corpus.objects.filter(name=name).exists():
+        raise Conflict(f"a corpus named {name!r} already exists", code="corpus_exists")
+    try:
+        parsed = parse_corpus(fmt, Path(path), Path(audio_dir) if audio_dir else None)
+    except ValueError as exc:
+        raise InvalidInput(str(exc), field="format") from None
+    problems = [_problem(p) for p in parsed.problems]
+    if progress:
+        progress.set_total(len(parsed.rows) * 2, message="Checking every audio file")
+    with tempfile.TemporaryDirectory() as tmp:
+        audio_files: dict[str, Path] = {}
+        for item in parsed.rows:
+            if progress:
+                progress.advance()
+            if not item.audio_path.is_file():
+                continue  # already reported as missing
+            target = item.audio_path
+            if target.suffix.lower() == ".pcm":
+                target = _pcm_to_wav(target, Path(tmp) / f"{len(audio_files)}.wav")
+            try:
+                inspect_audio(target, name=item.row.audio)
+            except AudioRejected as exc:
+                problems.append(FileProblem(file=item.file, line=item.line, field="audio",
+                                            reason=f"undecodable audio {item.row.audio!r}: {exc.reason}"))
+                continue
+            audio_files[item.row.utterance_id] = target
+        if problems:
+            raise FileRefused(problems=problems[:200], more=max(0, len(problems) - 200))
+        if not parsed.rows:
+            raise FileRefused("no utterances found", file=Path(path).name)
+        with atomic_import():
+            corpus = Corpus.objects.create(
+                name=name, format=fmt, license=license, source=source or str(path), source_sha256=_digest(Path(path)),
+                imported_by=_person(acting_user),
+            )
+            clips = []
+            for item in parsed.rows:
+                asset, _ = import_audio_file(audio_files[item.row.utterance_id], name=Path(item.row.audio).name)
+                row = item.row
+                clips.append(Clip(
+                    corpus=corpus, utterance_id=row.utterance_id, audio=asset, raw_transcript=row.transcript,
+                    transcript=nfc(row.transcript), clean_transcript=clean_written(row.transcript),
+                    speaker_id=row.speaker_id, gender=row.gender, age_group=row.age_group,
+                    num_speakers=row.num_speakers, source_file=item.file, source_line=item.line,
+                ))
+                if progress:
+                    progress.advance(message=f"Stored {len(clips)} of {len(parsed.rows)} utterances")
+            Clip.objects.bulk_create(clips, batch_size=500)
+    return corpus
+
+
+def _problem(text: str) -> FileProblem:
+    """A parser problem `file line N: field: reason` as a FileProblem."""
+    match = re.match(r"^(?P<file>.+?) line (?P<line>\d+): (?P<field>[^:]+): (?P<reason>.*)$", text)
+    if match:
+        return FileProblem(file=match["file"], line=int(match["line"]), field=match["field"], reason=match["reason"])
+    file, _, reason = text.partition(": ")
+    return FileProblem(file=file, reason=reason or text)
+
+
+def _pcm_to_wav(pcm: Path, target: Path) -> Path:
+    with wave.open(str(target), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(PCM_RATE)
+        out.writeframes(pcm.read_bytes())
+    return target
+
+
+def _digest(path: Path) -> str:
+    if not path.is_file():
+        return ""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _person(user):
+    return user if user is not None and getattr(user, "pk", None) else None
+
+
+# ---- question sets ----------------------------------------------------------------------------------------
+
+
+def create_question_set(*, name: str, acting_user=None, reviewers_per_question: int = 2, targets: dict | None = None,
+                        seed: int = 0, corpora=()) -> QuestionSet:
+    name = (name or "").strip()
+    if not name:
+        raise InvalidInput("a question set needs a name", field="name")
+    if QuestionSet.objects.filter(name=name).exists():
+        raise Conflict(f"a question set named {name!r} already exists", code="set_exists")
+    if not isinstance(reviewers_per_question, int) or reviewers_per_question < 1:
+        raise InvalidInput("reviewers_per_question must be a whole number of at least 1", field="reviewers_per_question")
+    with transaction.atomic():
+        question_set = QuestionSet.objects.create(
+            name=name, reviewers_per_question=reviewers_per_question, seed=seed,
+            targets=_clean_targets(targets) if targets is not None else default_targets(),
+            review_pool=queues.create_pool(name=f"KMMAU review: {name}", kind="authoring.review",
+                                           required_per_item=reviewers_per_question),
+            answer_pool=queues.create_pool(name=f"KMMAU blind answers: {name}", kind="authoring.answer",
+                                           required_per_item=1),
+            created_by=_person(acting_user),
+        )
+        question_set.corpora.add(*corpora)
+    return question_set
+
+
+def get_or_create_question_set(*, name: str, acting_user=None) -> QuestionSet:
+    existing = QuestionSet.objects.filter(name=name).first()
+    return existing or create_question_set(name=name, acting_user=acting_user)
+
+
+def _clean_targets(targets: dict) -> dict[str, int]:
+    if not isinstance(targets, dict):
+        raise InvalidInput("targets must map capabilities to counts", field="targets")
+    clean = default_targets()
+    for capability, count in targets.items():
+        if capability not in SPECS:
+            raise InvalidInput(f"unknown capability {capability!r}", field="targets")
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise InvalidInput(f"the target for {capability} must be a whole number, not {count!r}", field="targets")
+        clean[capability] = count
+    return clean
+
+
+def set_targets(*, question_set: QuestionSet, targets: dict, acting_user) -> QuestionSet:
+    question_set.targets = _clean_targets({**question_set.targets, **targets})
+    question_set.save(update_fields=["targets"])
+    return question_set
+
+
+# ---- rule-based generation --------------------------------------------------------------------------------
+
+BATCH = 500
+
+
+def generate_rule_questions(*, question_set: QuestionSet, corpus: Corpus, capabilities=None, progress=None) -> dict:
+    """Run the metadata and transcript rules over every clip of the corpus into the set. Safe to run again:
+    a question the set already has for a clip (same capability) is not made twice. Returns per capability
+    {"made", "already", "skipped": {reason: n}}. Rule-based questions need no review: their answer is
+    measured, so they are accepted as made."""
+    wanted = [Capability(c) for c in (capabilities or RULE_CAPABILITIES)]
+    unknown = [c for c in wanted if c not in RULE_CAPABILITIES]
+    if unknown:
+        raise InvalidInput(f"{', '.join(unknown)} is not made by rule; rule-based capabilities: "
+                           f"{', '.join(RULE_CAPABILITIES)}", field="capability")
+    question_set.corpora.add(corpus)
+    report = {str(c): {"made": 0, "already": 0, "skipped": Counter()} for c in wanted}
+    needs_text = any(c in TRANSCRIPT_BUILDERS for c in wanted)
+    clips = corpus.clips.order_by("id").values_list("id", "gender", "age_group", "num_speakers", "clean_transcript")
+    total = corpus.clips.count()
+    if progress:
+        progress.set_total(total, message=f"Generating questions from {total} clips")
+    existing = defaultdict(set)
+    for clip_id, key in Question.objects.filter(question_set=question_set, clip__corpus=corpus).values_list("clip_id", "dedup_key"):
+        existing[clip_id].add(key)
+    batch: list = []
+
+    def flush():
+        facts = [ClipFacts(*row) for row in batch]
+        analyses = morphology.analyse_many([f.transcript for f in facts]) if needs_text else [None] * len(facts)
+        now = timezone.now()
+        rows = []
+        for fact, analysis in zip(facts, analyses, strict=True):
+            for capability in wanted:
+                rng = random.Random(f"{question_set.seed}:{fact.clip_id}:{capability}")
+                if capability in METADATA_BUILDERS:
+                    results = [METADATA_BUILDERS[capability](fact, rng)]
+                else:
+                    results = TRANSCRIPT_BUILDERS[capability](fact, analysis, rng)
+                    results = results if isinstance(results, list) else [results]
+                for result in results:
+                    if isinstance(result, Skip):
+                        report[capability]["skipped"][result.reason] += 1
+                    elif result.dedup_key in existing[fact.clip_id]:
+                        report[capability]["already"] += 1
+                    else:
+                        rows.append(_rule_question(question_set, fact.clip_id, result, now))
+                        existing[fact.clip_id].add(result.dedup_key)
+                        report[capability]["made"] += 1
+        Question.objects.bulk_create(rows, batch_size=1000)
+        if progress:
+            progress.advance(len(batch))
+        batch.clear()
+
+    # No transaction around the whole run: each batch is one insert, so the job's progress is visible as it
+    # goes, and a run that stops leaves whole batches that the next run (same dedup keys) skips.
+    for row in clips.iterator(chunk_size=BATCH):
+        batch.append(row)
+        if len(batch) >= BATCH:
+            flush()
+    if batch:
+        flush()
+    return {c: {**r, "skipped": dict(r["skipped"])} for c, r in report.items()}
+
+
+def _rule_question(question_set: QuestionSet, clip_id: int, candidate: Candidate, now) -> Question:
+    return Question(
+        question_set=question_set, capability=candidate.capability, method=candidate.method, clip_id=clip_id,
+        text=candidate.text, options=candidate.options, correct_index=candidate.correct_index,
+        provenance=candidate.provenance, dedup_key=candidate.dedup_key, status=QuestionStatus.ACCEPTED,
+        settled_at=now,
+    )
+
+
+# ---- review of agent-written questions --------------------------------------------------------------------
+
+
+def send_to_review(question: Question) -> Question:
+    """Give the question a WorkItem in its set's review pool (K reviewers)."""
+    [item] = queues.add_items(question.question_set.review_pool, 1)
+    Question.objects.filter(pk=question.pk).update(work_item=item, status=QuestionStatus.IN_REVIEW)
+    question.work_item, question.status = item, QuestionStatus.IN_REVIEW
+    return question
+
+
+def next_review(*, question_set: QuestionSet, acting_user) -> Question | None:
+    """The reviewer's current question (their live lease) or the next one in their own order."""
+    assignment = queues.claim_next(question_set.review_pool, acting_user)
+    if assignment is None:
+        return None
+    return Question.objects.select_related("clip__audio", "clip__corpus").get(work_item_id=assignment.item_id)
+
+
+def _clean_review(decision, reasons, comment, edit, question: Question):
+    if decision not in Decision.values:
+        raise InvalidInput(f"decision must be approve, edit or reject, not {decision!r}", field="decision")
+    reasons = list(dict.fromkeys(reasons or []))
+    unknown = [r for r in reasons if r not in RejectReason.values]
+    if unknown:
+        raise InvalidInput(f"unknown reason {unknown[0]!r}; expected {', '.join(RejectReason.values)}", field="reasons")
+    if decision == Decision.REJECT and not reasons:
+        raise InvalidInput("a rejection needs at least one reason", field="reasons")
+    if decision != Decision.REJECT and reasons:
+        raise InvalidInput("only a rejection takes reasons", field="reasons")
+    after = None
+    if decision == Decision.EDIT:
+        if not isinstance(edit, dict):
+            raise InvalidInput("an edit needs the edited question: text, options and correct_index", field="edit")
+        text, options, index = clean_question(question.capability, edit.get("text"), edit.get("options"),
+                                              edit.get("correct_index"))
+        after = {"text": text, "options": options, "correct_index": index}
+        if after == _snapshot(question):
+            raise InvalidInput("the edit changes nothing; approve the question instead", field="edit")
+    elif edit:
+        raise InvalidInput("only an edit carries an edited question", field="edit")
+    return reasons, (comment or "").strip(), after
+
+
+def _snapshot(question: Question) -> dict:
+    return {"text": question.text, "options": list(question.options), "correct_index": question.correct_index}
+
+
+def submit_review(*, question: Question, acting_user, decision: str, reasons=None, comment: str = "",
+                  edit: dict | None = None, version: int | None = None) -> tuple[Review, bool]:
+    """Approve, edit or reject. An edit is stored beside the question as it was and needs one more approval
+    (the question's WorkItem takes one more review). Kept only if no reviewer rejects: the question settles
+    once every review it needs is in. The same review sent twice stores one. Returns (review, created)."""
+    if question.method != Method.AGENT or question.work_item_id is None:
+        raise Conflict("only agent-written questions are reviewed", code="not_reviewed")
+    reasons, comment, after = _clean_review(decision, reasons, comment, edit, question)
+    with transaction.atomic():
+        assignment = _lease(question.work_item, acting_user)
+        question = Question.objects.select_for_update(of=("self",)).get(pk=question.pk)
+        mine = Review.objects.filter(question=question, reviewer=acting_user).first()
+        if mine is not None:
+            if (mine.decision, mine.reasons, mine.after) == (decision, reasons, after):
+                return mine, False
+            raise Conflict("you already reviewed this question; reviews are final", code="already_reviewed")
+        if question.status != QuestionStatus.IN_REVIEW:
+            raise Conflict(f"the question is {question.get_status_display().lower()}, not in review", code="settled")
+        if version is not None and version != question.version:
+            raise Conflict(f"the question was edited since you opened it (version {question.version} now); "
+                           "read it again", code="stale_version")
+        review = Review.objects.create(
+            question=question, reviewer=acting_user, decision=decision, reasons=reasons, comment=comment,
+            version_seen=question.version, before=_snapshot(question) if after else None, after=after,
+        )
+        rejected = Review.objects.filter(question=question, decision=Decision.REJECT).exists()
+        if after is not None:
+            if question.original is None:
+                question.original = _snapshot(question)
+            question.text, question.options, question.correct_index = after["text"], after["options"], after["correct_index"]
+            question.version += 1
+            question.save(update_fields=["text", "options", "correct_index", "version", "original"])
+            if not rejected:
+                # The edited question needs one more approval: one more review slot, under the item's row lock.
+                work_item = question.work_item
+                WorkItem.objects.filter(pk=work_item.pk).update(
+                    capacity=(work_item.capacity or question.question_set.reviewers_per_question) + 1, complete=False
+                )
+        queues.mark_submitted(assignment)
+        _settle_review(question)
+    return review, True
+
+
+def _settle_review(question: Question) -> None:
+    item = WorkItem.objects.get(pk=question.work_item_id)
+    if not item.complete:
+        return
+    decisions = set(Review.objects.filter(question=question).values_list("decision", flat=True))
+    status = QuestionStatus.REJECTED if Decision.REJECT in decisions else QuestionStatus.ACCEPTED
+    Question.objects.filter(pk=question.pk, status=QuestionStatus.IN_REVIEW).update(status=status, settled_at=timezone.now())
+    question.status = status
+
+
+def _lease(work_item: WorkItem, user):
+    try:
+        return queues.lease_for_submission(work_item, user)
+    except queues.NoLease:
+        raise Forbidden("this question was not given to you; ask for the next one", code="no_lease") from None
+    except queues.ItemClosed:
+        raise Conflict("this question is settled", code="settled") from None
+    except queues.QueueError as exc:
+        raise Conflict(str(exc), code=exc.code) from None
+
+
+def skip_review(*, question: Question, acting_user) -> None:
+    """Give a question back unreviewed; it goes to someone else and is not offered to this reviewer again."""
+    assignment = question.work_item.assignments.filter(worker=acting_user, status="leased").first()
+    if assignment:
+        queues.release(assignment)
+
+
+# ---- manual authoring and blind answers -------------------------------------------------------------------
+
+
+def report_playback(*, clip: Clip, acting_user) -> ClipPlayback:
+    """The person played the clip to its end (the page reports it when the audio element fires `ended`)."""
+    playback, created = ClipPlayback.objects.get_or_create(clip=clip, listener=acting_user)
+    if not created:
+        ClipPlayback.objects.filter(pk=playback.pk).update(plays=F("plays") + 1)
+    return playback
+
+
+def _require_played(clip: Clip, user) -> None:
+    if not ClipPlayback.objects.filter(clip=clip, listener=user).exists():
+        raise Conflict("listen to the clip to its end first", code="playback_not_reported")
+
+
+def _segment(clip: Clip, start, end) -> tuple[float | None, float | None]:
+    if start is None and end is None:
+        return None, None
+    if start is None or end is None:
+        raise InvalidInput("give both start_seconds and end_seconds, or neither", field="start_seconds")
+    start, end = float(start), float(end)
+    if not 0 <= start < end <= clip.audio.duration_seconds + 0.01:
+        raise InvalidInput(f"the segment must lie within the clip (0 to {clip.audio.duration_seconds:.2f} s) "
+                           "and end after it starts", field="end_seconds")
+    return start, end
+
+
+def author_question(*, question_set: QuestionSet, clip: Clip, acting_user, capability: str, text: str, options: list,
+                    correct_index: int, start_seconds=None, end_seconds=None) -> tuple[Question, bool]:
+    """An annotator who listened to the clip writes a question (general counting, role/profession). It then
+    waits for a blind second answer. One manual question per clip and capability in a set; sending the
+    same question again returns it (created False)."""
+    if capability not in MANUAL_CAPABILITIES:
+        raise InvalidInput(f"{capability!r} is not authored by hand; manual capabilities: "
+                           f"{', '.join(MANUAL_CAPABILITIES)}", field="capability")
+    if not question_set.corpora.filter(pk=clip.corpus_id).exists():
+        raise NotFound("this clip is not part of the question set's corpora")
+    text, options, correct_index = clean_question(capability, text, options, correct_index)
+    start, end = _segment(clip, start_seconds, end_seconds)
+    _require_played(clip, acting_user)
+    with transaction.atomic():
+        existing = Question.objects.select_for_update().filter(question_set=question_set, clip=clip,
+                                                               dedup_key=capability).first()
+        if existing is not None:
+            if existing.author_id == acting_user.pk and (existing.text, existing.options, existing.correct_index) == (
+                    text, options, correct_index):
+                return existing, False
+            raise Conflict(f"this clip already has a {capability} question in the set", code="already_authored")
+        question = Question.objects.create(
+            question_set=question_set, capability=capability, method=Method.MANUAL, clip=clip, start_seconds=start,
+            end_seconds=end, text=text, options=options, correct_index=correct_index, dedup_key=capability,
+            status=QuestionStatus.AWAITING_ANSWER, author=acting_user,
+            provenance={"method": Method.MANUAL, "author": acting_user.username},
+        )
+        [item] = queues.add_items(question_set.answer_pool, 1)
+        question.work_item = item
+        question.save(update_fields=["work_item"])
+    return question, True
+
+
+def next_blind_answer(*, question_set: QuestionSet, acting_user) -> Question | None:
+    """The next authored question for this annotator to answer blind; never one of their own (those are
+    given back to the pool as they come up, so they are not offered to them again)."""
+    while True:
+        assignment = queues.claim_next(question_set.answer_pool, acting_user)
+        if assignment is None:
+            return None
+        question = Question.objects.select_related("clip__audio").get(work_item_id=assignment.item_id)
+        if question.author_id != acting_user.pk:
+            return question
+        queues.release(assignment)
+
+
+def submit_blind_answer(*, question: Question, acting_user, choice: str) -> tuple[BlindAnswer, bool]:
+    """The second annotator's answer, by option text. A match accepts the question; a mismatch escalates it
+    to its author and an admin with both answers. The same answer twice stores one."""
+    if question.method != Method.MANUAL or question.work_item_id is None:
+        raise Conflict("only manually authored questions are answered blind", code="not_manual")
+    if question.author_id == acting_user.pk:
+        raise Forbidden("you wrote this question; a different annotator answers it", code="own_question")
+    choice = normalise(choice or "")
+    if choice not in question.options:
+        raise InvalidInput("choose one of the question's options", field="choice")
+    chosen = question.options.index(choice)
+    _require_played(question.clip, acting_user)
+    with transaction.atomic():
+        assignment = _lease(question.work_item, acting_user)
+        question = Question.objects.select_for_update(of=("self",)).get(pk=question.pk)
+        mine = BlindAnswer.objects.filter(question=question, answerer=acting_user).first()
+        if mine is not None:
+            if mine.chosen_index == chosen:
+                return mine, False
+            raise Conflict("you already answered this question", code="already_answered")
+        if question.status != QuestionStatus.AWAITING_ANSWER:
+            raise Conflict("this question already has its blind answer", code="settled")
+        answer = BlindAnswer.objects.create(question=question, answerer=acting_user, chosen_index=chosen,
+                                            matches=chosen == question.correct_index)
+        queues.mark_submitted(assignment)
+        status = QuestionStatus.ACCEPTED if answer.matches else QuestionStatus.ESCALATED
+        Question.objects.filter(pk=question.pk).update(status=status,
+                                                       settled_at=timezone.now() if answer.matches else None)
+    return answer, True
+
+
+def resolve_escalation(*, question: Question, acting_user, accept: bool, correct_index: int | None = None,
+                       note: str = "") -> Question:
+    """An admin settles a question whose author and blind answerer disagreed: accept it (with the correct
+    option they decide on) or reject it."""
+    if not acting_user.is_sori_admin:
+        raise Forbidden("only an admin resolves escalated questions")
+    with transaction.atomic():
+        question = Question.objects.select_for_update().get(pk=question.pk)
+        if question.status != QuestionStatus.ESCALATED:
+            raise Conflict("this question is not escalated", code="not_escalated")
+        if accept:
+            index = question.correct_index if correct_index is None else correct_index
+            _, _, index = clean_question(question.capability, question.text, question.options, index)
+            question.correct_index = index
+        EscalationResolution.objects.create(question=question, resolved_by=acting_user, accepted=accept,
+                                            correct_index=question.correct_index if accept else None, note=note)
+        question.status = QuestionStatus.ACCEPTED if accept else QuestionStatus.REJECTED
+        question.settled_at = timezone.now()
+        question.save(update_fields=["status", "settled_at", "correct_index"])
+    return question
+
+
+# ---- scoring ----------------------------------------------------------------------------------------------
+
+
+def read_predictions(data: bytes, *, file: str) -> dict[str, str]:
+    """{id: model answer} from a JSON array or JSONL of objects with `id` and `model_output` (or
+    `model_prediction`), e.g. the exported file after a runner filled it in. Refuses naming record and field."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise FileRefused("not UTF-8 text", file=file, line=1) from None
+    records: list[tuple[int, object]] = []
+    if text.lstrip().startswith("["):
+        try:
+            records = list(enumerate(json.loads(text), start=1))
+        except ValueError as exc:
+            raise FileRefused(f"not valid JSON ({exc})", file=file, line=getattr(exc, "lineno", 1)) from None
+    else:
+        for number, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                try:
+                    records.append((number, json.loads(line)))
+                except ValueError as exc:
+                    raise FileRefused(f"not valid JSON ({exc})", file=file, line=number) from None
+    predictions, problems = {}, []
+    for number, record in records:
+        if not isinstance(record, dict):
+            problems.append(FileProblem(file=file, line=number, field="record", reason="expected a JSON object"))
+            continue
+        if not isinstance(record.get("id"), str):
+            problems.append(FileProblem(file=file, line=number, field="id", reason="missing"))
+            continue
+        prediction = prediction_of(record)
+        if prediction is None:
+            problems.append(FileProblem(file=file, line=number, field="model_output",
+                                        reason="missing (model_output or model_prediction)"))
+            continue
+        if record["id"] in predictions:
+            problems.append(FileProblem(file=file, line=number, field="id", reason=f"duplicate id {record['id']!r}"))
+            continue
+        predictions[record["id"]] = prediction
+    if problems:
+        raise FileRefused(problems=problems[:200], more=max(0, len(problems) - 200))
+    return predictions
+
+
+def score_predictions(*, question_set: QuestionSet, data: bytes, file: str, model_name: str, acting_user=None):
+    """Score a model's answers against the set's accepted questions (answers come from the database, never
+    from the uploaded file) and store the result as a ScoreRun."""
+    model_name = (model_name or "").strip()
+    if not model_name:
+        raise InvalidInput("name the model whose answers these are", field="model")
+    predictions = read_predictions(data, file=file)
+    rows = mmau_rows(question_set)
+    known = {r["id"] for r in rows}
+    unknown = sorted(set(predictions) - known)
+    if unknown:
+        raise FileRefused(f"{len(unknown)} id(s) are not accepted questions of {question_set.name!r}, "
+                          f"e.g. {unknown[0]!r}", file=file, field="id")
+    result = score(rows, predictions)
+    return ScoreRun.objects.create(question_set=question_set, model_name=model_name, file_name=file, result=result,
+                                   created_by=_person(acting_user))

@@ -1,0 +1,111 @@
+"""Manual authoring after playback, and the blind second answer: a match accepts the question, a mismatch
+escalates it to its author and an admin with both answers."""
+
+import pytest
+
+from apps.authoring.models import Question
+from apps.authoring.selectors import blind_options
+from apps.authoring.services import (
+    author_question,
+    next_blind_answer,
+    report_playback,
+    resolve_escalation,
+    submit_blind_answer,
+)
+from apps.core.errors import Conflict, Forbidden
+
+OPTIONS = ["한 명", "두 명", "세 명", "네 명"]
+
+
+def authored(api_client, author, question_set, clip, *, correct_index=1):
+    question_set.corpora.add(clip.corpus)
+    api_client.force_authenticate(author)
+    assert api_client.post(f"/api/authoring/clips/{clip.pk}/playback/").status_code == 200
+    response = api_client.post(f"/api/authoring/clips/{clip.pk}/questions/", {
+        "set": question_set.pk, "capability": "general_counting", "text": "이 음성에서 몇 명의 이름이 불리나요?",
+        "options": OPTIONS, "correct_index": correct_index}, format="json")
+    assert response.status_code == 201, response.content
+    return Question.objects.get(pk=response.json()["question"])
+
+
+def blind(api_client, answerer, question_set, choice):
+    api_client.force_authenticate(answerer)
+    given = api_client.post(f"/api/authoring/sets/{question_set.pk}/next-answer/")
+    assert given.status_code == 200, given.content
+    body = given.json()
+    assert "correct_index" not in body and "transcript" not in body  # blind: nothing of the author's answer
+    api_client.post(f"/api/authoring/clips/{body['clip']}/playback/")
+    return api_client.post(f"/api/authoring/questions/{body['id']}/answers/", {"choice": choice}, format="json")
+
+
+def test_authoring_unlocks_only_after_playback(api_client, annotators, question_set, kss_corpus):
+    clip = kss_corpus.clips.first()
+    question_set.corpora.add(kss_corpus)
+    api_client.force_authenticate(annotators[0])
+    body = {"set": question_set.pk, "capability": "role_profession", "text": "화자의 직업은?",
+            "options": ["교사", "의사", "기자", "요리사"], "correct_index": 0}
+    refused = api_client.post(f"/api/authoring/clips/{clip.pk}/questions/", body, format="json")
+    assert refused.status_code == 409 and refused.json()["code"] == "playback_not_reported"
+    api_client.post(f"/api/authoring/clips/{clip.pk}/playback/")
+    assert api_client.post(f"/api/authoring/clips/{clip.pk}/questions/", body, format="json").status_code == 201
+    again = api_client.post(f"/api/authoring/clips/{clip.pk}/questions/", body, format="json")
+    assert again.status_code == 200 and again.json()["created"] is False  # idempotent
+
+
+def test_a_blind_match_accepts_the_question(api_client, annotators, question_set, kss_corpus):
+    question = authored(api_client, annotators[0], question_set, kss_corpus.clips.first())
+    assert question.status == "awaiting_answer"
+    response = blind(api_client, annotators[1], question_set, "두 명")
+    assert response.status_code == 201 and response.json()["matches"] is True
+    question.refresh_from_db()
+    assert question.status == "accepted"
+
+
+def test_a_mismatch_escalates_to_the_author_and_an_admin_with_both_answers(api_client, admin, annotators,
+                                                                         question_set, kss_corpus):
+    question = authored(api_client, annotators[0], question_set, kss_corpus.clips.first())
+    response = blind(api_client, annotators[1], question_set, "세 명")
+    assert response.json() == {"question": question.pk, "created": True, "matches": False, "status": "escalated"}
+    for viewer in (annotators[0], admin):
+        api_client.force_authenticate(viewer)
+        seen = api_client.get(f"/api/authoring/questions/{question.pk}/").json()
+        assert (seen["author_answer"], seen["blind_answer"]) == ("두 명", "세 명")
+    api_client.force_authenticate(annotators[2])
+    assert api_client.get(f"/api/authoring/questions/{question.pk}/").status_code == 403
+    resolve_escalation(question=question, acting_user=admin, accept=True, correct_index=2, note="세 명이 맞다")
+    question.refresh_from_db()
+    assert question.status == "accepted" and question.answer == "세 명"
+
+
+def test_an_author_is_never_given_their_own_question_to_answer(annotators, question_set, kss_corpus):
+    clip = kss_corpus.clips.first()
+    question_set.corpora.add(kss_corpus)
+    report_playback(clip=clip, acting_user=annotators[0])
+    question, _ = author_question(question_set=question_set, clip=clip, acting_user=annotators[0],
+                                  capability="general_counting", text="몇 번 웃나요?", options=OPTIONS, correct_index=0)
+    assert next_blind_answer(question_set=question_set, acting_user=annotators[0]) is None
+    assert next_blind_answer(question_set=question_set, acting_user=annotators[1]).pk == question.pk
+    with pytest.raises(Forbidden):
+        submit_blind_answer(question=question, acting_user=annotators[0], choice="한 명")
+
+
+def test_one_blind_answer_per_question(api_client, annotators, question_set, kss_corpus):
+    question = authored(api_client, annotators[0], question_set, kss_corpus.clips.first())
+    assert blind(api_client, annotators[1], question_set, "두 명").status_code == 201
+    api_client.force_authenticate(annotators[2])
+    assert api_client.post(f"/api/authoring/sets/{question_set.pk}/next-answer/").status_code == 204
+    api_client.post(f"/api/authoring/clips/{question.clip_id}/playback/")
+    late = api_client.post(f"/api/authoring/questions/{question.pk}/answers/", {"choice": "두 명"}, format="json")
+    assert late.status_code in (403, 409)
+
+
+def test_blind_options_are_shuffled_but_the_same_set(annotators, question_set, kss_corpus):
+    clip = kss_corpus.clips.first()
+    question_set.corpora.add(kss_corpus)
+    report_playback(clip=clip, acting_user=annotators[0])
+    question, _ = author_question(question_set=question_set, clip=clip, acting_user=annotators[0],
+                                  capability="general_counting", text="몇 번?", options=OPTIONS, correct_index=0)
+    assert sorted(blind_options(question)) == sorted(OPTIONS)
+    with pytest.raises(Conflict):
+        author_question(question_set=question_set, clip=clip, acting_user=annotators[0],
+                        capability="general_counting", text="다른 질문?", options=OPTIONS, correct_index=0)
