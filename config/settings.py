@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "apps.consultations",
     "apps.listening",
     "apps.verification",
+    "apps.releases",
 ]
 
 MIDDLEWARE = [
@@ -337,3 +338,9 @@ CONSULTATION_EXAMPLES_PER_QUESTION = env_int("CONSULTATION_EXAMPLES_PER_QUESTION
 # Samples the analysis job sends to the analyst at once (the paper ran six sub-agents; the per-provider limit
 # in AGENTS_CONCURRENCY still caps requests in flight). 1 analyses one sample at a time.
 CONSULTATION_ANALYSIS_WORKERS = env_int("CONSULTATION_ANALYSIS_WORKERS", 6, minimum=1)
+
+# --- releases ---
+# Optional upload of published releases to a Hugging Face dataset repository (apps/releases). The token is
+# read here only when set; without one the upload button says what is missing.
+HF_ENDPOINT = env_str("HF_ENDPOINT", "https://huggingface.co")
+HF_TOKEN = env_str("HF_TOKEN")

@@ -8,7 +8,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from apps.accounts.api import MeView, TokenView
 from apps.accounts.health import healthz
 
-WORKFLOW_APPS = ["queues", "agents", "speech", "transfer", "consultations", "listening", "verification"]
+WORKFLOW_APPS = ["queues", "agents", "speech", "transfer", "consultations", "listening", "verification", "releases"]
 
 
 def _api(app: str):
