@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_htmx",
     "axes",
+    "apps.core",
     "apps.accounts",
     "apps.jobs",
     "apps.audio",
@@ -62,6 +63,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # After HtmxMiddleware: a refusal escaping a page view is rendered with its status (bare text for htmx).
+    "apps.core.middleware.ApplicationErrorMiddleware",
     # Last, as django-axes asks: it turns a lockout raised during authentication into a response.
     "axes.middleware.AxesMiddleware",
 ]
@@ -116,11 +119,26 @@ if JOB_RUNNER not in {"celery", "thread", "sync"}:
 if JOB_RUNNER == "celery" and not CELERY_BROKER_URL:
     raise ImproperlyConfigured("SORI_JOB_RUNNER=celery needs REDIS_URL or CELERY_BROKER_URL")
 
+# A running job holds a lease that its worker renews (with every progress report, and every
+# JOB_HEARTBEAT_SECONDS while one step runs long); a job whose lease ran out lost its worker and is taken
+# over by the next worker to start, or by beat every JOB_RECLAIM_SECONDS, from its last saved point.
+JOB_LEASE_SECONDS = env_int("SORI_JOB_LEASE_SECONDS", 120, minimum=2)
+JOB_HEARTBEAT_SECONDS = max(1, JOB_LEASE_SECONDS // 4)
+JOB_RECLAIM_SECONDS = env_int("SORI_JOB_RECLAIM_SECONDS", 60, minimum=1)
+
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 6 * 3600, minimum=1)
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 6 * 3600 - 60, minimum=1)
+# Redis hands an unacknowledged message to another worker after the visibility timeout; below the longest
+# job that would start a second copy of a job still running. Above it, a dead worker's message comes back
+# late, finds its job finished (or claimed through the lease) and does nothing.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", CELERY_TASK_TIME_LIMIT + 3600, minimum=1)
+}
+if CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] <= CELERY_TASK_TIME_LIMIT:
+    raise ImproperlyConfigured("CELERY_VISIBILITY_TIMEOUT must be above CELERY_TASK_TIME_LIMIT (the longest job)")
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

@@ -10,17 +10,26 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from apps.core.errors import ApplicationError
+
 
 def exception_handler(exc, context):
-    """Every 4xx/5xx body has the same shape:
-    {"detail": "...", "code": "...", "fields": {"field": ["message", ...]}}; `fields` names each bad field."""
+    """Every 4xx/5xx body has the same shape (apps.core.api.ErrorOut):
+    {"detail": "...", "code": "...", "fields": {"field": ["message", ...]}}; `fields` names each bad field.
+    A refusal from apps.core.errors answers with its own status and code."""
+    if isinstance(exc, ApplicationError):
+        return Response({"detail": exc.message, "code": exc.code, "fields": exc.fields}, status=exc.status)
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
     data = response.data
     codes = exc.get_codes() if hasattr(exc, "get_codes") else None
     if isinstance(data, dict) and set(data) <= {"detail"}:
-        body = {"detail": str(data.get("detail", "")), "code": codes if isinstance(codes, str) else "error"}
+        body = {
+            "detail": str(data.get("detail", "")),
+            "code": codes if isinstance(codes, str) else "error",
+            "fields": {},
+        }
     else:
         fields = data if isinstance(data, dict) else {"non_field_errors": data}
         fields = {name: _messages(value) for name, value in fields.items()}

@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 
 class JobStatus(models.TextChoices):
@@ -10,10 +11,20 @@ class JobStatus(models.TextChoices):
     CANCELLED = "cancelled", "Cancelled"
 
 
+class JobQuerySet(models.QuerySet):
+    def lease_lost(self, now=None):
+        """Running jobs whose worker stopped beating: their lease ran out, so any worker may take them over."""
+        return self.filter(status=JobStatus.RUNNING, lease_expires_at__lt=now or timezone.now())
+
+
 class Job(models.Model):
     """A long piece of work and its visible state. Pages poll it; workers update it through
-    apps.jobs.services. Re-running a job that stopped (failed or cancelled) resumes it: the work function
-    is expected to skip what is already done."""
+    apps.jobs.services. Re-running a job that stopped (failed, cancelled, or running with a lost lease)
+    resumes it: the work function is expected to skip what is already done.
+
+    A running job is leased: its worker pushes `lease_expires_at` forward (heartbeat) while it works. A job
+    whose lease ran out lost its worker and is claimed again by the next worker; `attempts` numbers the
+    claims and fences the writes, so a worker that lost its lease can no longer write to the row."""
 
     kind = models.CharField(max_length=100, help_text="the task that runs it, e.g. listening.import")
     title = models.CharField(max_length=200)
@@ -32,9 +43,15 @@ class Job(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveIntegerField(default=0)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(max_length=200, blank=True, help_text="host and process of the current claim")
+
+    objects = JobQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]
+        indexes = [models.Index(fields=["lease_expires_at"], condition=models.Q(status="running"), name="jobs_running_lease")]
         constraints = [
             models.CheckConstraint(condition=models.Q(total=0) | models.Q(done__lte=models.F("total")), name="job_done_le_total"),
         ]
@@ -53,5 +70,9 @@ class Job(models.Model):
         return self.status in {JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED}
 
     @property
+    def has_lost_lease(self) -> bool:
+        return self.status == JobStatus.RUNNING and self.lease_expires_at is not None and self.lease_expires_at < timezone.now()
+
+    @property
     def can_resume(self) -> bool:
-        return self.status in {JobStatus.FAILED, JobStatus.CANCELLED}
+        return self.status in {JobStatus.FAILED, JobStatus.CANCELLED} or self.has_lost_lease

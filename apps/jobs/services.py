@@ -1,4 +1,4 @@
-"""Starting, running, cancelling and resuming long jobs.
+"""Starting, running, cancelling, resuming and reclaiming long jobs.
 
 An app registers a handler per job kind in its `jobs.py`:
 
@@ -9,20 +9,30 @@ and starts it with `start_job(kind="listening.import", title=..., params={...})`
 Celery worker (broker configured), in a thread of this process (embedded default) or inline (tests), as
 settings.JOB_RUNNER says. It reports progress, checks for cancellation through `progress`, and returns a
 JSON-able result. A handler must be safe to run again on a job that stopped: resume skips what is done.
+
+A running job is leased (see Job): every progress report and a heartbeat thread renew the lease. When a
+worker dies the lease runs out and `reclaim_lost_jobs` (beat, and every worker as it starts) queues the job
+again; the next claim resumes it from its last saved point. Claims are conditional UPDATEs and every write
+of a run is fenced by its claim number, so a job never runs twice at once.
 """
 
 import logging
+import os
+import socket
 import threading
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from datetime import timedelta
 from itertools import islice
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db import connection, connections, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
+from apps.jobs.dispatch import celery_sender
 from apps.jobs.models import Job, JobStatus
 
 log = logging.getLogger(__name__)
@@ -35,6 +45,11 @@ class JobCancelled(Exception):
     """Raised inside a handler (by Progress) when an admin asked the job to stop."""
 
 
+class LeaseLost(Exception):
+    """Raised inside a handler (by Progress) when its lease ran out and the job was claimed again: this run
+    must stop writing, another one carries on."""
+
+
 def job_handler(kind: str) -> Callable[[Handler], Handler]:
     def register(fn: Handler) -> Handler:
         _handlers[kind] = fn
@@ -43,18 +58,33 @@ def job_handler(kind: str) -> Callable[[Handler], Handler]:
     return register
 
 
+def _lease_fields(now=None) -> dict:
+    now = now or timezone.now()
+    return {"heartbeat_at": now, "lease_expires_at": now + timedelta(seconds=settings.JOB_LEASE_SECONDS)}
+
+
 class Progress:
-    """What a handler sees of its job row: counts, a message, and the cancel flag."""
+    """What a handler sees of its job row: counts, a message, and the cancel flag. Every write renews the
+    lease and is fenced by the claim (`attempts`) this run holds."""
 
     def __init__(self, job: Job):
         self.job = job
+        self.attempt = job.attempts
+        self.lease_lost = threading.Event()  # set by the heartbeat thread
+
+    def _write(self, **fields) -> None:
+        if self.lease_lost.is_set() or not self._claimed().update(**fields, **_lease_fields()):
+            raise LeaseLost(f"job {self.job.pk} was claimed by another run")
+
+    def _claimed(self):
+        return Job.objects.filter(pk=self.job.pk, attempts=self.attempt, status=JobStatus.RUNNING)
 
     def set_total(self, total: int, message: str | None = None) -> None:
         self.job.total = total
         fields = {"total": total}
         if message is not None:
             fields["message"] = self.job.message = message[:500]
-        Job.objects.filter(pk=self.job.pk).update(**fields)
+        self._write(**fields)
 
     def advance(self, step: int = 1, message: str | None = None) -> None:
         self.set_done(self.job.done + step, message)
@@ -64,7 +94,7 @@ class Progress:
         fields = {"done": self.job.done}
         if message is not None:
             fields["message"] = self.job.message = message[:500]
-        Job.objects.filter(pk=self.job.pk).update(**fields)
+        self._write(**fields)
         self.check_cancelled()
 
     def check_cancelled(self) -> None:
@@ -91,15 +121,34 @@ def request_cancel(job: Job) -> None:
     job.refresh_from_db()
 
 
+def _resumable(now=None) -> Q:
+    return Q(status__in=[JobStatus.FAILED, JobStatus.CANCELLED]) | Q(
+        status=JobStatus.RUNNING, lease_expires_at__lt=now or timezone.now()
+    )
+
+
 def resume_job(job: Job) -> bool:
-    """Queue a failed or cancelled job again; its handler skips the work already done."""
-    resumed = Job.objects.filter(pk=job.pk, status__in=[JobStatus.FAILED, JobStatus.CANCELLED]).update(
+    """Queue a failed or cancelled job, or one whose worker was lost, again; its handler skips the work
+    already done."""
+    resumed = Job.objects.filter(_resumable(), pk=job.pk).update(
         status=JobStatus.QUEUED, cancel_requested=False, error="", finished_at=None, message="Resuming"
     )
     if resumed:
         _dispatch(job.pk)
     job.refresh_from_db()
     return bool(resumed)
+
+
+def reclaim_lost_jobs() -> list[int]:
+    """Queue again every running job whose lease ran out (its worker died). Each is taken by one conditional
+    UPDATE, so concurrent reclaimers queue a job once. Returns the ids queued."""
+    reclaimed = []
+    for pk in Job.objects.lease_lost().values_list("pk", flat=True):
+        if Job.objects.lease_lost().filter(pk=pk).update(status=JobStatus.QUEUED, message="Worker lost; resuming"):
+            log.warning("job %s lost its worker; queued again", pk)
+            reclaimed.append(pk)
+            _dispatch(pk)
+    return reclaimed
 
 
 def _dispatch(job_id: int) -> None:
@@ -109,10 +158,11 @@ def _dispatch(job_id: int) -> None:
     elif runner == "thread":
         transaction.on_commit(lambda: threading.Thread(target=_run_in_thread, args=(job_id,), daemon=True).start())
     else:
-        from workers.celery import app
-
+        send = celery_sender()
+        if send is None:
+            raise ImproperlyConfigured("SORI_JOB_RUNNER=celery, but the Celery app (workers.celery) is not loaded")
         # After commit, so the worker never looks for a row that is not there yet.
-        transaction.on_commit(lambda: app.send_task("sori.run_job", args=[job_id]))
+        transaction.on_commit(lambda: send(job_id))
 
 
 def _run_in_thread(job_id: int) -> None:
@@ -122,31 +172,71 @@ def _run_in_thread(job_id: int) -> None:
         connections.close_all()
 
 
+def _claim(job_id: int) -> bool:
+    """Queued -> running, or a running job whose lease ran out -> running again under a new claim."""
+    now = timezone.now()
+    return bool(Job.objects.filter(Q(status=JobStatus.QUEUED) | Q(status=JobStatus.RUNNING, lease_expires_at__lt=now), pk=job_id).update(
+        status=JobStatus.RUNNING, started_at=now, attempts=F("attempts") + 1, worker=f"{socket.gethostname()}:{os.getpid()}"[:200],
+        **_lease_fields(now),
+    ))
+
+
 def run_job(job_id: int) -> None:
-    """Run one job to its end. Only a queued job starts, so a duplicate delivery does nothing."""
-    claimed = Job.objects.filter(pk=job_id, status=JobStatus.QUEUED).update(
-        status=JobStatus.RUNNING, started_at=timezone.now(), attempts=F("attempts") + 1
-    )
-    if not claimed:
-        log.info("job %s is not queued; nothing to do", job_id)
+    """Run one job to its end. Only a queued job, or one that lost its worker, is claimed, so a duplicate
+    delivery does nothing."""
+    if not _claim(job_id):
+        log.info("job %s is neither queued nor lost; nothing to do", job_id)
         return
     job = Job.objects.get(pk=job_id)
     handler = _handlers.get(job.kind)
+    progress = Progress(job)
+    heartbeat = _Heartbeat(progress) if settings.JOB_RUNNER != "sync" else None
     try:
         if handler is None:
             raise LookupError(f"no job handler is registered for {job.kind!r}")
-        result = handler(job, Progress(job)) or {}
+        result = handler(job, progress) or {}
+    except LeaseLost:
+        log.warning("job %s: lease lost, leaving it to the run that claimed it", job_id)
     except JobCancelled:
-        _finish(job_id, JobStatus.CANCELLED, message="Cancelled")
+        _finish(progress, JobStatus.CANCELLED, message="Cancelled")
     except Exception as exc:  # the row must show every failure, whatever raised it
         log.exception("job %s (%s) failed", job_id, job.kind)
-        _finish(job_id, JobStatus.FAILED, message=f"Failed: {exc}"[:500], error=traceback.format_exc())
+        _finish(progress, JobStatus.FAILED, message=f"Failed: {exc}"[:500], error=traceback.format_exc())
     else:
-        _finish(job_id, JobStatus.SUCCEEDED, result=result)
+        _finish(progress, JobStatus.SUCCEEDED, result=result)
+    finally:
+        if heartbeat is not None:
+            heartbeat.stop()
 
 
-def _finish(job_id: int, status: str, **fields) -> None:
-    Job.objects.filter(pk=job_id).update(status=status, finished_at=timezone.now(), **fields)
+def _finish(progress: Progress, status: str, **fields) -> None:
+    progress._claimed().update(status=status, finished_at=timezone.now(), lease_expires_at=None, **fields)
+
+
+class _Heartbeat(threading.Thread):
+    """Renews the lease every JOB_HEARTBEAT_SECONDS while one step of the handler runs long (an agent call,
+    a file decode). Dies with the process, which is the point: a dead worker stops renewing."""
+
+    def __init__(self, progress: Progress):
+        super().__init__(name=f"job-{progress.job.pk}-heartbeat", daemon=True)
+        self.progress = progress
+        self._stopped = threading.Event()
+        self.start()
+
+    def run(self) -> None:
+        try:
+            while not self._stopped.wait(settings.JOB_HEARTBEAT_SECONDS):
+                if not self.progress._claimed().update(**_lease_fields()):
+                    self.progress.lease_lost.set()
+                    return
+        except Exception:  # a failed beat only risks a reclaim, which the fencing makes safe
+            log.exception("job %s: heartbeat failed", self.progress.job.pk)
+        finally:
+            connection.close()
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self.join()
 
 
 def results_in_parallel(items: Iterable, work: Callable, *, workers: int, name: str = "job") -> Iterator[tuple]:

@@ -186,3 +186,142 @@ class CorrectionDecision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.decided_by} ({self.decided_as}): {self.from_status} -> {self.to_status}"
+
+
+# --- Stage 2: hypertranslation under a pinned rulebook version -----------------------------------------
+
+class TranslationAction(models.TextChoices):
+    DIRECT_TRANSLATION = "direct_translation", "Direct translation"
+    FORMAT_CONVERSION = "format_conversion", "Format conversion"
+    EQUIVALENT_REPLACEMENT = "equivalent_replacement", "Equivalent replacement"
+    DELETION = "deletion", "Deletion"
+    UNDECIDED = "undecided", "Undecided under this version"
+    NEEDS_ATTENTION = "needs_attention", "Needs attention"
+
+
+class TranslationRun(models.Model):
+    """One start of the hypertranslation stage over a benchmark (optionally one subset, the first N
+    samples) under one published hypertranslation rulebook version, pinned here and in every output.
+    A continued run (`continues`) re-translates only the stale and undecided samples of the earlier one."""
+
+    benchmark = models.ForeignKey(SourceBenchmark, on_delete=models.CASCADE, related_name="translation_runs")
+    subset = models.CharField(max_length=100, blank=True)
+    limit = models.PositiveIntegerField(null=True, blank=True)
+    rulebook_version = models.ForeignKey("consultations.RulebookVersion", on_delete=models.PROTECT, related_name="translation_runs")
+    continues = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="continuations")
+    translator_model = models.CharField(max_length=250, blank=True)
+    job = models.OneToOneField("jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="translation_run")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"Translation of {self.benchmark}{'/' + self.subset if self.subset else ''} under {self.rulebook_version}"
+
+
+class Translation(models.Model):
+    """One translation of one sample under one rulebook version. Append-only: a re-translation or a human
+    correction is a new row (the correction names its editor and the row it corrects); a sample's current
+    translation is its newest row (apps.transfer.selectors.current_translations)."""
+
+    sample = models.ForeignKey(SourceSample, on_delete=models.CASCADE, related_name="translations")
+    run = models.ForeignKey(TranslationRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="translations")
+    rulebook_version = models.ForeignKey("consultations.RulebookVersion", on_delete=models.PROTECT, related_name="translations")
+    action = models.CharField(max_length=30, choices=TranslationAction.choices, db_index=True)
+    source_transcription = models.TextField(help_text="the English that was translated")
+    source_answer = models.TextField(blank=True, help_text="the effective answer that was translated")
+    source_aliases = models.JSONField(default=list, blank=True)
+    transcription_ko = models.TextField(blank=True)
+    answer_ko = models.TextField(blank=True)
+    aliases_ko = models.JSONField(default=list, blank=True, help_text="Korean aliases, deduplicated")
+    rule_ids = models.JSONField(default=list, blank=True, help_text="rule ids of the pinned version applied")
+    reason = models.TextField(blank=True, help_text="why deleted or replaced, or what the version does not settle")
+    attention_reason = models.TextField(blank=True)
+    agent_call = models.ForeignKey("agents.AgentCall", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    corrects = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="corrections")
+    edited_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    edit_note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["sample_id", "id"]
+        indexes = [models.Index(fields=["sample", "-id"], name="translation_sample_newest")]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(corrects__isnull=True) | models.Q(edited_by__isnull=False),
+                name="translation_correction_names_editor",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.sample} under {self.rulebook_version}: {self.action}"
+
+    def save(self, *args, **kwargs):
+        if self.pk:
+            raise ValueError("translations are never overwritten; record a new one")
+        super().save(*args, **kwargs)
+
+
+# --- Stage 3: speech-friendly normalization --------------------------------------------------------------
+
+class NormalizationStatus(models.TextChoices):
+    OK = "ok", "Ready for speech"
+    NEEDS_ATTENTION = "needs_attention", "Needs attention"
+
+
+class NormalizationRun(models.Model):
+    """One start of the normalization stage over the current translations of a benchmark (optionally one
+    subset, the first N samples) under one published normalization rulebook version."""
+
+    benchmark = models.ForeignKey(SourceBenchmark, on_delete=models.CASCADE, related_name="normalization_runs")
+    subset = models.CharField(max_length=100, blank=True)
+    limit = models.PositiveIntegerField(null=True, blank=True)
+    rulebook_version = models.ForeignKey("consultations.RulebookVersion", on_delete=models.PROTECT, related_name="normalization_runs")
+    job = models.OneToOneField("jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="normalization_run")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"Normalization of {self.benchmark}{'/' + self.subset if self.subset else ''} under {self.rulebook_version}"
+
+
+class NormalizedText(models.Model):
+    """The speech-ready Korean of one sample's translated question. Append-only: a re-normalization is a
+    new row; the current one is the newest (apps.transfer.selectors.ready_for_speech reads it)."""
+
+    sample = models.ForeignKey(SourceSample, on_delete=models.CASCADE, related_name="normalized_texts")
+    translation = models.ForeignKey(Translation, null=True, blank=True, on_delete=models.PROTECT, related_name="normalized_texts")
+    run = models.ForeignKey(NormalizationRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="outputs")
+    rulebook_version = models.ForeignKey("consultations.RulebookVersion", on_delete=models.PROTECT, related_name="normalized_texts")
+    source_text = models.TextField(blank=True, help_text="the Korean that was normalized")
+    text = models.TextField(help_text="normalized Korean, ready for TTS")
+    readings = models.JSONField(default=list, blank=True, help_text='[{"span": "3개", "reading": "세 개", "rule": ...}]')
+    rules_fired = models.JSONField(default=list, blank=True, help_text="rule ids of the normalization version")
+    status = models.CharField(max_length=20, choices=NormalizationStatus.choices, db_index=True)
+    attention_reason = models.TextField(blank=True)
+    used_agent = models.BooleanField(default=False)
+    agent_call = models.ForeignKey("agents.AgentCall", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["sample_id", "id"]
+        indexes = [models.Index(fields=["sample", "-id"], name="normalized_sample_newest")]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(status="ok") | ~models.Q(attention_reason=""),
+                name="normalized_attention_has_reason",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.sample} under {self.rulebook_version}: {self.status}"
+
+    def save(self, *args, **kwargs):
+        if self.pk:
+            raise ValueError("normalized texts are never overwritten; record a new one")
+        super().save(*args, **kwargs)

@@ -3,7 +3,7 @@ and the per-subset report (the paper's Appendix Table 2)."""
 
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Q
+from django.db.models import Count, OuterRef, Q, Subquery
 
 from apps.agents.models import AgentCall
 from apps.transfer.models import (
@@ -11,10 +11,14 @@ from apps.transfer.models import (
     CorrectionKind,
     CorrectionStatus,
     GroundTruthReview,
+    NormalizationStatus,
+    NormalizedText,
     ReviewOutcome,
     ReviewRun,
     SourceBenchmark,
     SourceSample,
+    Translation,
+    TranslationAction,
 )
 
 
@@ -166,3 +170,43 @@ def benchmark_overview() -> list[dict]:
         SourceSample.objects.values("benchmark__name", "subset", "task_type")
         .annotate(samples=Count("id")).order_by("benchmark__name", "subset", "task_type")
     )
+
+
+# --- Translations and normalized texts: the current one of each sample is its newest row ---------------
+
+def current_translations(*, benchmark: SourceBenchmark | None = None, subset: str | None = None):
+    """Each sample's newest translation (append-only history; a correction or re-translation supersedes)."""
+    newest = Translation.objects.filter(sample=OuterRef("sample")).order_by("-pk").values("pk")[:1]
+    qs = Translation.objects.filter(pk=Subquery(newest))
+    if benchmark is not None:
+        qs = qs.filter(sample__benchmark=benchmark)
+    if subset:
+        qs = qs.filter(sample__subset=subset)
+    return qs.select_related("sample", "rulebook_version", "rulebook_version__rulebook", "agent_call", "edited_by")
+
+
+def current_normalizations(*, benchmark: SourceBenchmark | None = None, subset: str | None = None):
+    """Each sample's newest normalized text."""
+    newest = NormalizedText.objects.filter(sample=OuterRef("sample")).order_by("-pk").values("pk")[:1]
+    qs = NormalizedText.objects.filter(pk=Subquery(newest))
+    if benchmark is not None:
+        qs = qs.filter(sample__benchmark=benchmark)
+    if subset:
+        qs = qs.filter(sample__subset=subset)
+    return qs.select_related("sample", "translation", "rulebook_version", "rulebook_version__rulebook", "agent_call")
+
+
+def ready_for_speech(*, benchmark: SourceBenchmark, subset: str | None = None, limit: int | None = None):
+    """The current normalized texts that are ready for TTS: status ok, of samples not excluded by the
+    ground-truth stage, made from the sample's current translation (a re-translation or correction makes
+    the older normalization wait for a new one), ordered by sample id."""
+    current_translation = Translation.objects.filter(sample=OuterRef("sample")).order_by("-pk").values("pk")[:1]
+    qs = (
+        current_normalizations(benchmark=benchmark, subset=subset)
+        .filter(status=NormalizationStatus.OK, sample__in=included_samples(benchmark, subset))
+        .filter(Q(translation__isnull=True) | Q(translation=Subquery(current_translation)))
+        .exclude(translation__action__in=[TranslationAction.DELETION, TranslationAction.UNDECIDED,
+                                          TranslationAction.NEEDS_ATTENTION])
+        .order_by("sample_id")
+    )
+    return qs[:limit] if limit else qs

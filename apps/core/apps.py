@@ -1,0 +1,10 @@
+from django.apps import AppConfig
+
+
+class CoreConfig(AppConfig):
+    """What every app shares and no app owns: the refusal hierarchy (errors.py), its page rendering
+    (middleware.py), the one tabular reader and the safe zip extraction."""
+
+    name = "apps.core"
+    label = "core"
+    verbose_name = "Core"

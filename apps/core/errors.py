@@ -1,0 +1,122 @@
+"""One refusal hierarchy for every app (HackSoft's ApplicationError). A service raises one of these with a
+message a person can act on; the API exception handler (apps.accounts.api.exception_handler) answers it
+with its status and the shared JSON shape {"detail", "code", "fields"}, and apps.core.middleware renders
+it for pages. Subclass (or pass `code=`) for a machine-readable reason; never catch one to build a 409 by
+hand."""
+
+from dataclasses import dataclass
+
+__all__ = ["ApplicationError", "NotFound", "Forbidden", "Conflict", "InvalidInput", "FileProblem", "FileRefused"]
+
+
+class ApplicationError(Exception):
+    """Base of every refusal: `status` is the HTTP status, `code` a short machine-readable reason."""
+
+    status = 400
+    code = "error"
+
+    def __init__(self, message: str, *, code: str | None = None):
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+
+    @property
+    def fields(self) -> dict[str, list[str]]:
+        """The request fields this refusal names, each with its messages (empty when none is to blame)."""
+        return {}
+
+
+class NotFound(ApplicationError):
+    status = 404
+    code = "not_found"
+
+
+class Forbidden(ApplicationError):
+    status = 403
+    code = "forbidden"
+
+
+class Conflict(ApplicationError):
+    """The request is well formed but the current state does not allow it (already rated, slot taken...)."""
+
+    status = 409
+    code = "conflict"
+
+
+class InvalidInput(ApplicationError):
+    """A value the caller sent is wrong; `field` names it when one field is to blame."""
+
+    status = 400
+    code = "invalid"
+
+    def __init__(self, message: str, *, field: str | None = None, code: str | None = None):
+        super().__init__(message, code=code)
+        self.field = field
+
+    @property
+    def fields(self) -> dict[str, list[str]]:
+        return {self.field: [self.message]} if self.field else {}
+
+
+@dataclass(frozen=True)
+class FileProblem:
+    """One thing wrong in an uploaded or imported file: where (file, line, field) and why."""
+
+    file: str
+    reason: str
+    line: int | None = None
+    field: str | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.file} line {self.line}" if self.line is not None else self.file
+        return ": ".join(part for part in (where, self.field, self.reason) if part)
+
+
+class FileRefused(ApplicationError):
+    """A file that cannot be imported, naming file, line and field of each problem found
+    ("manifest.csv line 4: score: must be between 1 and 5"). Nothing of the file was written."""
+
+    status = 400
+    code = "file_refused"
+
+    def __init__(
+        self,
+        reason: str | None = None,
+        *,
+        file: str = "",
+        line: int | None = None,
+        field: str | None = None,
+        problems: list[FileProblem] | None = None,
+        more: int = 0,
+        code: str | None = None,
+    ):
+        if problems is None:
+            problems = [FileProblem(file=file, line=line, field=field, reason=reason or "cannot be read")]
+        if not problems:
+            raise ValueError("FileRefused needs at least one problem")
+        self.problems = list(problems)
+        self.more = more  # problems found but not listed, so a huge bad file gives a short answer
+        message = "; ".join(map(str, self.problems))
+        if more:
+            message += f"; and {more} more problem{'s' if more != 1 else ''}"
+        super().__init__(message, code=code)
+
+    @property
+    def file(self) -> str:
+        return self.problems[0].file
+
+    @property
+    def line(self) -> int | None:
+        return self.problems[0].line
+
+    @property
+    def field(self) -> str | None:
+        return self.problems[0].field
+
+    @property
+    def fields(self) -> dict[str, list[str]]:
+        named: dict[str, list[str]] = {}
+        for problem in self.problems:
+            named.setdefault(problem.field or "file", []).append(str(problem))
+        return named
