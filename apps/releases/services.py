@@ -17,10 +17,10 @@ from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from apps.core.errors import Conflict, InvalidInput, NotFound
 from apps.jobs.services import start_job
 from apps.releases import licences
 from apps.releases.building import content_hash, write_release
-from apps.releases.errors import Conflict, InvalidInput, NotFound
 from apps.releases.kinds import SourceMissing, registry
 from apps.releases.models import HubUpload, Release, ReleaseFile, ReleaseItem, ReleaseStatus
 from apps.releases.writing import sha256_file, write_zip
@@ -49,7 +49,7 @@ def create_release(*, acting_user, kind: str, source_id: int, name: str, version
     new_key = version_key(version)
     earlier = [r.version for r in Release.objects.filter(name=name).exclude(status=ReleaseStatus.FAILED)]
     if version in earlier:
-        raise Conflict(f"{name} {version} exists already; a correction is a new version", field="version")
+        raise Conflict(f"{name} {version} exists already; a correction is a new version")
     if earlier and len({len(version_key(v)) for v in earlier} | {len(new_key)}) > 1:
         raise InvalidInput(f"version {version!r}: {name} uses {earlier[0]!r}-style versions", field="version")
     newest = max(earlier, key=version_key, default=None)
@@ -59,7 +59,7 @@ def create_release(*, acting_user, kind: str, source_id: int, name: str, version
     try:
         obj = module.source(source_id)
     except SourceMissing as exc:
-        raise NotFound(str(exc), field="source") from None
+        raise NotFound(str(exc)) from None
     license = (license or module.DEFAULT_LICENSE or "").strip()
     if not license:
         raise InvalidInput(f"a {kind} release needs a licence (an SPDX identifier)", field="license")
@@ -79,7 +79,7 @@ def create_release(*, acting_user, kind: str, source_id: int, name: str, version
                                     user=acting_user)
             release.save(update_fields=["job"])
     except IntegrityError:
-        raise Conflict(f"{name} {version} exists already", field="version") from None
+        raise Conflict(f"{name} {version} exists already") from None
     release.refresh_from_db()
     return release
 

@@ -10,8 +10,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from apps.accounts.permissions import can
+from apps.core.errors import ApplicationError, InvalidInput
 from apps.releases import licences, selectors, services
-from apps.releases.errors import ReleaseRefused
 from apps.releases.models import Release, ReleaseItem, ReleaseKind, ReleaseStatus
 
 
@@ -51,12 +51,12 @@ def create(request):
     try:
         sources = [licences.parse_source(line) for line in form.get("sources", "").splitlines() if line.strip()]
         if not source_id.isdigit():
-            raise ReleaseRefused("choose what to build the release from", field="source")
+            raise InvalidInput("choose what to build the release from", field="source")
         release = services.create_release(
             acting_user=request.user, kind=kind, source_id=int(source_id), name=form.get("name", "").strip(),
             version=form.get("version", "").strip(), license=form.get("license", "").strip() or None,
             sources=sources, description=form.get("description", ""))
-    except (ReleaseRefused, licences.LicenceRefused) as exc:
+    except (ApplicationError, licences.LicenceRefused) as exc:
         messages.error(request, f"Not built: {exc}")
         request.session["release_form"] = {k: form.get(k, "") for k in ("source", "name", "version", "license", "sources", "description")}
         return redirect("releases:list")
@@ -83,7 +83,7 @@ def publish(request, pk: int):
     try:
         services.publish_release(release=release, acting_user=request.user)
         messages.success(request, f"{release} is published. It can no longer change; a correction is a new version.")
-    except ReleaseRefused as exc:
+    except ApplicationError as exc:
         messages.error(request, f"Not published: {exc}")
     return redirect("releases:detail", pk=pk)
 
@@ -106,7 +106,7 @@ def upload(request, pk: int):
     try:
         done = services.upload_to_hub(release=release, acting_user=request.user, repo_id=request.POST.get("repo_id", "").strip())
         messages.success(request, f"Uploaded to {done.repo_id}.")
-    except ReleaseRefused as exc:
+    except ApplicationError as exc:
         messages.error(request, f"Not uploaded: {exc}")
     return redirect("releases:detail", pk=pk)
 

@@ -1,7 +1,7 @@
 import pytest
 from django.db import DatabaseError, connection, transaction
 
-from apps.releases.errors import Conflict
+from apps.core.errors import Conflict
 from apps.releases.models import ImmutableRelease, Release, ReleaseFile, ReleaseItem
 from apps.releases.services import publish_release
 
@@ -63,7 +63,7 @@ def test_an_unpublished_release_can_be_rebuilt_and_a_published_one_only_gets_a_n
 
 @pytest.mark.django_db
 def test_versions_must_increase(published, rated_test, admin):
-    from apps.releases.errors import InvalidInput
+    from apps.core.errors import InvalidInput
     from apps.releases.services import create_release
 
     for bad, reason in (("0.9.0", "greater than"), ("v2", "semantic"), ("2", "style")):

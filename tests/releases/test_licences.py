@@ -1,7 +1,7 @@
 import pytest
 
+from apps.core.errors import InvalidInput
 from apps.releases import licences
-from apps.releases.errors import InvalidInput
 
 
 def test_the_papers_releases_pass_the_licence_check():

@@ -4,8 +4,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.test.utils import override_settings
 
 from apps.accounts.models import User
+from apps.core.errors import ApplicationError
 from apps.releases import licences, services
-from apps.releases.errors import ReleaseRefused
 from apps.releases.models import ReleaseStatus
 from apps.releases.writing import verify_folder
 
@@ -40,7 +40,7 @@ class Command(BaseCommand):
                 release = services.create_release(
                     acting_user=acting, kind=kind, source_id=source_id, name=name, version=release_version,
                     license=license, sources=sources, description=description)
-        except (ReleaseRefused, licences.LicenceRefused) as exc:
+        except (ApplicationError, licences.LicenceRefused) as exc:
             raise CommandError(str(exc)) from None
         release.refresh_from_db()
         if release.status != ReleaseStatus.BUILT:

@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from apps.accounts.models import User
+from apps.core.errors import ApplicationError
 from apps.releases import services
-from apps.releases.errors import ReleaseRefused
 from apps.releases.management.commands.build_release import _first_admin
 from apps.releases.models import Release
 
@@ -29,5 +29,5 @@ class Command(BaseCommand):
             if hub_repo:
                 upload = services.upload_to_hub(release=release, acting_user=acting, repo_id=hub_repo)
                 self.stdout.write(f"Uploaded to {upload.repo_id}: {upload.commit_url}")
-        except ReleaseRefused as exc:
+        except ApplicationError as exc:
             raise CommandError(str(exc)) from None
