@@ -21,16 +21,17 @@ def _admin(request):
 
 
 def _sources_for_form():
-    """(kind, [(id, label)]) for the build form's source list."""
+    """(kind, [("kind:id", label)]) for the build form's source list."""
     from apps.listening.models import ListeningTest
     from apps.transfer.models import SourceBenchmark
     from apps.verification.models import VerificationProject
 
-    return [
-        (ReleaseKind.MOS, [(t.pk, t.name) for t in ListeningTest.objects.order_by("name")]),
-        (ReleaseKind.HPSU, [(p.pk, p.name) for p in VerificationProject.objects.order_by("name")]),
-        (ReleaseKind.SPOKEN_QA, [(b.pk, b.name) for b in SourceBenchmark.objects.order_by("name")]),
+    groups = [
+        (ReleaseKind.MOS, ListeningTest.objects.order_by("name")),
+        (ReleaseKind.HPSU, VerificationProject.objects.order_by("name")),
+        (ReleaseKind.SPOKEN_QA, SourceBenchmark.objects.order_by("name")),
     ]
+    return [(kind, [(f"{kind.value}:{obj.pk}", f"{obj.name} (#{obj.pk})") for obj in objects]) for kind, objects in groups]
 
 
 @login_required
