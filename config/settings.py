@@ -220,6 +220,9 @@ MEDIA_URL = "/media-not-served/"  # media is only ever served through permission
 
 # --- Audio ----------------------------------------------------------------------------------------------
 AUDIO_MAX_BYTES = env_int("AUDIO_MAX_BYTES", 200 * 1024 * 1024, minimum=1)
+# An uploaded zip (test bundle, media archive) may unpack to at most this many files and bytes.
+ZIP_MAX_FILES = env_int("SORI_ZIP_MAX_FILES", 50_000, minimum=1)
+ZIP_MAX_BYTES = env_int("SORI_ZIP_MAX_BYTES", 4 * 1024 * 1024 * 1024, minimum=1)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 

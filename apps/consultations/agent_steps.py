@@ -36,6 +36,7 @@ from apps.consultations.selectors import (
     source_sample_model,
     undecided_results,
 )
+from apps.core.errors import Conflict
 from apps.jobs.services import results_in_parallel, start_job
 
 ANALYSIS_JOB = "consultations.analyse"
@@ -115,7 +116,7 @@ def start_analysis(round: Round, *, user=None):
     with transaction.atomic():
         round = Round.objects.select_for_update().get(pk=round.pk)
         if round.status not in (RoundStatus.DRAFT, RoundStatus.ANALYSING):
-            raise services.ConsultationError(f"{round} is past its analysis")
+            raise Conflict(f"{round} is past its analysis")
         services.set_round_status(round, RoundStatus.ANALYSING, actor=user, message=f"Analysis started under {round.base_version}")
         return start_job(
             kind=ANALYSIS_JOB, title=f"Analyse {round} under {round.base_version}",

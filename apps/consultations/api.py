@@ -7,7 +7,7 @@ GET  /api/rulebooks/{slug}/versions/{n}/          a version with its rules
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException, NotFound, ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.generics import ListAPIView
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -17,12 +17,6 @@ from apps.accounts.permissions import HasRole, can
 from apps.accounts.roles import Role
 from apps.consultations import selectors, services
 from apps.consultations.models import DecisionQuestion, QuestionStatus, RulebookVersion
-
-
-class Conflict(APIException):
-    status_code = 409
-    default_code = "conflict"
-    default_detail = "The request conflicts with the current state."
 
 
 class OptionOut(serializers.Serializer):
@@ -116,12 +110,7 @@ class AnswerCreate(APIView):
             raise NotFound("no such question")
         data = AnswerIn(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            answer = services.submit_answer(question=question, expert=request.user, **data.validated_data)
-        except services.ConsultationError as exc:
-            if "no option" in str(exc):
-                raise ValidationError({"option": [str(exc)]}) from None
-            raise Conflict(str(exc)) from None
+        answer = services.submit_answer(question=question, expert=request.user, **data.validated_data)
         answer.question.refresh_from_db()
         return Response(AnswerOut(answer).data, status=status.HTTP_201_CREATED)
 

@@ -24,10 +24,7 @@ from apps.consultations.models import (
     Rulebook,
     RuleDraft,
 )
-
-
-class ConsultationError(ValueError):
-    """A write that the current state does not allow; the message says why (pages show it, the API answers 409)."""
+from apps.core.errors import Conflict, InvalidInput
 
 
 def record_event(round: Round | None, kind: str, message: str, *, actor=None, data: dict | None = None) -> None:
@@ -46,13 +43,13 @@ def create_round(
     rulebook = Rulebook.objects.select_for_update().get(pk=rulebook.pk)
     base = rulebook.latest_version()
     if base is None:
-        raise ConsultationError(f"{rulebook} has no version yet; load the rulebook files first")
+        raise Conflict(f"{rulebook} has no version yet; load the rulebook files first")
     if rulebook.rounds.exclude(status=RoundStatus.CLOSED).exists():
-        raise ConsultationError(f"{rulebook} already has a round in progress; close it before starting another")
+        raise Conflict(f"{rulebook} already has a round in progress; close it before starting another")
     limit = settings.CONSULTATION_MAX_QUESTIONS
     max_questions = max_questions or limit
     if not 1 <= max_questions <= limit:
-        raise ConsultationError(f"max_questions must be between 1 and {limit}")
+        raise InvalidInput(f"max_questions must be between 1 and {limit}", field="max_questions")
     round = Round.objects.create(
         rulebook=rulebook,
         number=rulebook.rounds.count() + 1,
@@ -107,18 +104,18 @@ def create_question(
     """A decision question with 2-4 options. `samples` are the affected samples, `examples` the few shown in
     full (a subset of them)."""
     if not 2 <= len(options) <= 4:
-        raise ConsultationError("a question needs two to four options")
+        raise InvalidInput("a question needs two to four options", field="options")
     keys = [o["key"] for o in options]
     if len(set(keys)) != len(keys):
-        raise ConsultationError("option keys must be distinct")
+        raise InvalidInput("option keys must be distinct", field="options")
     if recommendation and recommendation not in keys:
-        raise ConsultationError(f"the recommendation {recommendation!r} is not one of the options {keys}")
+        raise InvalidInput(f"the recommendation {recommendation!r} is not one of the options {keys}", field="recommendation")
     if required_experts < 1:
-        raise ConsultationError("a question needs at least one expert")
+        raise InvalidInput("a question needs at least one expert", field="experts")
     if round is not None:
         round = Round.objects.select_for_update().get(pk=round.pk)
         if round.questions.count() >= round.max_questions:
-            raise ConsultationError(f"{round} already has its maximum of {round.max_questions} questions")
+            raise Conflict(f"{round} already has its maximum of {round.max_questions} questions")
         number = round.questions.count() + 1
     else:
         number = DecisionQuestion.objects.filter(round=None).count() + 1
@@ -148,12 +145,12 @@ def _option(question: DecisionQuestion, option) -> QuestionOption | None:
         return None
     if isinstance(option, QuestionOption):
         if option.question_id != question.pk:
-            raise ConsultationError("that option belongs to another question")
+            raise InvalidInput("that option belongs to another question", field="option")
         return option
     found = question.options.filter(pk=option).first() if str(option).isdigit() else None
     found = found or question.options.filter(key=str(option)).first()
     if found is None:
-        raise ConsultationError(f"question {question.number} has no option {option!r}")
+        raise InvalidInput(f"question {question.number} has no option {option!r}", field="option")
     return found
 
 
@@ -163,9 +160,9 @@ def _check_confidence(confidence) -> int | None:
     try:
         value = int(confidence)
     except (TypeError, ValueError):
-        raise ConsultationError("confidence must be a whole number from 1 to 5") from None
+        raise InvalidInput("confidence must be a whole number from 1 to 5", field="confidence") from None
     if not 1 <= value <= 5:
-        raise ConsultationError("confidence must be from 1 to 5")
+        raise InvalidInput("confidence must be from 1 to 5", field="confidence")
     return value
 
 
@@ -174,10 +171,10 @@ def save_answer_draft(*, question: DecisionQuestion, expert, option=None, text: 
     """Autosave while the expert types. A submitted answer is final and is not touched."""
     question = DecisionQuestion.objects.select_for_update().get(pk=question.pk)
     if question.status != QuestionStatus.OPEN:
-        raise ConsultationError("this question is no longer open")
+        raise Conflict("this question is no longer open")
     answer, _ = ExpertAnswer.objects.get_or_create(question=question, expert=expert)
     if answer.is_submitted:
-        raise ConsultationError("you have already submitted your answer to this question")
+        raise Conflict("you have already submitted your answer to this question")
     answer.option = _option(question, option)
     answer.text = text or ""
     answer.comment = comment or ""
@@ -195,17 +192,17 @@ def submit_answer(*, question: DecisionQuestion, expert, option=None, text: str 
     option_obj = _option(question, option)
     text = (text or "").strip()
     if bool(option_obj) == bool(text):
-        raise ConsultationError("choose one option or write your own answer (not both)")
+        raise InvalidInput("choose one option or write your own answer (not both)", field="option")
     if question.origin == QuestionOrigin.GROUND_TRUTH and not option_obj:
-        raise ConsultationError("a ground-truth question is answered with one of its options")
+        raise InvalidInput("a ground-truth question is answered with one of its options", field="option")
     confidence = _check_confidence(confidence)
     existing = ExpertAnswer.objects.filter(question=question, expert=expert).first()
     if existing and existing.is_submitted:
         if existing.option_id == (option_obj.pk if option_obj else None) and existing.text == text:
             return existing
-        raise ConsultationError("you have already submitted a different answer to this question")
+        raise Conflict("you have already submitted a different answer to this question")
     if question.status != QuestionStatus.OPEN:
-        raise ConsultationError("this question is no longer open")
+        raise Conflict("this question is no longer open")
     answer = existing or ExpertAnswer(question=question, expert=expert)
     answer.option, answer.text, answer.comment, answer.confidence = option_obj, text, comment or "", confidence
     answer.submitted_at = timezone.now()
@@ -252,13 +249,13 @@ def settle_question(*, question: DecisionQuestion, user, option=None, text: str 
     """The admin or the round's lead expert settles a disagreement."""
     question = DecisionQuestion.objects.select_for_update().get(pk=question.pk)
     if question.status != QuestionStatus.DISPUTED:
-        raise ConsultationError("only a question the experts disagree on can be settled")
+        raise Conflict("only a question the experts disagree on can be settled")
     option_obj = _option(question, option)
     text = (text or "").strip()
     if bool(option_obj) == bool(text):
-        raise ConsultationError("choose one option or write the decision (not both)")
+        raise InvalidInput("choose one option or write the decision (not both)", field="option")
     if question.origin == QuestionOrigin.GROUND_TRUTH and not option_obj:
-        raise ConsultationError("a ground-truth question is settled with one of its options")
+        raise InvalidInput("a ground-truth question is settled with one of its options", field="option")
     _decide(question, option=option_obj, text=text, by=user, note=note)
     if question.origin == QuestionOrigin.GROUND_TRUTH:
         _apply_ground_truth_decision(question, user=user)
@@ -271,9 +268,9 @@ def withdraw_question(*, question: DecisionQuestion, user, reason: str) -> Decis
     re-analysis and the next round see them again."""
     question = DecisionQuestion.objects.select_for_update().get(pk=question.pk)
     if question.status not in (QuestionStatus.OPEN, QuestionStatus.DISPUTED):
-        raise ConsultationError("only an open or disputed question can be withdrawn")
+        raise Conflict("only an open or disputed question can be withdrawn")
     if not reason.strip():
-        raise ConsultationError("say why the question is withdrawn")
+        raise InvalidInput("say why the question is withdrawn", field="reason")
     question.status = QuestionStatus.WITHDRAWN
     question.settlement_note = reason.strip()
     question.save(update_fields=["status", "settlement_note"])
@@ -290,11 +287,11 @@ def close_round(round: Round, *, user) -> Round:
     """Stop taking answers; every question must be decided (or withdrawn). Codification follows."""
     round = Round.objects.select_for_update().get(pk=round.pk)
     if round.status != RoundStatus.ANSWERING:
-        raise ConsultationError(f"{round} is {round.get_status_display().lower()}, not waiting for answers")
+        raise Conflict(f"{round} is {round.get_status_display().lower()}, not waiting for answers")
     pending = round.questions.filter(status__in=[QuestionStatus.OPEN, QuestionStatus.DISPUTED])
     if pending.exists():
         numbers = ", ".join(f"Q{q.number}" for q in pending)
-        raise ConsultationError(f"{numbers} still wait for an answer or a settlement")
+        raise Conflict(f"{numbers} still wait for an answer or a settlement")
     set_round_status(round, RoundStatus.CODIFYING, actor=user, message="Answers closed; codifying the decisions into rules")
     return round
 
@@ -329,20 +326,20 @@ def approve_draft(*, draft: RuleDraft, user, statement: str | None = None, categ
                   rule_id: str | None = None, examples: list | None = None) -> RuleDraft:
     draft = RuleDraft.objects.select_for_update(of=("self",)).select_related("question__round").get(pk=draft.pk)
     if draft.status not in (DraftStatus.DRAFTED, DraftStatus.NEEDS_ATTENTION):
-        raise ConsultationError(f"this draft is already {draft.get_status_display().lower()}")
+        raise Conflict(f"this draft is already {draft.get_status_display().lower()}")
     if draft.question.round and draft.question.round.status != RoundStatus.CODIFYING:
-        raise ConsultationError("the round is not codifying any more")
+        raise Conflict("the round is not codifying any more")
     edited = False
     for name, value in [("statement", statement), ("category", category), ("rule_id", rule_id), ("examples", examples)]:
         if value is not None and value != getattr(draft, name):
             setattr(draft, name, value)
             edited = True
     if not (draft.rule_id and draft.category and (draft.statement or draft.change == "retire")):
-        raise ConsultationError("a rule needs an id, a category and a statement")
+        raise InvalidInput("a rule needs an id, a category and a statement")
     if not re.fullmatch(r"[a-z0-9][a-z0-9._-]*", draft.rule_id) or len(draft.rule_id) > 80:
-        raise ConsultationError("a rule id uses lower-case letters, digits, dots, dashes and underscores (at most 80)")
+        raise InvalidInput("a rule id uses lower-case letters, digits, dots, dashes and underscores (at most 80)", field="rule_id")
     if any(not isinstance(e, dict) or set(e) != {"input", "output"} for e in draft.examples):
-        raise ConsultationError("each example needs an input and an expected output")
+        raise InvalidInput("each example needs an input and an expected output", field="examples")
     draft.edited = draft.edited or edited
     draft.status = DraftStatus.APPROVED
     draft.approved_by, draft.approved_at = user, timezone.now()
@@ -397,14 +394,14 @@ def publish_round_version(round: Round, *, user):
     Returns the new version, or None when no rule was approved (the round closes all the same)."""
     round = Round.objects.select_for_update().get(pk=round.pk)
     if round.status != RoundStatus.CODIFYING:
-        raise ConsultationError(f"{round} is not codifying")
+        raise Conflict(f"{round} is not codifying")
     drafts = list(RuleDraft.objects.filter(question__round=round).select_related("question"))
     waiting = [d for d in drafts if d.status in (DraftStatus.DRAFTED, DraftStatus.NEEDS_ATTENTION)]
     if waiting:
-        raise ConsultationError(f"{len(waiting)} drafted rule(s) still wait for approval or rejection")
+        raise Conflict(f"{len(waiting)} drafted rule(s) still wait for approval or rejection")
     decided = round.questions.filter(status=QuestionStatus.DECIDED).count()
     if len(drafts) < decided:
-        raise ConsultationError("some decided questions have no drafted rule yet; run codification first")
+        raise Conflict("some decided questions have no drafted rule yet; run codification first")
     approved = [d for d in drafts if d.status == DraftStatus.APPROVED]
     if not approved:
         # Nothing to add: the round closes without a new version (a copy of the old one would only be noise).
@@ -502,4 +499,4 @@ def _apply_ground_truth_decision(question: DecisionQuestion, *, user) -> None:
     try:
         resolve_correction_by_expert(correction, user=user, accept=accept, note=note)
     except ValueError as exc:
-        raise ConsultationError(str(exc)) from None
+        raise Conflict(str(exc)) from None

@@ -28,6 +28,7 @@ from apps.consultations.models import (
     RuleDraft,
 )
 from apps.consultations.rulebook_files import category_label, provenance_text
+from apps.core.errors import ApplicationError, Conflict
 from apps.jobs.models import Job
 
 
@@ -116,8 +117,8 @@ def question_autosave(request, pk: int):
     _require(request.user, "consultations.answer", question)
     try:
         services.save_answer_draft(question=question, expert=request.user, **_answer_fields(request))
-    except services.ConsultationError as exc:
-        return render(request, "consultations/_save_status.html", {"error": str(exc)}, status=409)
+    except ApplicationError as exc:
+        return render(request, "consultations/_save_status.html", {"error": str(exc)}, status=exc.status)
     return render(request, "consultations/_save_status.html", {"saved_at": timezone.now()})
 
 
@@ -128,7 +129,7 @@ def question_submit(request, pk: int):
     _require(request.user, "consultations.answer", question)
     try:
         services.submit_answer(question=question, expert=request.user, **_answer_fields(request))
-    except services.ConsultationError as exc:
+    except ApplicationError as exc:
         messages.error(request, str(exc))
         return redirect("consultations:question", pk=pk)
     messages.success(request, f"Your answer to Q{question.number} is submitted.")
@@ -146,7 +147,7 @@ def question_settle(request, pk: int):
             question=question, user=request.user, option=request.POST.get("option") or None,
             text=request.POST.get("text", ""), note=request.POST.get("note", ""),
         )
-    except services.ConsultationError as exc:
+    except ApplicationError as exc:
         messages.error(request, str(exc))
     else:
         messages.success(request, f"Q{question.number} settled.")
@@ -160,7 +161,7 @@ def question_withdraw(request, pk: int):
     question = get_object_or_404(DecisionQuestion, pk=pk)
     try:
         services.withdraw_question(question=question, user=request.user, reason=request.POST.get("reason", ""))
-    except services.ConsultationError as exc:
+    except ApplicationError as exc:
         messages.error(request, str(exc))
     return redirect("consultations:question", pk=pk)
 
@@ -186,7 +187,7 @@ def draft_detail(request, pk: int):
                     examples=examples,
                 )
                 messages.success(request, f"Rule {draft.rule_id} approved.")
-        except services.ConsultationError as exc:
+        except ApplicationError as exc:
             messages.error(request, str(exc))
             return redirect("consultations:draft", pk=pk)
         return redirect("consultations:inbox")
@@ -274,7 +275,7 @@ def round_list(request):
                 rulebook=rulebook, user=request.user, scope={"subsets": split("subsets"), "task_types": split("task_types")},
                 max_questions=int(request.POST.get("max_questions") or 0) or None, lead_expert=lead,
             )
-        except (services.ConsultationError, ValueError) as exc:
+        except (ApplicationError, ValueError) as exc:
             messages.error(request, str(exc))
             return redirect("consultations:rounds")
         return redirect("consultations:round", pk=round.pk)
@@ -334,7 +335,7 @@ def round_action(request, pk: int, action: str):
             agent_steps.close_round_and_codify(round, user=request.user)
         elif action == "codify":
             if round.status != RoundStatus.CODIFYING:
-                raise services.ConsultationError("the round is not codifying")
+                raise Conflict("the round is not codifying")
             agent_steps.start_codification(round, user=request.user)
         elif action == "publish":
             version = services.publish_round_version(round, user=request.user)
@@ -344,6 +345,6 @@ def round_action(request, pk: int, action: str):
                 messages.success(request, f"{version} published; re-analysis of the affected and undecided samples started.")
         else:
             raise PermissionDenied
-    except services.ConsultationError as exc:
+    except ApplicationError as exc:
         messages.error(request, str(exc))
     return redirect("consultations:round", pk=pk)

@@ -67,9 +67,10 @@ class FileProblem:
     reason: str
     line: int | None = None
     field: str | None = None
+    unit: str = "line"  # "row" where a file has no lines (Parquet)
 
     def __str__(self) -> str:
-        where = f"{self.file} line {self.line}" if self.line is not None else self.file
+        where = f"{self.file} {self.unit} {self.line}" if self.line is not None else self.file
         return ": ".join(part for part in (where, self.field, self.reason) if part)
 
 

@@ -21,10 +21,6 @@ from apps.listening import selectors, services
 from apps.listening.models import Clip, ListeningTest
 
 
-def _conflict(refused: services.RatingRefused) -> Response:
-    return Response({"detail": str(refused), "code": refused.code}, status=status.HTTP_409_CONFLICT)
-
-
 class ClipOut(serializers.Serializer):
     id = serializers.IntegerField()
     audio_url = serializers.CharField()
@@ -62,10 +58,7 @@ class PlaybackView(APIView):
     @extend_schema(request=None, responses={200: PlaybackOut, 409: OpenApiResponse(description="no lease")})
     def post(self, request, pk: int):
         clip = get_object_or_404(Clip, pk=pk)
-        try:
-            services.report_playback(clip=clip, listener=request.user)
-        except services.RatingRefused as refused:
-            return _conflict(refused)
+        services.report_playback(clip=clip, listener=request.user)
         return Response({"clip": clip.pk, "playback_complete": True})
 
 
@@ -87,10 +80,7 @@ class RatingView(APIView):
         clip = get_object_or_404(Clip, pk=pk)
         data = RatingIn(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            rating, created = services.rate_clip(clip=clip, listener=request.user, score=data.validated_data["score"])
-        except services.RatingRefused as refused:
-            return _conflict(refused)
+        rating, created = services.rate_clip(clip=clip, listener=request.user, score=data.validated_data["score"])
         body = {"clip": clip.pk, "score": rating.score, "rated_at": rating.rated_at}
         return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 

@@ -20,6 +20,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from apps.audio.services import atomic_import, import_audio_file
+from apps.core.errors import Conflict, InvalidInput
 from apps.listening import splits as splitting
 from apps.listening.manifest import ManifestRefused, read_manifest
 from apps.listening.models import (
@@ -83,14 +84,6 @@ def import_listening_test(*, name: str, manifest: Path, user=None, progress=None
 # --- the listener's flow --------------------------------------------------------------------------------
 
 
-class RatingRefused(Exception):
-    """A listener action the server will not take. `code` is machine-readable, str() is for people."""
-
-    def __init__(self, code: str, message: str):
-        self.code = code
-        super().__init__(message)
-
-
 def record_consent(*, test: ListeningTest, listener) -> Consent:
     consent, _ = Consent.objects.get_or_create(test=test, listener=listener)
     return consent
@@ -112,8 +105,8 @@ def report_playback(*, clip: Clip, listener, now: datetime | None = None) -> Pla
     now = now or timezone.now()
     if not _has_live_lease(clip, listener, now):
         if Rating.objects.filter(clip=clip, listener=listener).exists():
-            raise RatingRefused("already_rated", "You have already rated this clip.")
-        raise RatingRefused("no_lease", "This clip is not assigned to you (or your time for it ran out).")
+            raise Conflict("You have already rated this clip.", code="already_rated")
+        raise Conflict("This clip is not assigned to you (or your time for it ran out).", code="no_lease")
     playback, created = PlaybackEnd.objects.get_or_create(clip=clip, listener=listener)
     if not created:
         PlaybackEnd.objects.filter(pk=playback.pk).update(plays=F("plays") + 1)
@@ -127,7 +120,7 @@ def rate_clip(*, clip: Clip, listener, score: int, now: datetime | None = None) 
     refused. Refused too without a lease (or with a lapsed lease whose slot went to someone else) and
     without a reported playback end."""
     if not isinstance(score, int) or isinstance(score, bool) or not 1 <= score <= 5:
-        raise ValueError("score must be a whole number from 1 to 5")
+        raise InvalidInput("must be a whole number from 1 to 5", field="score")
     now = now or timezone.now()
     try:
         with transaction.atomic():
@@ -137,15 +130,10 @@ def rate_clip(*, clip: Clip, listener, score: int, now: datetime | None = None) 
             if existing is not None:
                 if existing.score == score:
                     return existing, False
-                raise RatingRefused(
-                    "score_conflict", f"You already rated this clip {existing.score}; a rating cannot be changed."
-                )
+                raise Conflict(f"You already rated this clip {existing.score}; a rating cannot be changed.", code="score_conflict")
             if not PlaybackEnd.objects.filter(clip=clip, listener=listener).exists():
-                raise RatingRefused("playback_not_reported", "Listen to the clip to its end before rating it.")
-            try:
-                assignment = queues.lease_for_submission(clip.work_item, listener, now=now)
-            except queues.QueueError as exc:
-                raise RatingRefused(exc.code, str(exc)) from None
+                raise Conflict("Listen to the clip to its end before rating it.", code="playback_not_reported")
+            assignment = queues.lease_for_submission(clip.work_item, listener, now=now)  # or a queue Conflict
             rating = Rating.objects.create(clip=clip, listener=listener, score=score, rated_at=now)
             queues.mark_submitted(assignment, now=now)
             return rating, True
@@ -154,7 +142,7 @@ def rate_clip(*, clip: Clip, listener, score: int, now: datetime | None = None) 
         existing = Rating.objects.get(clip=clip, listener=listener)
         if existing.score == score:
             return existing, False
-        raise RatingRefused("score_conflict", "You already rated this clip; a rating cannot be changed.") from None
+        raise Conflict("You already rated this clip; a rating cannot be changed.", code="score_conflict") from None
 
 
 # --- admin actions --------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 
 from apps.accounts.models import User
 from apps.accounts.permissions import can
+from apps.core.errors import Conflict, InvalidInput
 from apps.jobs.models import Job, JobStatus
 from apps.jobs.services import start_job
 from apps.listening import exports, selectors, services
@@ -95,9 +96,9 @@ def submit_rating(request, pk, clip_pk):
     try:
         score = int(request.POST.get("score", ""))
         services.rate_clip(clip=clip, listener=request.user, score=score)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, InvalidInput):
         messages.error(request, "Choose a score from 1 to 5.")
-    except services.RatingRefused as refused:
+    except Conflict as refused:
         messages.error(request, str(refused))
     return redirect("listening:rate", pk=test.pk)
 

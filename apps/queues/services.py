@@ -41,7 +41,8 @@ commit durably.
 
 Consumers use: create_pool, add_items, claim_next, lease_for_submission + mark_submitted, release,
 close_item, exclude_worker; and apps.queues.selectors for reads. The refusals (NoLease, SlotTaken,
-ItemClosed, WorkerExcluded) subclass QueueError; apps.queues.api.QueueConflict turns one into a 409.
+ItemClosed, WorkerExcluded) subclass QueueError, an apps.core.errors.Conflict: an API view lets one propagate
+and answers 409 with its code.
 """
 
 import random
@@ -51,6 +52,7 @@ from django.db import connection, transaction
 from django.db.models import Exists, F
 from django.utils import timezone
 
+from apps.core.errors import Conflict
 from apps.queues.models import Assignment, AssignmentStatus, PoolExclusion, WorkItem, WorkPool
 from apps.queues.ordering import ORDER_PRIME, order_seed
 
@@ -61,7 +63,7 @@ __all__ = [
 ]
 
 
-class QueueError(Exception):
+class QueueError(Conflict):
     """Base of the engine's refusals; `code` is a short machine-readable reason for API responses."""
 
     code = "queue_error"

@@ -4,7 +4,7 @@ POST projects/{id}/next/, POST items/{id}/reviews/, GET items/{id}/, GET project
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException, NotFound, PermissionDenied
+from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -12,11 +12,6 @@ from apps.accounts.permissions import HasRole, IsSoriAdmin, can
 from apps.accounts.roles import Role
 from apps.verification import selectors, services
 from apps.verification.models import Decision, Reason, VerificationItem, VerificationProject
-
-
-class Conflict(APIException):
-    status_code = 409
-    default_code = "conflict"
 
 
 class NextView(APIView):
@@ -47,17 +42,10 @@ class ReviewView(APIView):
         data = ReviewInput(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
-        try:
-            review, created = services.submit_review(
-                item, request.user, decision=v["decision"], reasons=v["reasons"], comment=v["comment"],
-                seconds=v["seconds_spent"],
-            )
-        except services.ReviewRefused as exc:
-            if exc.status == 403:
-                raise PermissionDenied(str(exc)) from None
-            if exc.status == 400:
-                raise serializers.ValidationError({"reasons": [str(exc)]}) from None
-            raise Conflict(str(exc), code=exc.code) from None
+        review, created = services.submit_review(
+            item, request.user, decision=v["decision"], reasons=v["reasons"], comment=v["comment"],
+            seconds=v["seconds_spent"],
+        )
         # Compact on purpose: the reviewer's own review and whether the item is settled (GET the item for more).
         settled = VerificationItem.objects.filter(pk=item.pk).values_list("status", flat=True).get()
         body = {"item": item.pk, "external_id": item.external_id, "created": created,

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.audio.services import AudioRejected, atomic_import, import_audio_file, inspect_audio
+from apps.core.errors import Conflict, Forbidden, InvalidInput, NotFound
 from apps.queues import services as queues
 from apps.queues.models import Assignment, AssignmentStatus, WorkItem
 from apps.verification.hpsu import RecordsRefused, load_records, parse_records, safe_media_path
@@ -32,14 +33,6 @@ from apps.verification.models import (
 )
 
 REVIEWERS_PER_ITEM = 3  # the paper's three trained annotators
-
-
-class ReviewRefused(Exception):
-    """A review that cannot be stored; `code` for the API (`status` 409 for conflicts, 400 for bad input)."""
-
-    def __init__(self, message: str, *, code: str = "refused", status: int = 409):
-        self.code, self.status = code, status
-        super().__init__(message)
 
 
 # ---- projects and imports ---------------------------------------------------------------------------------
@@ -142,19 +135,19 @@ def next_item(project: VerificationProject, annotator) -> VerificationItem | Non
 
 def clean_review(decision: str, reasons, comment: str) -> tuple[str, list[str], str]:
     if decision not in Decision.values:
-        raise ReviewRefused(f"decision must be 'approve' or 'reject', not {decision!r}", code="invalid", status=400)
+        raise InvalidInput(f"decision must be 'approve' or 'reject', not {decision!r}", field="decision")
     reasons = list(dict.fromkeys(reasons or []))
     unknown = [r for r in reasons if r not in Reason.values]
     if unknown:
-        raise ReviewRefused(f"unknown reason(s) {', '.join(map(str, unknown))}; expected {', '.join(Reason.values)}",
-                            code="invalid", status=400)
+        raise InvalidInput(f"unknown reason(s) {', '.join(map(str, unknown))}; expected {', '.join(Reason.values)}",
+                           field="reasons")
     comment = (comment or "").strip()
     if decision == Decision.APPROVE and reasons:
-        raise ReviewRefused("an approval takes no rejection reasons", code="invalid", status=400)
+        raise InvalidInput("an approval takes no rejection reasons", field="reasons")
     if decision == Decision.REJECT and not reasons:
-        raise ReviewRefused("a rejection needs at least one reason", code="invalid", status=400)
+        raise InvalidInput("a rejection needs at least one reason", field="reasons")
     if Reason.OTHER in reasons and not comment:
-        raise ReviewRefused("reason 'other' needs a comment saying what is wrong", code="invalid", status=400)
+        raise InvalidInput("reason 'other' needs a comment saying what is wrong", field="comment")
     return decision, reasons, comment
 
 
@@ -170,14 +163,12 @@ def submit_review(item: VerificationItem, annotator, *, decision: str, reasons=N
             # Locks the item's WorkItem row: submissions and settlement of one item are serialised.
             assignment = queues.lease_for_submission(item.work_item, annotator, now=now)
         except queues.NoLease as exc:
-            raise ReviewRefused(f"You were not given item {item.external_id}; ask for the next item.", code=exc.code, status=403) from None
+            raise Forbidden(f"You were not given item {item.external_id}; ask for the next item.", code=exc.code) from None
         except queues.ItemClosed:
-            raise ReviewRefused(f"Item {item.external_id} is already settled.", code="settled") from None
-        except queues.QueueError as exc:
-            raise ReviewRefused(str(exc), code=exc.code) from None
+            raise Conflict(f"Item {item.external_id} is already settled.", code="settled") from None
         item = VerificationItem.objects.get(pk=item.pk)
         if item.is_settled:
-            raise ReviewRefused(f"Item {item.external_id} is already settled ({item.status}); decisions are final.", code="settled")
+            raise Conflict(f"Item {item.external_id} is already settled ({item.status}); decisions are final.", code="settled")
         if seconds is None or seconds < 0:
             seconds = max(0.0, min((now - assignment.leased_at).total_seconds(), item.project.pool.lease_seconds))
         seconds = float(min(seconds, 24 * 3600))
@@ -299,15 +290,15 @@ def answer_baseline(session: BaselineSession, item: VerificationItem, annotator,
                     seconds: float = 0) -> BaselineAnswer:
     """Store an annotator's blind answer. Idempotent: a second answer to the same item keeps the first."""
     if not BaselineItem.objects.filter(session=session, item=item).exists():
-        raise ReviewRefused(f"item {item.external_id} is not in baseline {session.name}", status=404, code="not_found")
+        raise NotFound(f"item {item.external_id} is not in baseline {session.name}")
     from apps.verification.scoring import yes_no_options
 
     allowed = yes_no_options(item) if item.format == "yes_no" else item.options
     bad = [c for c in chosen if c not in allowed]
     if not chosen or bad:
-        raise ReviewRefused("choose one of the options shown", code="invalid", status=400)
+        raise InvalidInput("choose one of the options shown", field="chosen")
     if item.format != "multiple" and len(chosen) != 1:
-        raise ReviewRefused("this question takes exactly one answer", code="invalid", status=400)
+        raise InvalidInput("this question takes exactly one answer", field="chosen")
     answer, _ = BaselineAnswer.objects.get_or_create(
         session=session, item=item, annotator=annotator,
         defaults={"prediction": ",".join(chosen), "option_order": baseline_option_order(session, item, annotator),

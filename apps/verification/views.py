@@ -13,6 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from apps.accounts.permissions import can
+from apps.core.errors import ApplicationError, InvalidInput
 from apps.verification import selectors, services
 from apps.verification.exports import export_zip
 from apps.verification.forms import BaselineForm, ImportForm, PredictionsForm, ReviewForm, SettingsForm
@@ -81,9 +82,9 @@ def submit(request, pk):
             )
             verb = "Saved" if created else "Changed"
             messages.success(request, f"{verb}: {form.cleaned_data['decision']} on {item.external_id}.")
-        except services.ReviewRefused as exc:
+        except ApplicationError as exc:
             messages.error(request, f"Not saved: {exc}")
-            if exc.code == "invalid":
+            if isinstance(exc, InvalidInput):
                 back = "item"
     if back == "item":
         return redirect("verification:item", pk=item.pk)
@@ -286,6 +287,6 @@ def baseline_answer(request, pk, item_pk):
     try:
         services.answer_baseline(session, item, request.user, chosen=request.POST.getlist("choice"),
                                  seconds=float(request.POST.get("seconds_spent") or 0))
-    except (services.ReviewRefused, ValueError) as exc:
+    except (ApplicationError, ValueError) as exc:
         messages.error(request, f"Not saved: {exc}")
     return redirect(f"{request.path.rsplit('/answer/', 1)[0]}/?answer=1")

@@ -5,6 +5,7 @@ import pytest
 
 from apps.consultations import services
 from apps.consultations.models import Round
+from apps.core.errors import Conflict, InvalidInput
 
 pytestmark = pytest.mark.django_db
 
@@ -42,26 +43,26 @@ def test_the_round_limit_on_questions_is_enforced(make_question, rulebooks, sett
     round = question.round
     Round.objects.filter(pk=round.pk).update(max_questions=2)
     make_question(round=round)
-    with pytest.raises(services.ConsultationError, match="maximum of 2 questions"):
+    with pytest.raises(Conflict, match="maximum of 2 questions"):
         make_question(round=round)
-    with pytest.raises(services.ConsultationError, match="between 1 and"):
+    with pytest.raises(InvalidInput, match="between 1 and"):
         services.create_round(rulebook=rulebooks["ko-normalization"], max_questions=settings.CONSULTATION_MAX_QUESTIONS + 1)
 
 
 def test_a_question_needs_two_to_four_options_and_a_known_recommendation(rulebooks, admin):
     round = services.create_round(rulebook=rulebooks["ko-hypertranslation"], user=admin)
     one = [{"key": "A", "label": "only", "effect": "x"}]
-    with pytest.raises(services.ConsultationError, match="two to four"):
+    with pytest.raises(InvalidInput, match="two to four"):
         services.create_question(round=round, title="t", decision_needed="d", options=one)
     two = one + [{"key": "B", "label": "other", "effect": "y"}]
-    with pytest.raises(services.ConsultationError, match="not one of the options"):
+    with pytest.raises(InvalidInput, match="not one of the options"):
         services.create_question(round=round, title="t", decision_needed="d", options=two, recommendation="C")
 
 
 def test_an_admin_withdraws_a_question_nobody_can_answer_and_the_round_can_close(make_question, admin, expert, client_for):
     question = make_question()
     assert client_for(expert).post(f"/consultations/questions/{question.pk}/withdraw/", {"reason": "x"}).status_code == 403
-    with pytest.raises(services.ConsultationError, match="Q1 still wait"):
+    with pytest.raises(Conflict, match="Q1 still wait"):
         services.close_round(question.round, user=admin)
     client_for(admin).post(f"/consultations/questions/{question.pk}/withdraw/", {"reason": "badly put"})
     question.refresh_from_db()

@@ -5,6 +5,7 @@ import pytest
 
 from apps.consultations import agent_steps, services
 from apps.consultations.models import DraftStatus, RuleDraft
+from apps.core.errors import Conflict
 
 from .conftest import is_codification
 
@@ -39,7 +40,7 @@ def test_a_draft_the_agent_cannot_write_needs_attention_and_an_admin_writes_the_
     # Another expert, who did not answer, may not approve; the answering expert may.
     outsider = make_user("olga_other", "expert")
     assert client_for(outsider).get(f"/consultations/drafts/{good.pk}/").status_code == 403
-    with pytest.raises(services.ConsultationError, match="wait for approval"):
+    with pytest.raises(Conflict, match="wait for approval"):
         services.publish_round_version(first.round, user=admin)
     services.approve_draft(draft=good, user=expert)
     response = client_for(admin).post(f"/consultations/drafts/{stuck.pk}/", {

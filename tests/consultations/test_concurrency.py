@@ -5,6 +5,7 @@ import pytest
 
 from apps.consultations import services
 from apps.consultations.models import ExpertAnswer, QuestionStatus
+from apps.core.errors import ApplicationError, InvalidInput
 from tests.race import run_threads
 
 
@@ -19,7 +20,7 @@ def test_two_experts_racing_for_a_one_expert_question_decide_it_once(make_questi
         try:
             services.submit_answer(question=question, expert=expert, option=key)
             outcomes.append("ok")
-        except services.ConsultationError as exc:
+        except ApplicationError as exc:
             outcomes.append(str(exc))
 
     errors = run_threads([lambda e=e, k="ABCA"[i]: answer(e, k) for i, e in enumerate(experts)])
@@ -41,5 +42,5 @@ def test_an_approver_cannot_give_a_rule_a_malformed_id(make_question, expert, ad
     Round.objects.filter(pk=question.round_id).update(status=RoundStatus.CODIFYING)
     draft = services.store_rule_draft(question=question, change="add", rule_id="ht-year", category="time",
                                       statement="Add the year.", examples=[], scope={})
-    with pytest.raises(services.ConsultationError, match="lower-case letters"):
+    with pytest.raises(InvalidInput, match="lower-case letters"):
         services.approve_draft(draft=draft, user=admin, rule_id="Has Spaces")

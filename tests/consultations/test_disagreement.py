@@ -4,6 +4,7 @@ import pytest
 
 from apps.consultations import services
 from apps.consultations.models import QuestionStatus
+from apps.core.errors import Conflict
 
 pytestmark = pytest.mark.django_db
 
@@ -25,7 +26,7 @@ def test_two_experts_who_disagree_send_the_question_to_the_lead_expert(make_ques
     assert question.status == QuestionStatus.DISPUTED and question.decided_option is None
     # Once disputed, the experts see each other's answers, and no third answer is taken.
     assert "a year fixes it" in client_for(second).get(f"/consultations/questions/{question.pk}/").content.decode()
-    with pytest.raises(services.ConsultationError, match="no longer open"):
+    with pytest.raises(Conflict, match="no longer open"):
         services.submit_answer(question=question, expert=lead, option="A")
 
     # An expert who is not the round's lead may not settle it; the lead may.
@@ -68,7 +69,7 @@ def test_a_submitted_answer_is_final_but_resubmitting_it_is_harmless(make_questi
     question = make_question(required_experts=2)
     first = services.submit_answer(question=question, expert=expert, option="A")
     assert services.submit_answer(question=question, expert=expert, option="A").pk == first.pk
-    with pytest.raises(services.ConsultationError, match="already submitted a different answer"):
+    with pytest.raises(Conflict, match="already submitted a different answer"):
         services.submit_answer(question=question, expert=expert, option="C")
-    with pytest.raises(services.ConsultationError, match="already submitted"):
+    with pytest.raises(Conflict, match="already submitted"):
         services.save_answer_draft(question=question, expert=expert, option="C")

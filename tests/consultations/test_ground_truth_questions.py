@@ -5,6 +5,7 @@ import pytest
 
 from apps.consultations import services
 from apps.consultations.models import DecisionQuestion, QuestionOrigin, QuestionStatus
+from apps.core.errors import InvalidInput
 from apps.transfer.models import (
     Correction,
     CorrectionStatus,
@@ -47,7 +48,7 @@ def test_a_correction_for_an_expert_becomes_an_inbox_question_and_the_answer_res
     api_client.force_authenticate(expert)
     assert [q["id"] for q in api_client.get("/api/consultations/questions/?status=open").json()["results"]] == [question.pk]
 
-    with pytest.raises(services.ConsultationError, match="answered with one of its options"):
+    with pytest.raises(InvalidInput, match="answered with one of its options"):
         services.submit_answer(question=question, expert=expert, text="maybe")
     response = api_client.post(f"/api/consultations/questions/{question.pk}/answers/", {"option": "A", "confidence": 4}, format="json")
     assert response.status_code == 201

@@ -5,6 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from apps.core.errors import Conflict
 from apps.listening import services
 from apps.listening.models import Clip, Rating
 
@@ -34,7 +35,7 @@ def test_an_expired_lease_hands_the_slot_to_someone_else(make_test, listeners):
     services.report_playback(clip=clip, listener=quick, now=later)
     services.rate_clip(clip=clip, listener=quick, score=4, now=later)
     # The slow listener's late rating finds the slot taken.
-    with pytest.raises(services.RatingRefused) as refused:
+    with pytest.raises(Conflict) as refused:
         services.rate_clip(clip=clip, listener=slow, score=2, now=later + timedelta(seconds=1))
     assert refused.value.code == "slot_taken"
     assert Rating.objects.filter(clip=clip).count() == 5
@@ -55,6 +56,6 @@ def test_playback_cannot_be_reported_on_an_expired_lease(make_test, listener):
     now = timezone.now()
     held = services.next_assignment(test=test, listener=listener, now=now)
     clip = Clip.objects.get(work_item_id=held.item_id)
-    with pytest.raises(services.RatingRefused) as refused:
+    with pytest.raises(Conflict) as refused:
         services.report_playback(clip=clip, listener=listener, now=now + timedelta(seconds=90))
     assert refused.value.code == "no_lease"

@@ -3,8 +3,8 @@
 import pytest
 from django.urls import reverse
 
+from apps.core.errors import Conflict
 from apps.queues import services
-from apps.queues.api import QueueConflict
 from apps.queues.models import Assignment, PoolExclusion, WorkItem, WorkPool
 from tests.queues.conftest import later, submit
 
@@ -40,15 +40,14 @@ def test_the_admin_shows_pools_items_assignments_and_exclusions_read_only(make_p
     assert client.post(reverse("admin:queues_workpool_delete", args=[pool.pk]), {"post": "yes"}).status_code == 403
 
 
-def test_a_refusal_becomes_a_409_with_its_code(make_pool, listeners):
+def test_a_refusal_is_a_conflict_with_its_code(make_pool, listeners):
     pool = make_pool(1, k=1)
     item = WorkItem.objects.get(pool=pool)
     with pytest.raises(services.NoLease) as refused:
         submit(item, listeners[0])
-    conflict = QueueConflict.from_error(refused.value)
-    assert conflict.status_code == 409
-    assert conflict.get_codes() == "no_lease"
-    assert "never given item" in str(conflict.detail)
+    assert isinstance(refused.value, Conflict)  # so the API answers 409 (tests/core/test_refusals.py)
+    assert (refused.value.status, refused.value.code) == (409, "no_lease")
+    assert "never given item" in refused.value.message
 
 
 def test_the_housekeeping_task_relabels_stale_leases(make_pool, listeners):

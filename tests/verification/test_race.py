@@ -3,8 +3,9 @@
 
 import pytest
 
+from apps.core.errors import ApplicationError
 from apps.verification.models import ItemStatus, Review, VerificationItem
-from apps.verification.services import ReviewRefused, next_item, submit_review
+from apps.verification.services import next_item, submit_review
 from tests.race import run_threads
 
 
@@ -24,7 +25,7 @@ def test_racing_annotators_leave_exactly_three_distinct_reviews_per_item(make_pr
                 try:
                     submit_review(item, user, decision="approve" if item.pk % 4 else "reject",
                                   reasons=[] if item.pk % 4 else ["wrong_answer"])
-                except ReviewRefused as exc:
+                except ApplicationError as exc:
                     if exc.code != "settled":
                         raise
 

@@ -1,0 +1,303 @@
+"""One reader for the tabular files people import (CSV, JSONL, a JSON array, Parquet) and one safe zip
+extraction. An importer declares what a row is as a pydantic model (subclass RowModel) and reads:
+
+    rows = read_table(path, ManifestRow, unique="clip_id")      # [(line, ManifestRow), ...]
+
+Every row is validated; every bad one is reported as "<file> line N: <field>: <reason>" (Parquet says "row
+N", a JSON array gives the line its object starts on) and the file is refused as a whole with FileRefused,
+so an importer that reads before it writes never stores part of a file. `parse_table` returns the rows and
+the problems instead, for importers that add problems of their own (audio files, ids already stored)
+before refusing with `refuse(problems)`."""
+
+import csv
+import io
+import json
+import stat
+import zipfile
+from collections.abc import Collection, Iterable, Iterator
+from pathlib import Path, PurePosixPath
+from typing import Any, BinaryIO, TypeVar
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from django.conf import settings
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from apps.core.errors import FileProblem, FileRefused
+
+__all__ = ["RowModel", "FORMATS", "parse_table", "read_table", "refuse", "extract_zip"]
+
+Row = TypeVar("Row", bound=BaseModel)
+
+FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".parquet": "parquet"}
+LISTED_PROBLEMS = 50  # a refusal lists this many problems and counts the rest
+
+
+class RowModel(BaseModel):
+    """A convenient base for row models: surrounding spaces stripped, unknown columns ignored."""
+
+    model_config = ConfigDict(str_strip_whitespace=True, extra="ignore")
+
+
+def refuse(problems: list[FileProblem], *, limit: int = LISTED_PROBLEMS) -> None:
+    """Raise FileRefused for these problems (in file order), listing the first `limit`; no-op when none."""
+    if problems:
+        ordered = sorted(problems, key=lambda p: (p.file, p.line or 0))
+        raise FileRefused(problems=ordered[:limit], more=max(0, len(ordered) - limit))
+
+
+def read_table(source, model: type[Row], **options) -> list[tuple[int, Row]]:
+    """parse_table, refusing the file when any row is bad."""
+    rows, problems = parse_table(source, model, **options)
+    refuse(problems)
+    return rows
+
+
+def parse_table(
+    source: Path | str | bytes,
+    model: type[Row],
+    *,
+    name: str | None = None,
+    format: str | None = None,
+    context: dict | None = None,
+    unique: str | tuple[str, ...] = (),
+    exclude_columns: Collection[str] = (),
+    allow_empty: bool = False,
+) -> tuple[list[tuple[int, Row]], list[FileProblem]]:
+    """Read `source` (a path, or the file's bytes with `name`) and validate every row with `model`
+    (`context` reaches its validators). `unique` names fields whose values may not repeat. The format comes
+    from `format` or the file's suffix (.csv, .jsonl/.ndjson, .json, .parquet). Columns in
+    `exclude_columns` are never read (a Parquet audio column can be most of the file)."""
+    if isinstance(source, bytes):
+        name, data, path = name or "upload", source, None
+    else:
+        path = Path(source)
+        name, data = name or path.name, None
+    kind = format or FORMATS.get(PurePosixPath(name).suffix.lower()) or (FORMATS.get(path.suffix.lower()) if path else None)
+    if kind not in FORMATS.values():
+        raise FileRefused(f"expected a {', '.join(sorted(FORMATS))} file", file=name)
+    if path is not None and not path.is_file():
+        raise FileRefused("no such file", file=name)
+    unit = "row" if kind == "parquet" else "line"
+    required = [_column(n, f) for n, f in model.model_fields.items() if f.is_required()]
+    records = _records(kind, name, data if data is not None else path, required, set(exclude_columns))
+
+    rows: list[tuple[int, Row]] = []
+    problems: list[FileProblem] = []
+    keys = (unique,) if isinstance(unique, str) else tuple(unique)
+    seen: dict[tuple[str, Any], int] = {}
+    for line, record in records:
+        if isinstance(record, FileProblem):
+            problems.append(record)
+            continue
+        try:
+            row = model.model_validate(record, context=context)
+        except ValidationError as exc:
+            problems += [_problem(name, line, unit, error) for error in exc.errors()]
+            continue
+        repeated = False
+        for key in keys:
+            value = getattr(row, key)
+            if value in (None, ""):
+                continue
+            if (key, value) in seen:
+                problems.append(FileProblem(
+                    file=name, line=line, unit=unit, field=key,
+                    reason=f"{value!r} repeats {unit} {seen[key, value]}",
+                ))
+                repeated = True
+            else:
+                seen[key, value] = line
+        if not repeated:
+            rows.append((line, row))
+    if not rows and not problems and not allow_empty:
+        problems.append(FileProblem(file=name, reason="the file has no rows"))
+    return rows, problems
+
+
+def _column(field_name: str, info) -> str:
+    return info.validation_alias if isinstance(info.validation_alias, str) else info.alias or field_name
+
+
+def _problem(name: str, line: int, unit: str, error: dict) -> FileProblem:
+    field = ".".join(str(part) for part in error["loc"]) or None
+    if error["type"] == "missing":
+        reason = "missing or empty"
+    else:
+        reason = error["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")
+    return FileProblem(file=name, line=line, unit=unit, field=field, reason=reason)
+
+
+def _records(kind: str, name: str, source: bytes | Path, required: list[str], excluded: set[str]) -> Iterator[tuple[int, dict | FileProblem]]:
+    """(line, record or the problem reading it) for each row. CSV and JSON problems that make the rest
+    unreadable raise FileRefused at once."""
+    if kind == "parquet":
+        yield from _parquet(name, source, required, excluded)
+        return
+    raw = source if isinstance(source, bytes) else source.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise FileRefused(f"not UTF-8 text (byte {exc.start})", file=name) from None
+    if kind == "csv":
+        yield from _csv(name, text, required, excluded)
+    elif kind == "jsonl":
+        for number, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                yield number, _object(name, number, line, excluded)
+    else:
+        yield from _json_array(name, text, excluded)
+
+
+def _csv(name: str, text: str, required: list[str], excluded: set[str]):
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = reader.fieldnames or []
+    if not header:
+        raise FileRefused("the CSV has no header row", file=name)
+    missing = [column for column in required if column not in header]
+    if missing:
+        raise FileRefused(f"missing column(s) {', '.join(missing)}", file=name, line=1)
+    start = 2
+    for record in reader:
+        number, start = start, reader.line_num + 1  # the line a row starts on (a quoted cell may span lines)
+        if None in record:
+            yield number, FileProblem(file=name, line=number, reason="more cells than header columns")
+            continue
+        # An empty cell is an absent value, so optional fields take their default and required ones say so.
+        yield number, {k: v for k, v in record.items() if v not in ("", None) and k not in excluded}
+
+
+def _object(name: str, number: int, text: str, excluded: set[str]) -> dict | FileProblem:
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        return FileProblem(file=name, line=number, reason=f"not valid JSON ({getattr(exc, 'msg', exc)})")
+    if not isinstance(value, dict):
+        return FileProblem(file=name, line=number, reason="expected a JSON object")
+    return {k: v for k, v in value.items() if k not in excluded}
+
+
+def _json_array(name: str, text: str, excluded: set[str]):
+    """Each element of a top-level JSON array with the line its value starts on (json.loads keeps no
+    positions, so the array is walked with raw_decode)."""
+    decoder = json.JSONDecoder()
+    position = _skip(text, 0)
+    if position >= len(text) or text[position] != "[":
+        raise FileRefused("expected a JSON array of objects", file=name, line=_line(text, position))
+    position = _skip(text, position + 1)
+    if position < len(text) and text[position] == "]":
+        return
+    while True:
+        line = _line(text, position)
+        try:
+            value, position = decoder.raw_decode(text, position)
+        except json.JSONDecodeError as exc:
+            raise FileRefused(f"not valid JSON ({exc.msg})", file=name, line=exc.lineno) from None
+        yield line, {k: v for k, v in value.items() if k not in excluded} if isinstance(value, dict) else FileProblem(
+            file=name, line=line, reason="expected a JSON object"
+        )
+        position = _skip(text, position)
+        if position < len(text) and text[position] == ",":
+            position = _skip(text, position + 1)
+        elif position < len(text) and text[position] == "]":
+            if text[_skip(text, position + 1):].strip():
+                raise FileRefused("text after the end of the array", file=name, line=_line(text, position))
+            return
+        else:
+            raise FileRefused("expected ',' or ']' between array elements", file=name, line=_line(text, position))
+
+
+def _skip(text: str, position: int) -> int:
+    while position < len(text) and text[position] in " \t\r\n":
+        position += 1
+    return position
+
+
+def _line(text: str, position: int) -> int:
+    return text.count("\n", 0, position) + 1
+
+
+def _parquet(name: str, source: bytes | Path, required: list[str], excluded: set[str]):
+    try:
+        parquet = pq.ParquetFile(io.BytesIO(source) if isinstance(source, bytes) else source)
+        names = parquet.schema_arrow.names
+        missing = [column for column in required if column not in names]
+        if missing:
+            raise FileRefused(f"missing column(s) {', '.join(missing)}", file=name)
+        batches = parquet.iter_batches(columns=[c for c in names if c not in excluded])
+        number = 0
+        for batch in batches:
+            for record in batch.to_pylist():
+                number += 1
+                yield number, {k: v for k, v in record.items() if v is not None}
+    except (pa.ArrowException, OSError) as exc:
+        raise FileRefused(f"not a readable Parquet file ({exc})", file=name) from None
+
+
+# --- zip ------------------------------------------------------------------------------------------------
+def extract_zip(
+    source: Path | str | BinaryIO,
+    folder: Path,
+    *,
+    name: str,
+    max_files: int | None = None,
+    max_bytes: int | None = None,
+    skip: Iterable[str] = ("__MACOSX", ".DS_Store"),
+) -> list[Path]:
+    """Unpack a zip into `folder` and return the files written. Refused (FileRefused naming the archive and
+    the member, nothing unpacked) when it is not a zip, when a member would land outside `folder` (an
+    absolute path, "..", a drive letter, a symbolic link), or when it holds more than `max_files` files or
+    more than `max_bytes` uncompressed (settings.ZIP_MAX_FILES / ZIP_MAX_BYTES by default). Sizes are
+    counted as bytes are written too, so a member whose header understates its size is caught."""
+    max_files = settings.ZIP_MAX_FILES if max_files is None else max_files
+    max_bytes = settings.ZIP_MAX_BYTES if max_bytes is None else max_bytes
+    skipped = set(skip)
+    folder = Path(folder)
+    root = folder.resolve()
+    try:
+        archive = zipfile.ZipFile(source)
+    except (zipfile.BadZipFile, OSError):
+        raise FileRefused("not a zip archive", file=name) from None
+    with archive:
+        members = []
+        for member in archive.infolist():
+            parts = PurePosixPath(member.filename.replace("\\", "/")).parts
+            if member.is_dir() or skipped & set(parts):
+                continue
+            target = (root / member.filename).resolve()
+            if (
+                member.filename.startswith(("/", "\\")) or ".." in parts or ":" in member.filename
+                or not target.is_relative_to(root)
+            ):
+                raise FileRefused(f"{member.filename} would unpack outside the archive's folder", file=name)
+            if stat.S_ISLNK(member.external_attr >> 16):
+                raise FileRefused(f"{member.filename} is a symbolic link", file=name)
+            members.append((member, target))
+        if len(members) > max_files:
+            raise FileRefused(f"{len(members):,} files, over the limit of {max_files:,}", file=name)
+        declared = sum(member.file_size for member, _ in members)
+        if declared > max_bytes:
+            raise FileRefused(f"{declared:,} bytes unpacked, over the limit of {max_bytes:,}", file=name)
+        written, total = [], 0
+        try:
+            for member, target in members:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with archive.open(member) as src, open(target, "wb") as dst:
+                    while chunk := src.read(1 << 20):
+                        total += len(chunk)
+                        if total > max_bytes:
+                            raise FileRefused(f"over {max_bytes:,} bytes unpacked", file=name)
+                        dst.write(chunk)
+                written.append(target)
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError) as exc:
+            _remove([*written, target])
+            raise FileRefused(f"{member.filename} cannot be unpacked ({exc})", file=name) from None
+        except FileRefused:
+            _remove([*written, target])
+            raise
+    return written
+
+
+def _remove(paths: list[Path]) -> None:
+    for path in paths:
+        path.unlink(missing_ok=True)
