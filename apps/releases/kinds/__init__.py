@@ -40,6 +40,20 @@ class Built:
     languages: list[str] | None = None  # card languages when rows carry none; default ko
 
 
+class Ticker:
+    """Reports progress about a hundred times over a run, not once an item: each report is two queries."""
+
+    def __init__(self, progress, total: int, message: str):
+        self.progress, self.total, self.done = progress, total, 0
+        self.every = max(1, total // 100)
+        progress.set_total(total, message=message)
+
+    def tick(self, message: str | None = None) -> None:
+        self.done += 1
+        if self.done % self.every == 0 or self.done == self.total:
+            self.progress.set_done(self.done, message)
+
+
 def registry():
     # Imported here, not at module level: each kind imports its workflow app's models.
     from apps.releases.kinds import hpsu, mos, spoken_qa

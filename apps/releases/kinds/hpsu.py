@@ -7,7 +7,7 @@ import csv
 import json
 from pathlib import Path, PurePosixPath
 
-from apps.releases.kinds import Built, Item, SourceMissing
+from apps.releases.kinds import Built, Item, SourceMissing, Ticker
 
 DEFAULT_LICENSE = None
 
@@ -45,13 +45,13 @@ def build(project, folder: Path, progress) -> Built:
         rel = PurePosixPath(item.audio_path)
         if rel.is_absolute() or ".." in rel.parts:
             raise ValueError(f"item {item.external_id}: audio_path {item.audio_path!r} leaves the release folder")
-    progress.set_total(len(accepted) + 1, message="Writing the HPSU file and its media")
+    ticker = Ticker(progress, len(accepted) + 1, "Writing the HPSU file and its media")
     export_project(project, folder)
     (folder / "items.json").rename(folder / "HPSU_data.json")
     # Rejected items (and their reviews) stay in the admin export, never in a release.
     (folder / "rejected.jsonl").unlink()
     _keep_accepted_reviews(folder / "reviews.csv")
-    progress.advance()
+    ticker.tick()
 
     reviews: dict[int, list] = {}
     for review in Review.objects.filter(item__in=accepted).order_by("created_at", "id"):
@@ -86,7 +86,7 @@ def build(project, folder: Path, progress) -> Built:
             people={project.pseudonym(r.annotator_id): r.annotator_id for r in mine},
             reason=f"accepted {item.settled_at.date().isoformat()}" if item.settled_at else "",
         ))
-        progress.advance(message=f"Item {item.external_id}")
+        ticker.tick(f"Item {item.external_id}")
     rejected = project.items.filter(status=ItemStatus.REJECTED).values_list("external_id", flat=True)
     pending = project.items.filter(status=ItemStatus.PENDING).values_list("external_id", flat=True)
     tasks: dict[str, int] = {}

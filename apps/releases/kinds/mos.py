@@ -6,7 +6,7 @@ agree; gold (quality-control) clips and excluded listeners stay out, as in the t
 import shutil
 from pathlib import Path
 
-from apps.releases.kinds import Built, Item, SourceMissing
+from apps.releases.kinds import Built, Item, SourceMissing, Ticker
 
 DEFAULT_LICENSE = None
 
@@ -49,7 +49,7 @@ def build(test, folder: Path, progress) -> Built:
         by_clip.setdefault(record["clip_id"], []).append(record)
     people = dict(ListenerPseudonym.objects.filter(pseudonym__in=set(clean["listener"])).values_list("pseudonym", "listener_id"))
 
-    progress.set_total(len(clips) + 1, message="Copying clips and writing tables")
+    ticker = Ticker(progress, len(clips), "Copying clips and writing tables")
     items, rating_rows = [], {}
     for row in clips.to_dict("records"):
         clip = assets[row["clip_id"]]
@@ -82,7 +82,7 @@ def build(test, folder: Path, progress) -> Built:
             },
             people={r["listener"]: people.get(r["listener"]) for r in mine},
         ))
-        progress.advance(message=f"Clip {data['id']}")
+        ticker.tick(f"Clip {data['id']}")
 
     bvcc_path = folder / "listener_ratings.csv"
     bvcc_path.write_bytes("".join(",".join(line) + "\n" for line in bvcc).encode())

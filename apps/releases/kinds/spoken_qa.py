@@ -10,7 +10,7 @@ Before any translation exists it is the source benchmark after ground-truth corr
 from pathlib import Path
 
 from apps.releases import pseudonyms
-from apps.releases.kinds import Built, Item, SourceMissing
+from apps.releases.kinds import Built, Item, SourceMissing, Ticker
 from apps.releases.kinds.provenance_common import agent_calls
 from apps.releases.licences import KNOWN_SOURCES
 
@@ -46,7 +46,7 @@ def build(benchmark, folder: Path, progress) -> Built:
 
     samples = list(SourceSample.objects.filter(benchmark=benchmark)
                    .select_related("review", "correction").order_by("subset", "source_id"))
-    progress.set_total(len(samples), message="Collecting effective answers and provenance")
+    ticker = Ticker(progress, len(samples), "Collecting effective answers and provenance")
     ids = [s.pk for s in samples]
     analyses: dict[int, list] = {}
     for a in AnalysisResult.objects.filter(sample_id__in=ids).select_related("version__rulebook").order_by("sample_id", "version__number"):
@@ -77,12 +77,12 @@ def build(benchmark, folder: Path, progress) -> Built:
         effective = effective_answer(s)
         if not effective.included:
             excluded[item_id] = effective.reason
-            progress.advance()
+            ticker.tick()
             continue
         translation = translations.get(s.pk)
         if translations and (held := _held_by_transfer(translation, spoken.get(s.pk))):
             excluded[item_id] = held
-            progress.advance()
+            ticker.tick()
             continue
         correction = _correction(s)
         mine = decisions.get(s.pk, [])
@@ -120,7 +120,7 @@ def build(benchmark, folder: Path, progress) -> Built:
             reason=effective.reason + (f": {correction.reviewer_rationale}" if correction and effective.reason in
                                        ("corrected answer", "aliases added") else ""),
         ))
-        progress.advance()
+        ticker.tick()
     subsets: dict[str, int] = {}
     for item in items:
         subsets[item.config] = subsets.get(item.config, 0) + 1
