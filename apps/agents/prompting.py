@@ -11,7 +11,6 @@ template (rendered without HTML escaping) after a short YAML front matter:
 
 The highest version is used unless a caller pins one; the version used is recorded on every call."""
 
-import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -88,7 +87,3 @@ def _parse_cached(path: Path, mtime: float, name: str, version: int) -> Prompt:
 
 def _parse(path: Path, name: str, version: int) -> Prompt:
     return _parse_cached(path, path.stat().st_mtime, name, version)
-
-
-def to_json(value) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)

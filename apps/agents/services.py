@@ -87,10 +87,6 @@ def require_distinct_models(role_a: str, role_b: str) -> None:
         )
 
 
-def provider_configured(provider: str) -> bool:
-    return providers.is_configured(provider)
-
-
 def require_configured(role: str) -> tuple[str, str]:
     provider, model = agent_config(role)
     if not providers.is_configured(provider):

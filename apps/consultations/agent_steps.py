@@ -6,7 +6,7 @@
    would settle them and write at most the round's remaining number of questions;
 3. codification (role analyst, prompt rule_codification): one rule drafted per decided question.
 
-Analysis and codification run as jobs (progress, cancel, resume: finished items are skipped). The answer
+Each step runs as a job (progress, cancel, resume: finished items are skipped). The answer
 schemas are built per call so that an invented action, rule id or sample id fails validation and is sent back
 to the model with the error (call_agent retries once, then raises AgentNeedsAttention)."""
 
@@ -18,10 +18,12 @@ from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from apps.consultations import services
 from apps.consultations.models import (
+    ANALYSIS_JOB,
+    CODIFY_JOB,
     NEEDS_ATTENTION,
+    QUESTIONS_JOB,
     UNDECIDED,
     AnalysisResult,
-    DecisionQuestion,
     QuestionStatus,
     Round,
     RoundStatus,
@@ -39,8 +41,6 @@ from apps.consultations.selectors import (
 from apps.core.errors import Conflict
 from apps.jobs.services import results_in_parallel, start_job
 
-ANALYSIS_JOB = "consultations.analyse"
-CODIFY_JOB = "consultations.codify"
 QUESTIONS_SAMPLE_LIMIT = 200  # undecided samples shown to the question writer in one call
 
 
@@ -122,25 +122,6 @@ def start_analysis(round: Round, *, user=None):
             kind=ANALYSIS_JOB, title=f"Analyse {round} under {round.base_version}",
             params={"round": round.pk, "version": round.base_version_id, "raise_questions": True}, user=user,
         )
-
-
-def start_reanalysis(round: Round, *, user=None):
-    """After a version is published: the samples the round's questions affected, and every sample still
-    undecided, analysed again under the new version."""
-    affected = set(
-        DecisionQuestion.affected_samples.through.objects.filter(decisionquestion__round=round).values_list(
-            "sourcesample_id", flat=True
-        )
-    )
-    ids = list(scope_samples(round.scope).values_list("pk", flat=True))
-    undecided = {pk for pk, r in latest_results(ids, rulebook=round.rulebook).items() if r.action in (UNDECIDED, NEEDS_ATTENTION)}
-    services.record_event(round, "reanalysis", f"Re-analysis of {len(affected | undecided)} samples under {round.resulting_version} started", actor=user)
-    return start_job(
-        kind=ANALYSIS_JOB, title=f"Re-analyse {round} under {round.resulting_version}",
-        params={"round": round.pk, "version": round.resulting_version_id, "sample_ids": sorted(affected | undecided),
-                "raise_questions": False},
-        user=user,
-    )
 
 
 def run_analysis(job, progress) -> dict:
@@ -253,6 +234,21 @@ def questions_schema(allowed_ids: set[int], rule_ids: set[str], remaining: int) 
             return self
 
     return QuestionsAnswer
+
+
+def start_question_writing(round: Round, *, user=None):
+    """Raise (more) questions from the undecided samples, as a job: an agent call never runs in a request."""
+    if round.status not in (RoundStatus.ANALYSING, RoundStatus.ANSWERING):
+        raise Conflict(f"{round} takes no new questions now")
+    return start_job(kind=QUESTIONS_JOB, title=f"Raise questions for {round}", params={"round": round.pk}, user=user)
+
+
+def run_question_writing(job, progress) -> dict:
+    round = Round.objects.get(pk=job.params["round"])
+    progress.set_total(1, message="Writing questions from the undecided samples")
+    raised = raise_questions(round, job=job, user=job.created_by)
+    progress.advance(message=f"{raised} question(s) raised")
+    return {"questions": raised}
 
 
 def raise_questions(round: Round, *, job=None, user=None) -> int:

@@ -68,7 +68,6 @@ class QuestionList(ListAPIView):
         if wanted not in QuestionStatus.values:
             raise ValidationError({"status": [f"must be one of {', '.join(QuestionStatus.values)}"]})
         if wanted == QuestionStatus.OPEN:
-            services.sync_ground_truth_questions()
             qs = selectors.open_questions_for(user)
         elif user.is_sori_admin:
             qs = DecisionQuestion.objects.filter(status=wanted)

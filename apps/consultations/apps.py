@@ -9,6 +9,11 @@ class ConsultationsConfig(AppConfig):
 
     def ready(self):
         from apps.consultations import jobs, rules  # noqa: F401  (register job handlers and permission rules)
+        from apps.consultations.services import on_correction_sent_to_expert
+        from apps.transfer.signals import correction_sent_to_expert
+
+        # Transfer pushes each correction it sends to an expert; the inbox question is written with it.
+        correction_sent_to_expert.connect(on_correction_sent_to_expert, dispatch_uid="consultations.ground_truth")
 
     def nav_links(self, user):
         from apps.accounts.navigation import NavLink
@@ -25,11 +30,9 @@ class ConsultationsConfig(AppConfig):
     def home_panels(self, user):
         from apps.accounts.navigation import Panel
         from apps.consultations import selectors
-        from apps.consultations.services import sync_ground_truth_questions
 
         panels = []
         if user.has_role("expert") and not user.is_sori_admin:
-            sync_ground_truth_questions()
             panels.append(Panel(
                 title="Decision questions", url=reverse("consultations:inbox"), role="expert",
                 description="Questions agents raised while building a rulebook, waiting for your answer.",

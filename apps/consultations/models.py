@@ -118,6 +118,11 @@ HYPERTRANSLATION_ACTIONS = [
 ]
 UNDECIDED = "undecided"
 NEEDS_ATTENTION = "needs_attention"
+
+# The job kinds of a round's agent steps (handlers in agent_steps, registered by jobs.py).
+ANALYSIS_JOB = "consultations.analyse"
+QUESTIONS_JOB = "consultations.questions"
+CODIFY_JOB = "consultations.codify"
 # Actions that take a sample away from a plain translation: the paper's "flagged for redesign or deletion".
 FLAGGED_ACTIONS = {"equivalent_replacement", "deletion"}
 
@@ -246,7 +251,10 @@ class DecisionQuestion(models.Model):
     decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     decided_at = models.DateTimeField(null=True, blank=True)
     settlement_note = models.TextField(blank=True)
-    ground_truth_ref = models.CharField(max_length=100, blank=True, help_text="the correction it came from, if any")
+    # The ground-truth correction it asks about (transfer pushes it here when it sends one to an expert).
+    correction = models.OneToOneField(
+        "transfer.Correction", null=True, blank=True, on_delete=models.PROTECT, related_name="expert_question"
+    )
     agent_call = models.ForeignKey("agents.AgentCall", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -255,10 +263,6 @@ class DecisionQuestion(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["round", "number"], name="question_number_unique_per_round"),
             models.CheckConstraint(condition=models.Q(required_experts__gte=1), name="question_needs_an_expert"),
-            # One question per ground-truth correction, however many pages sync at once.
-            models.UniqueConstraint(
-                fields=["ground_truth_ref"], condition=~models.Q(ground_truth_ref=""), name="one_question_per_correction"
-            ),
         ]
 
     def __str__(self) -> str:

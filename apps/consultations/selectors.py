@@ -54,11 +54,6 @@ def _effective_answer(sample) -> tuple[str, list]:
     return ("" if answer is None else str(answer)), list(getattr(value, "aliases", sample.aliases) or [])
 
 
-def sample_audio_url(sample) -> str | None:
-    asset = getattr(sample, "audio", None) or getattr(sample, "audio_asset", None)
-    return asset.get_absolute_url() if asset is not None and hasattr(asset, "get_absolute_url") else None
-
-
 def actions_for(kind: str, version: RulebookVersion | None = None) -> list[tuple[str, str]]:
     """The actions an analysis may assign: the paper's five for hypertranslation; for normalization the
     categories of the version's rules (plus "no change" for text that is already speakable)."""

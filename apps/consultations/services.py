@@ -1,6 +1,7 @@
 """Writes of the consultation loop. Each function is one transaction and records what it did in the round's
 audit trail (RoundEvent). Agent steps (analysis, questions, codification) live in apps.consultations.agent_steps
-and call back into the functions here to store what the agents answered."""
+and call back into the functions here to store what the agents answered; this module starts them only as jobs
+by kind (the re-analysis after a publication), so it never imports agent_steps."""
 
 import re
 
@@ -10,7 +11,9 @@ from django.utils import timezone
 
 from apps.consultations import rulebooks
 from apps.consultations.models import (
+    ANALYSIS_JOB,
     NEEDS_ATTENTION,
+    UNDECIDED,
     AnalysisResult,
     DecisionQuestion,
     DraftStatus,
@@ -24,7 +27,10 @@ from apps.consultations.models import (
     Rulebook,
     RuleDraft,
 )
+from apps.consultations.selectors import latest_results, scope_samples
 from apps.core.errors import Conflict, InvalidInput
+from apps.jobs.services import start_job
+from apps.transfer.services import describe_change, resolve_correction_by_expert
 
 
 def record_event(round: Round | None, kind: str, message: str, *, actor=None, data: dict | None = None) -> None:
@@ -99,7 +105,7 @@ def record_analysis(
 def create_question(
     *, round: Round | None, title: str, decision_needed: str, options: list[dict], recommendation: str = "",
     recommendation_why: str = "", samples=(), examples=(), rules_touched=(), required_experts: int = 1,
-    origin: str = QuestionOrigin.ANALYSIS, agent_call_id: int | None = None, ground_truth_ref: str = "", actor=None,
+    origin: str = QuestionOrigin.ANALYSIS, agent_call_id: int | None = None, correction=None, actor=None,
 ) -> DecisionQuestion:
     """A decision question with 2-4 options. `samples` are the affected samples, `examples` the few shown in
     full (a subset of them)."""
@@ -122,7 +128,7 @@ def create_question(
     question = DecisionQuestion.objects.create(
         round=round, number=number, origin=origin, title=title[:300], decision_needed=decision_needed,
         recommendation=recommendation, recommendation_why=recommendation_why, rules_touched=list(rules_touched),
-        required_experts=required_experts, agent_call_id=agent_call_id, ground_truth_ref=ground_truth_ref,
+        required_experts=required_experts, agent_call_id=agent_call_id, correction=correction,
     )
     QuestionOption.objects.bulk_create(
         QuestionOption(question=question, key=o["key"], label=o["label"][:300], effect=o.get("effect", "")) for o in options
@@ -422,10 +428,27 @@ def publish_round_version(round: Round, *, user):
     round.save(update_fields=["resulting_version", "status", "closed_at"])
     record_event(round, "version_published", f"{version} published with {len(approved)} new or changed rule(s)",
                  actor=user, data={"version": version.number})
-    from apps.consultations import agent_steps
-
-    agent_steps.start_reanalysis(round, user=user)
+    _start_reanalysis(round, user=user)
     return version
+
+
+def _start_reanalysis(round: Round, *, user=None):
+    """After a version is published: the samples the round's questions affected, and every sample still
+    undecided, analysed again under the new version (a job, queued when the publication commits)."""
+    affected = set(
+        DecisionQuestion.affected_samples.through.objects.filter(decisionquestion__round=round).values_list(
+            "sourcesample_id", flat=True
+        )
+    )
+    ids = list(scope_samples(round.scope).values_list("pk", flat=True))
+    undecided = {pk for pk, r in latest_results(ids, rulebook=round.rulebook).items() if r.action in (UNDECIDED, NEEDS_ATTENTION)}
+    record_event(round, "reanalysis", f"Re-analysis of {len(affected | undecided)} samples under {round.resulting_version} started", actor=user)
+    return start_job(
+        kind=ANALYSIS_JOB, title=f"Re-analyse {round} under {round.resulting_version}",
+        params={"round": round.pk, "version": round.resulting_version_id, "sample_ids": sorted(affected | undecided),
+                "raise_questions": False},
+        user=user,
+    )
 
 
 # --- Ground-truth corrections that need an expert ------------------------------------------------------
@@ -433,37 +456,9 @@ def publish_round_version(round: Round, *, user):
 GROUND_TRUTH_ACCEPT, GROUND_TRUTH_REJECT = "A", "B"
 
 
-def ground_truth_ref(correction) -> str:
-    return f"transfer.correction:{correction.pk}"
-
-
-def sync_ground_truth_questions() -> int:
-    """Give every correction the ground-truth stage sent to an expert its question in the inbox. Cheap when
-    there is nothing new; the unique constraint on ground_truth_ref keeps concurrent calls from doubling one."""
-    from django.db import IntegrityError
-
-    from apps.transfer.selectors import corrections_needing_expert
-
-    asked = [
-        int(ref.rsplit(":", 1)[1])
-        for ref in DecisionQuestion.objects.filter(ground_truth_ref__startswith="transfer.correction:").values_list(
-            "ground_truth_ref", flat=True
-        )
-    ]
-    created = 0
-    for correction in corrections_needing_expert().exclude(pk__in=asked):
-        try:
-            with transaction.atomic():
-                raise_ground_truth_question(correction)
-            created += 1
-        except IntegrityError:
-            continue  # raised by a concurrent request a moment ago
-    return created
-
-
-def raise_ground_truth_question(correction) -> DecisionQuestion:
-    from apps.transfer.services import describe_change
-
+def raise_ground_truth_question(*, correction) -> DecisionQuestion:
+    """The inbox question for a correction transfer sent to an expert; transfer calls it (through its
+    correction_sent_to_expert signal) in the same transaction that sends the correction."""
     sample = correction.sample
     original = sample.answer + (f" (aliases: {', '.join(sample.aliases)})" if sample.aliases else "")
     return create_question(
@@ -483,17 +478,18 @@ def raise_ground_truth_question(correction) -> DecisionQuestion:
              "effect": "The correction is rejected and the sample is excluded from the transfer."},
         ],
         samples=[sample],
-        ground_truth_ref=ground_truth_ref(correction),
+        correction=correction,
     )
+
+
+def on_correction_sent_to_expert(sender, *, correction, **_) -> None:
+    raise_ground_truth_question(correction=correction)
 
 
 def _apply_ground_truth_decision(question: DecisionQuestion, *, user) -> None:
     """A decided ground-truth question resolves its correction through apps.transfer (recorded there with the
     expert's or settler's name)."""
-    from apps.transfer.models import Correction
-    from apps.transfer.services import resolve_correction_by_expert
-
-    correction = Correction.objects.get(pk=int(question.ground_truth_ref.split(":", 1)[1]))
+    correction = question.correction
     accept = question.decided_option is not None and question.decided_option.key == GROUND_TRUTH_ACCEPT
     note = f"Decided through question G{question.number}" + (f": {question.settlement_note}" if question.settlement_note else "")
     try:

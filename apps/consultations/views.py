@@ -16,7 +16,10 @@ from apps.accounts.permissions import can
 from apps.accounts.roles import Role
 from apps.consultations import agent_steps, rulebooks, selectors, services
 from apps.consultations.models import (
+    ANALYSIS_JOB,
+    CODIFY_JOB,
     NEEDS_ATTENTION,
+    QUESTIONS_JOB,
     DecisionQuestion,
     DraftStatus,
     ExpertAnswer,
@@ -57,7 +60,6 @@ def index(request):
 def inbox(request):
     _require(request.user, "consultations.answer")
     user = request.user
-    services.sync_ground_truth_questions()
     return render(request, "consultations/inbox.html", {
         "waiting": selectors.open_questions_for(user).prefetch_related("affected_samples"),
         "disputed": [q for q in selectors.disputed_questions_for(user) if can(user, "consultations.settle", q)],
@@ -74,9 +76,7 @@ def _question_context(question: DecisionQuestion, user) -> dict:
     others = question.answers.filter(submitted_at__isnull=False).exclude(expert=user).select_related("expert", "option")
     version = question.round.base_version if question.round else None
     rules = list(version.rules.filter(rule_id__in=question.rules_touched)) if version else []
-    examples = [
-        {**selectors.sample_fields(s), "audio_url": selectors.sample_audio_url(s)} for s in question.example_samples.all()
-    ]
+    examples = [selectors.sample_fields(s) for s in question.example_samples.all()]
     return {
         "question": question,
         "options": question.options.all(),
@@ -281,7 +281,6 @@ def round_list(request):
         return redirect("consultations:round", pk=round.pk)
     from django.conf import settings
 
-    services.sync_ground_truth_questions()
     return render(request, "consultations/rounds.html", {
         "rounds": Round.objects.select_related("rulebook", "base_version", "resulting_version"),
         "rulebooks": Rulebook.objects.all(), "max_questions": settings.CONSULTATION_MAX_QUESTIONS,
@@ -294,7 +293,7 @@ def round_list(request):
 def round_detail(request, pk: int):
     _require_admin(request.user)
     round = get_object_or_404(Round.objects.select_related("rulebook", "base_version", "resulting_version"), pk=pk)
-    jobs = Job.objects.filter(kind__in=[agent_steps.ANALYSIS_JOB, agent_steps.CODIFY_JOB], params__round=round.pk)
+    jobs = Job.objects.filter(kind__in=[ANALYSIS_JOB, QUESTIONS_JOB, CODIFY_JOB], params__round=round.pk)
     from apps.agents.models import AgentCall
 
     calls = AgentCall.objects.filter(job__in=jobs)
@@ -330,7 +329,7 @@ def round_action(request, pk: int, action: str):
         if action == "analyse":
             agent_steps.start_analysis(round, user=request.user)
         elif action == "questions":
-            agent_steps.raise_questions(round, user=request.user)
+            agent_steps.start_question_writing(round, user=request.user)
         elif action == "close":
             agent_steps.close_round_and_codify(round, user=request.user)
         elif action == "codify":

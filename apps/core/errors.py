@@ -26,6 +26,10 @@ class ApplicationError(Exception):
         """The request fields this refusal names, each with its messages (empty when none is to blame)."""
         return {}
 
+    def lines(self) -> list[str]:
+        """The refusal as lines for a list on a page or a job's result."""
+        return [self.message]
+
 
 class NotFound(ApplicationError):
     status = 404
@@ -102,6 +106,9 @@ class FileRefused(ApplicationError):
         if more:
             message += f"; and {more} more problem{'s' if more != 1 else ''}"
         super().__init__(message, code=code)
+
+    def lines(self) -> list[str]:
+        return [str(p) for p in self.problems] + ([f"and {self.more} more"] if self.more else [])
 
     @property
     def file(self) -> str:

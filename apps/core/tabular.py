@@ -16,7 +16,7 @@ import stat
 import zipfile
 from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path, PurePosixPath
-from typing import Any, BinaryIO, TypeVar
+from typing import BinaryIO, TypeVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -34,9 +34,10 @@ LISTED_PROBLEMS = 50  # a refusal lists this many problems and counts the rest
 
 
 class RowModel(BaseModel):
-    """A convenient base for row models: surrounding spaces stripped, unknown columns ignored."""
+    """A convenient base for row models: surrounding spaces stripped, numbers accepted as text (a JSON id of
+    7 is the id "7"), unknown columns ignored."""
 
-    model_config = ConfigDict(str_strip_whitespace=True, extra="ignore")
+    model_config = ConfigDict(str_strip_whitespace=True, coerce_numbers_to_str=True, extra="ignore")
 
 
 def refuse(problems: list[FileProblem], *, limit: int = LISTED_PROBLEMS) -> None:
@@ -60,14 +61,18 @@ def parse_table(
     name: str | None = None,
     format: str | None = None,
     context: dict | None = None,
-    unique: str | tuple[str, ...] = (),
+    unique: str | Iterable[str | tuple[str, ...]] = (),
     exclude_columns: Collection[str] = (),
     allow_empty: bool = False,
+    blank_is_missing: bool = True,
 ) -> tuple[list[tuple[int, Row]], list[FileProblem]]:
     """Read `source` (a path, or the file's bytes with `name`) and validate every row with `model`
-    (`context` reaches its validators). `unique` names fields whose values may not repeat. The format comes
+    (`context` reaches its validators). `unique` names fields whose values may not repeat (a tuple of
+fields is one key: ("predictor", "clip_id")). The format comes
     from `format` or the file's suffix (.csv, .jsonl/.ndjson, .json, .parquet). Columns in
-    `exclude_columns` are never read (a Parquet audio column can be most of the file)."""
+    `exclude_columns` are never read (a Parquet audio column can be most of the file). An empty value ("",
+an empty cell, null) counts as absent, so a required field reports it as missing; with
+blank_is_missing=False only null does (for files where an empty text is a real answer)."""
     if isinstance(source, bytes):
         name, data, path = name or "upload", source, None
     else:
@@ -80,12 +85,12 @@ def parse_table(
         raise FileRefused("no such file", file=name)
     unit = "row" if kind == "parquet" else "line"
     required = [_column(n, f) for n, f in model.model_fields.items() if f.is_required()]
-    records = _records(kind, name, data if data is not None else path, required, set(exclude_columns))
+    records = _records(kind, name, data if data is not None else path, required, set(exclude_columns), blank_is_missing)
 
     rows: list[tuple[int, Row]] = []
     problems: list[FileProblem] = []
-    keys = (unique,) if isinstance(unique, str) else tuple(unique)
-    seen: dict[tuple[str, Any], int] = {}
+    keys = [(key,) if isinstance(key, str) else tuple(key) for key in ((unique,) if isinstance(unique, str) else unique)]
+    seen: dict[tuple, int] = {}
     for line, record in records:
         if isinstance(record, FileProblem):
             problems.append(record)
@@ -97,13 +102,14 @@ def parse_table(
             continue
         repeated = False
         for key in keys:
-            value = getattr(row, key)
-            if value in (None, ""):
+            value = tuple(getattr(row, field) for field in key)
+            if any(part in (None, "") for part in value):
                 continue
             if (key, value) in seen:
+                shown = value[0] if len(value) == 1 else value
                 problems.append(FileProblem(
-                    file=name, line=line, unit=unit, field=key,
-                    reason=f"{value!r} repeats {unit} {seen[key, value]}",
+                    file=name, line=line, unit=unit, field=", ".join(key),
+                    reason=f"{shown!r} repeats {unit} {seen[key, value]}",
                 ))
                 repeated = True
             else:
@@ -128,9 +134,21 @@ def _problem(name: str, line: int, unit: str, error: dict) -> FileProblem:
     return FileProblem(file=name, line=line, unit=unit, field=field, reason=reason)
 
 
-def _records(kind: str, name: str, source: bytes | Path, required: list[str], excluded: set[str]) -> Iterator[tuple[int, dict | FileProblem]]:
-    """(line, record or the problem reading it) for each row. CSV and JSON problems that make the rest
-    unreadable raise FileRefused at once."""
+def _records(
+    kind: str, name: str, source: bytes | Path, required: list[str], excluded: set[str], blank_is_missing: bool
+) -> Iterator[tuple[int, dict | FileProblem]]:
+    """(line, record or the problem reading it) for each row, without its absent values. CSV and JSON
+    problems that make the rest unreadable raise FileRefused at once."""
+    for line, record in _raw_records(kind, name, source, required, excluded):
+        if isinstance(record, dict):
+            record = {
+                k: v for k, v in record.items()
+                if v is not None and not (blank_is_missing and isinstance(v, str) and not v.strip())
+            }
+        yield line, record
+
+
+def _raw_records(kind: str, name: str, source: bytes | Path, required: list[str], excluded: set[str]):
     if kind == "parquet":
         yield from _parquet(name, source, required, excluded)
         return
@@ -163,8 +181,7 @@ def _csv(name: str, text: str, required: list[str], excluded: set[str]):
         if None in record:
             yield number, FileProblem(file=name, line=number, reason="more cells than header columns")
             continue
-        # An empty cell is an absent value, so optional fields take their default and required ones say so.
-        yield number, {k: v for k, v in record.items() if v not in ("", None) and k not in excluded}
+        yield number, _present(record, excluded)
 
 
 def _object(name: str, number: int, text: str, excluded: set[str]) -> dict | FileProblem:
@@ -174,7 +191,11 @@ def _object(name: str, number: int, text: str, excluded: set[str]) -> dict | Fil
         return FileProblem(file=name, line=number, reason=f"not valid JSON ({getattr(exc, 'msg', exc)})")
     if not isinstance(value, dict):
         return FileProblem(file=name, line=number, reason="expected a JSON object")
-    return {k: v for k, v in value.items() if k not in excluded}
+    return _present(value, excluded)
+
+
+def _present(record: dict, excluded: set[str]) -> dict:
+    return {k: v for k, v in record.items() if k not in excluded}
 
 
 def _json_array(name: str, text: str, excluded: set[str]):
@@ -193,7 +214,7 @@ def _json_array(name: str, text: str, excluded: set[str]):
             value, position = decoder.raw_decode(text, position)
         except json.JSONDecodeError as exc:
             raise FileRefused(f"not valid JSON ({exc.msg})", file=name, line=exc.lineno) from None
-        yield line, {k: v for k, v in value.items() if k not in excluded} if isinstance(value, dict) else FileProblem(
+        yield line, _present(value, excluded) if isinstance(value, dict) else FileProblem(
             file=name, line=line, reason="expected a JSON object"
         )
         position = _skip(text, position)
@@ -229,7 +250,7 @@ def _parquet(name: str, source: bytes | Path, required: list[str], excluded: set
         for batch in batches:
             for record in batch.to_pylist():
                 number += 1
-                yield number, {k: v for k, v in record.items() if v is not None}
+                yield number, record
     except (pa.ArrowException, OSError) as exc:
         raise FileRefused(f"not a readable Parquet file ({exc})", file=name) from None
 

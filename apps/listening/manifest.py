@@ -7,88 +7,87 @@ unless every row is good."""
 
 from __future__ import annotations
 
-import csv
-import json
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import PrivateAttr, ValidationInfo, field_validator, model_validator
+
 from apps.audio.services import AudioRejected, inspect_audio
+from apps.core.errors import FileProblem, FileRefused
+from apps.core.tabular import RowModel, parse_table, refuse
 
 SOURCE_TYPES = ("real", "tts", "degraded")
 STYLES = ("read", "spontaneous")
-REQUIRED = ("clip_id", "audio", "text", "speaker", "source_type", "style", "category")
-OPTIONAL = ("system", "gold_min", "gold_max")
+MANIFEST_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 
 
-class ManifestRefused(Exception):
-    """The manifest cannot be imported. `errors` lists one message per problem, each naming the line."""
+class ManifestRow(RowModel):
+    """One clip of the manifest. Validation needs context={"base": <the manifest's folder>}."""
 
-    def __init__(self, errors: list[str]):
-        self.errors = errors
-        super().__init__("\n".join(errors))
-
-
-@dataclass(frozen=True)
-class ManifestRow:
-    line: int
     clip_id: str
-    audio: str  # as the manifest wrote it
-    audio_path: Path
+    audio: str  # as the manifest wrote it, relative to the manifest's folder
     text: str
     speaker: str
     source_type: str
     style: str
     category: str
-    system: str
-    gold_min: int | None
-    gold_max: int | None
+    system: str = ""
+    gold_min: int | None = None
+    gold_max: int | None = None
+    _audio_path: Path = PrivateAttr()
+
+    @property
+    def audio_path(self) -> Path:
+        return self._audio_path
 
     @property
     def is_gold(self) -> bool:
         return self.gold_min is not None
 
+    @field_validator("source_type")
+    @classmethod
+    def _source_type(cls, value: str) -> str:
+        if value not in SOURCE_TYPES:
+            raise ValueError(f"unknown source type {value!r} (expected {', '.join(SOURCE_TYPES)})")
+        return value
 
-def _read_rows(path: Path) -> list[tuple[int, dict]]:
-    """(line number, raw dict) per data row. CSV line numbers count the header as line 1."""
-    text = path.read_text(encoding="utf-8-sig")
-    if path.suffix.lower() in (".jsonl", ".ndjson"):
-        rows = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ManifestRefused([f"{path.name} line {number}: not valid JSON ({exc.msg})"]) from None
-            if not isinstance(obj, dict):
-                raise ManifestRefused([f"{path.name} line {number}: expected a JSON object"])
-            rows.append((number, {k: "" if v is None else str(v) for k, v in obj.items()}))
-        return rows
-    if path.suffix.lower() != ".csv":
-        raise ManifestRefused([f"{path.name}: a manifest must be a .csv or .jsonl file"])
-    reader = csv.DictReader(text.splitlines())
-    missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
-    if missing:
-        raise ManifestRefused([f"{path.name} line 1: missing column(s) {', '.join(missing)}"])
-    rows = []
-    for raw in reader:
-        rows.append((reader.line_num, {k: (v or "") for k, v in raw.items() if k is not None}))
-    return rows
+    @field_validator("style")
+    @classmethod
+    def _style(cls, value: str) -> str:
+        if value not in STYLES:
+            raise ValueError(f"unknown style {value!r} (expected {', '.join(STYLES)})")
+        return value
 
+    @field_validator("gold_min", "gold_max", mode="before")
+    @classmethod
+    def _score_bound(cls, value):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{value!r} is not a number") from None
+        if number != int(number) or not 1 <= number <= 5:
+            raise ValueError(f"{value!r} must be a whole score from 1 to 5")
+        return int(number)
 
-def _score_bound(value: str, name: str, errors: list[str]) -> int | None:
-    if value.strip() == "":
-        return None
-    try:
-        number = int(float(value))
-    except ValueError:
-        errors.append(f"{name} {value!r} is not a number")
-        return None
-    if not 1 <= number <= 5 or float(value) != number:
-        errors.append(f"{name} {value!r} must be a whole score from 1 to 5")
-        return None
-    return number
+    @field_validator("audio")
+    @classmethod
+    def _audio_inside_the_folder(cls, value: str, info: ValidationInfo) -> str:
+        base = info.context["base"]
+        path = (base / value).resolve()
+        if Path(value).is_absolute() or not path.is_relative_to(base.resolve()):
+            raise ValueError(f"audio path {value!r} must stay inside the manifest's folder")
+        if not path.is_file():
+            raise ValueError(f"missing audio file {value}")
+        return value
+
+    @model_validator(mode="after")
+    def _gold_pair(self, info: ValidationInfo) -> ManifestRow:
+        if (self.gold_min is None) != (self.gold_max is None):
+            raise ValueError("gold_min and gold_max go together: give both or neither")
+        if self.gold_min is not None and self.gold_min > self.gold_max:
+            raise ValueError(f"gold_min {self.gold_min} is above gold_max {self.gold_max}")
+        self._audio_path = (info.context["base"] / self.audio).resolve()
+        return self
 
 
 AUDIO_CHECK_THREADS = 4
@@ -102,77 +101,21 @@ def _audio_problem(audio_path: Path, name: str) -> str | None:
     return None
 
 
-def _merge(problems: list[tuple[int, str]]) -> list[str]:
-    """One message per line, in line order (a row with a field error and an audio error gets both)."""
-    by_line: dict[int, list[str]] = {}
-    for line, message in sorted(problems, key=lambda p: p[0]):
-        if line in by_line:
-            message = message.split(": ", 1)[1]
-        by_line.setdefault(line, []).append(message)
-    return ["; ".join(parts) for _, parts in sorted(by_line.items())]
-
-
 def read_manifest(path: Path, *, check_audio: bool = True) -> list[ManifestRow]:
-    """Parse and check every row; raise ManifestRefused listing every bad row as '<file> line N: reason'."""
+    """Parse and check every row and its audio; raise FileRefused naming each bad row by file and line."""
     path = Path(path)
-    if not path.is_file():
-        raise ManifestRefused([f"{path}: no such manifest file"])
-    base = path.parent
-    rows: list[ManifestRow] = []
-    problems: list[tuple[int, str]] = []
-    seen: dict[str, int] = {}
-    audio_checks: list[tuple[int, Path, str]] = []
-    raw_rows = _read_rows(path)
-    if not raw_rows:
-        raise ManifestRefused([f"{path.name}: the manifest has no rows"])
-    for line, raw in raw_rows:
-        errors: list[str] = []
-        value = {k: raw.get(k, "").strip() for k in (*REQUIRED, *OPTIONAL)}
-        for column in REQUIRED:
-            if column not in raw:
-                errors.append(f"missing field {column}")
-            elif not value[column]:
-                errors.append(f"empty {column}")
-        clip_id = value["clip_id"]
-        if clip_id:
-            if clip_id in seen:
-                errors.append(f"duplicate clip id {clip_id!r} (first on line {seen[clip_id]})")
-            else:
-                seen[clip_id] = line
-        if value["source_type"] and value["source_type"] not in SOURCE_TYPES:
-            errors.append(f"unknown source type {value['source_type']!r} (expected {', '.join(SOURCE_TYPES)})")
-        if value["style"] and value["style"] not in STYLES:
-            errors.append(f"unknown style {value['style']!r} (expected {', '.join(STYLES)})")
-        gold_min = _score_bound(value["gold_min"], "gold_min", errors)
-        gold_max = _score_bound(value["gold_max"], "gold_max", errors)
-        if (gold_min is None) != (gold_max is None) and not any(e.startswith("gold_") for e in errors):
-            errors.append("gold_min and gold_max go together: give both or neither")
-        elif gold_min is not None and gold_max is not None and gold_min > gold_max:
-            errors.append(f"gold_min {gold_min} is above gold_max {gold_max}")
-        audio_path = (base / value["audio"]).resolve() if value["audio"] else base
-        if value["audio"]:
-            if Path(value["audio"]).is_absolute() or not audio_path.is_relative_to(base.resolve()):
-                errors.append(f"audio path {value['audio']!r} must stay inside the manifest's folder")
-            elif not audio_path.is_file():
-                errors.append(f"missing audio file {value['audio']}")
-            elif check_audio:
-                audio_checks.append((line, audio_path, value["audio"]))
-        if errors:
-            problems.append((line, f"{path.name} line {line}: {'; '.join(errors)}"))
-            continue
-        rows.append(ManifestRow(
-            line=line, clip_id=clip_id, audio=value["audio"], audio_path=audio_path, text=value["text"], speaker=value["speaker"],
-            source_type=value["source_type"], style=value["style"], category=value["category"],
-            system=value["system"], gold_min=gold_min, gold_max=gold_max,
-        ))
-    # Decoding every file is the slow part (ffprobe + ffmpeg per clip): run those checks side by side.
-    with ThreadPoolExecutor(max_workers=AUDIO_CHECK_THREADS) as pool:
-        outcomes = pool.map(lambda check: _audio_problem(*check[1:]), audio_checks)
-        for (line, _, _), problem in zip(audio_checks, outcomes, strict=True):
-            if problem:
-                problems.append((line, f"{path.name} line {line}: invalid audio: {problem}"))
-    if problems:
-        raise ManifestRefused(_merge(problems))
+    if path.suffix.lower() not in MANIFEST_FORMATS:
+        raise FileRefused("a manifest must be a .csv or .jsonl file", file=path.name)
+    parsed, problems = parse_table(path, ManifestRow, context={"base": path.parent}, unique="clip_id")
+    if check_audio:
+        # Decoding every file is the slow part (ffprobe + ffmpeg per clip): run those checks side by side.
+        with ThreadPoolExecutor(max_workers=AUDIO_CHECK_THREADS) as pool:
+            outcomes = pool.map(lambda item: _audio_problem(item[1].audio_path, item[1].audio), parsed)
+            for (line, _), problem in zip(parsed, outcomes, strict=True):
+                if problem:
+                    problems.append(FileProblem(file=path.name, line=line, field="audio", reason=f"invalid audio: {problem}"))
+    refuse(problems)
+    rows = [row for _, row in parsed]
     if not any(not r.is_gold for r in rows):
-        raise ManifestRefused([f"{path.name}: the manifest has only gold clips; a test needs clips to rate"])
+        raise FileRefused("the manifest has only gold clips; a test needs clips to rate", file=path.name)
     return rows

@@ -18,7 +18,4 @@ def _manage(user, obj=None):
 @grants_audio_access
 def _listener_holding_a_lease(user, asset) -> bool:
     """A listener may fetch a clip's audio only while they hold a live lease on a clip using that asset."""
-    return Assignment.objects.filter(
-        worker=user, status=Assignment.Status.LEASED, expires_at__gt=timezone.now(),
-        item__clip__asset=asset,
-    ).exists()
+    return Assignment.objects.live(timezone.now()).filter(worker=user, item__clip__asset=asset).exists()

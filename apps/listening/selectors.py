@@ -10,7 +10,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from apps.listening import stats
-from apps.listening.models import Clip, ListeningTest, Rating
+from apps.listening.models import ListeningTest, Rating
 from apps.listening.qc import FLAG_LABELS, ListenerQC, listener_qc
 from apps.queues import selectors as queue_selectors
 
@@ -175,10 +175,6 @@ def tests_for_listener(listener) -> list[tuple[ListeningTest, int, int]]:
         if left or done:
             out.append((test, left, done))
     return out
-
-
-def clip_for_listener(clip_pk: int) -> Clip | None:
-    return Clip.objects.select_related("asset", "work_item").filter(pk=clip_pk).first()
 
 
 # --- predictor evaluation -------------------------------------------------------------------------------

@@ -18,11 +18,13 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from apps.audio.services import atomic_import, import_audio_file
 from apps.core.errors import Conflict, InvalidInput
+from apps.core.tabular import RowModel, read_table
 from apps.listening import splits as splitting
-from apps.listening.manifest import ManifestRefused, read_manifest
+from apps.listening.manifest import read_manifest
 from apps.listening.models import (
     Clip,
     Consent,
@@ -45,10 +47,10 @@ def import_listening_test(*, name: str, manifest: Path, user=None, progress=None
     rolls everything back."""
     name = name.strip()
     if not name:
-        raise ManifestRefused(["the test needs a name"])
+        raise InvalidInput("the test needs a name", field="name")
     rows = read_manifest(Path(manifest))
     if ListeningTest.objects.filter(name=name).exists():
-        raise ManifestRefused([f"a listening test named {name!r} already exists; choose another name"])
+        raise Conflict(f"a listening test named {name!r} already exists; choose another name", code="name_taken")
     regular = [r for r in rows if not r.is_gold]
     gold = [r for r in rows if r.is_gold]
     with atomic_import():
@@ -95,9 +97,7 @@ def next_assignment(*, test: ListeningTest, listener, now: datetime | None = Non
 
 
 def _has_live_lease(clip: Clip, listener, now: datetime) -> bool:
-    return Assignment.objects.filter(
-        item_id=clip.work_item_id, worker=listener, status=Assignment.Status.LEASED, expires_at__gt=now
-    ).exists()
+    return Assignment.objects.live(now).filter(item_id=clip.work_item_id, worker=listener).exists()
 
 
 def report_playback(*, clip: Clip, listener, now: datetime | None = None) -> PlaybackEnd:
@@ -209,10 +209,26 @@ def make_splits(*, test: ListeningTest, ratios=splitting.DEFAULT_RATIOS, seed: i
     )
 
 
-class PredictionsRefused(Exception):
-    def __init__(self, errors: list[str]):
-        self.errors = errors
-        super().__init__("\n".join(errors))
+class PredictionRow(RowModel):
+    """One row of a predictions CSV; context={"clips": {clip_id: pk}, "name": the default predictor}."""
+
+    clip_id: str
+    score: float = Field(allow_inf_nan=False)
+    predictor: str = ""
+
+    @field_validator("clip_id")
+    @classmethod
+    def _known_clip(cls, value: str, info: ValidationInfo) -> str:
+        if value not in info.context["clips"]:
+            raise ValueError(f"unknown clip id {value!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _named(self, info: ValidationInfo) -> PredictionRow:
+        self.predictor = self.predictor or info.context["name"]
+        if not self.predictor:
+            raise ValueError("empty predictor")
+        return self
 
 
 def upload_predictions(*, test: ListeningTest, content: str, filename: str = "predictions.csv",
@@ -220,46 +236,17 @@ def upload_predictions(*, test: ListeningTest, content: str, filename: str = "pr
     """Store predictions from a CSV with columns clip_id, score (and optionally predictor, for several
     predictors in one file; otherwise `name` names the one predictor). A predictor uploaded again is
     replaced. Every bad row is reported with its line number; nothing is stored unless all rows are good."""
-    reader = csv.DictReader(io.StringIO(content.lstrip("\ufeff")))
-    columns = reader.fieldnames or []
-    missing = [c for c in ("clip_id", "score") if c not in columns]
-    if missing:
-        raise PredictionsRefused([f"{filename} line 1: missing column(s) {', '.join(missing)}"])
-    has_predictor = "predictor" in columns
-    if not has_predictor and not name.strip():
-        raise PredictionsRefused([f"{filename}: give the predictor a name (or add a predictor column)"])
+    header = next(csv.reader(io.StringIO(content.lstrip("\ufeff"))), [])
+    if "predictor" not in header and not name.strip():
+        raise InvalidInput(f"{filename}: give the predictor a name (or add a predictor column)", field="name")
     clip_pks = dict(test.clips.regular().values_list("clip_id", "pk"))
-    errors: list[str] = []
+    rows = read_table(
+        content.encode(), PredictionRow, name=filename, format="csv",
+        context={"clips": clip_pks, "name": name.strip()}, unique=[("predictor", "clip_id")],
+    )
     values: dict[str, dict[int, float]] = {}
-    seen: dict[tuple[str, str], int] = {}
-    for raw in reader:
-        line = reader.line_num
-        predictor = (raw.get("predictor") or "").strip() if has_predictor else name.strip()
-        clip_id = (raw.get("clip_id") or "").strip()
-        problems = []
-        if not predictor:
-            problems.append("empty predictor")
-        if clip_id not in clip_pks:
-            problems.append(f"unknown clip id {clip_id!r}" if clip_id else "empty clip_id")
-        try:
-            score = float(raw.get("score") or "")
-            if score != score or score in (float("inf"), float("-inf")):
-                raise ValueError
-        except ValueError:
-            problems.append(f"score {raw.get('score')!r} is not a number")
-            score = None
-        key = (predictor, clip_id)
-        if key in seen:
-            problems.append(f"duplicate prediction for {clip_id!r} (first on line {seen[key]})")
-        seen.setdefault(key, line)
-        if problems:
-            errors.append(f"{filename} line {line}: {'; '.join(problems)}")
-        elif score is not None:
-            values.setdefault(predictor, {})[clip_pks[clip_id]] = score
-    if errors:
-        raise PredictionsRefused(errors)
-    if not values:
-        raise PredictionsRefused([f"{filename}: no predictions"])
+    for _, row in rows:
+        values.setdefault(row.predictor, {})[clip_pks[row.clip_id]] = row.score
     stored = []
     with transaction.atomic():
         for predictor_name, scores in values.items():

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_POST
 
 from apps.accounts.models import User
 from apps.accounts.permissions import can
-from apps.core.errors import Conflict, InvalidInput
+from apps.core.errors import ApplicationError, Conflict, InvalidInput
 from apps.jobs.models import Job, JobStatus
 from apps.jobs.services import start_job
 from apps.listening import exports, selectors, services
@@ -222,9 +222,9 @@ def upload_predictions(request, pk):
         )
     except UnicodeDecodeError:
         messages.error(request, f"{upload.name}: not UTF-8 text")
-    except services.PredictionsRefused as refused:
-        for error in refused.errors[:50]:
-            messages.error(request, error)
+    except ApplicationError as refused:
+        for line in refused.lines():
+            messages.error(request, line)
     else:
         messages.success(request, f"Stored predictions of {', '.join(p.name for p in stored)}.")
         return redirect("listening:evaluation", pk=test.pk)

@@ -114,6 +114,22 @@ class AssignmentStatus(models.TextChoices):
     INVALIDATED = "invalidated", "Invalidated"
 
 
+def live_lease(now, *, through: str = "") -> Q:
+    """The one rule for a live lease: leased, and its expiry still ahead. `through` prefixes the lookups
+    for a query from a related model (through="assignments__")."""
+    return Q(**{f"{through}status": AssignmentStatus.LEASED, f"{through}expires_at__gt": now})
+
+
+class AssignmentQuerySet(models.QuerySet):
+    def live(self, now):
+        """Leases running at `now` (they hold a slot)."""
+        return self.filter(live_lease(now))
+
+    def lapsed(self, now):
+        """Rows still labelled leased whose expiry has passed: they hold no slot (housekeeping relabels them)."""
+        return self.filter(status=AssignmentStatus.LEASED, expires_at__lte=now)
+
+
 class Assignment(models.Model):
     """A worker's hold on (or submission for) one item. One row per (item, worker), ever: a worker whose
     lease lapsed and who comes back reuses the row. A lease is live while status is leased and
@@ -131,6 +147,8 @@ class Assignment(models.Model):
     leased_at = models.DateTimeField()
     expires_at = models.DateTimeField()
     submitted_at = models.DateTimeField(null=True, blank=True)
+
+    objects = AssignmentQuerySet.as_manager()
 
     class Meta:
         ordering = ["id"]

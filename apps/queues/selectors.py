@@ -5,7 +5,7 @@ from datetime import datetime
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from apps.queues.models import Assignment, AssignmentStatus, PoolExclusion, WorkItem, WorkPool
+from apps.queues.models import Assignment, AssignmentStatus, PoolExclusion, WorkItem, WorkPool, live_lease
 from apps.queues.ordering import order_seed, rank
 
 
@@ -13,7 +13,7 @@ def live_assignment(pool: WorkPool, worker, *, now: datetime | None = None) -> A
     """The worker's live lease in this pool, if any (what claim_next would hand back)."""
     now = now or timezone.now()
     return (
-        Assignment.objects.filter(pool=pool, worker=worker, status=AssignmentStatus.LEASED, expires_at__gt=now)
+        Assignment.objects.live(now).filter(pool=pool, worker=worker)
         .order_by("leased_at", "id")
         .first()
     )
@@ -49,7 +49,7 @@ def pool_progress(pool: WorkPool, *, now: datetime | None = None) -> dict:
         by_submitted[row["submitted_count"]] = row["n"]
     asg = Assignment.objects.filter(pool=pool).aggregate(
         submissions=Count("id", filter=Q(status=AssignmentStatus.SUBMITTED)),
-        live_leases=Count("id", filter=Q(status=AssignmentStatus.LEASED, expires_at__gt=now)),
+        live_leases=Count("id", filter=live_lease(now)),
     )
     return {
         "required_per_item": k,
@@ -94,7 +94,7 @@ def remaining_for_worker(pool: WorkPool, worker, *, now: datetime | None = None)
         .annotate(
             live=Count(
                 "assignments",
-                filter=Q(assignments__status=AssignmentStatus.LEASED, assignments__expires_at__gt=now),
+                filter=live_lease(now, through="assignments__"),
             )
         )
         .values_list("capacity", "submitted_count", "live")

@@ -206,7 +206,7 @@ def _own_live_lease(pool: WorkPool, worker, now: datetime) -> Assignment | None:
     stale = [a.pk for a in leased if not a.is_live(now)]
     if stale:
         # Relabel only; a leased row past its expiry already counts as free everywhere.
-        Assignment.objects.filter(pk__in=stale, status=AssignmentStatus.LEASED, expires_at__lte=now).update(
+        Assignment.objects.lapsed(now).filter(pk__in=stale).update(
             status=AssignmentStatus.EXPIRED
         )
     return next((a for a in leased if a.is_live(now)), None)
@@ -321,9 +321,9 @@ def mark_submitted(assignment: Assignment, *, now: datetime | None = None) -> As
     now = now or timezone.now()
     for attempt in range(2):
         # A live lease becomes a submission: submitted + live leases stays the same, so no count is needed.
-        converted = Assignment.objects.filter(
-            pk=assignment.pk, status=AssignmentStatus.LEASED, expires_at__gt=now
-        ).update(status=AssignmentStatus.SUBMITTED, submitted_at=now)
+        converted = Assignment.objects.live(now).filter(pk=assignment.pk).update(
+            status=AssignmentStatus.SUBMITTED, submitted_at=now
+        )
         if converted:
             _count_submission(assignment.item_id)
             assignment.status, assignment.submitted_at = AssignmentStatus.SUBMITTED, now
@@ -464,7 +464,7 @@ def expire_stale_leases(*, now: datetime | None = None, pool: WorkPool | None = 
     """Relabel leases past their expiry as expired; returns how many. Housekeeping only: an expired lease
     frees its slot the moment it runs out, with or without this."""
     now = now or timezone.now()
-    stale = Assignment.objects.filter(status=AssignmentStatus.LEASED, expires_at__lte=now)
+    stale = Assignment.objects.lapsed(now)
     if pool is not None:
         stale = stale.filter(pool=pool)
     return stale.update(status=AssignmentStatus.EXPIRED)

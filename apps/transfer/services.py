@@ -35,6 +35,7 @@ from apps.transfer.models import (
     UnresolvedPolicy,
 )
 from apps.transfer.schemas import MetaReviewerAnswer, ReviewerAnswer
+from apps.transfer.signals import correction_sent_to_expert
 
 log = logging.getLogger(__name__)
 MAX_REPORTED_ERRORS = 50
@@ -244,11 +245,24 @@ def _meta_review(run: ReviewRun, correction: Correction, *, job=None) -> str:
         status = CorrectionStatus.NEEDS_EXPERT
     else:
         status = CorrectionStatus.REJECTED if verdict == MetaVerdict.REJECT else CorrectionStatus.UNRESOLVED
-    Correction.objects.filter(pk=correction.pk).update(
-        meta_verdict=verdict, meta_rationale=result.data.rationale, meta_output=result.data.model_dump(mode="json"),
-        meta_call=result.call, status=status, attention_reason="", updated_at=timezone.now(),
+    record_meta_verdict(
+        correction, status=status, meta_verdict=verdict, meta_rationale=result.data.rationale,
+        meta_output=result.data.model_dump(mode="json"), meta_call=result.call,
     )
     return f"correction {status}"
+
+
+def record_meta_verdict(correction: Correction, *, status: str, **verdict) -> None:
+    """The meta-reviewer's judgement and the status it leads to. A correction sent to an expert is handed to
+    the expert inbox in the same transaction (correction_sent_to_expert), so it is never in one without
+    the other."""
+    with transaction.atomic():
+        Correction.objects.filter(pk=correction.pk).update(
+            status=status, attention_reason="", updated_at=timezone.now(), **verdict
+        )
+        correction.refresh_from_db()
+        if status == CorrectionStatus.NEEDS_EXPERT:
+            correction_sent_to_expert.send(sender=Correction, correction=correction)
 
 
 def retry_needing_attention(*, benchmark: SourceBenchmark) -> int:

@@ -8,13 +8,15 @@ A file is a JSON array of objects, or JSONL (one object a line). Each object:
 `attributes` is {"true", "similar", "middle", "opposite"} -> option text for tiered single-choice,
 {"true": "A,B"} for multiple-choice, and empty ("" or {}) otherwise. `answer` is comma-joined when several.
 
-`parse_records` never touches the database; it returns the parsed items and every problem, each naming the
-item id (or the line) and the reason."""
+`parse_records` reads the file through apps.core.tabular with HpsuRecord as its row model and never touches
+the database; it returns the parsed items and every problem, each naming file, line and field."""
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import ConfigDict, Field, PrivateAttr, ValidationInfo, field_validator, model_validator
+
+from apps.core.tabular import RowModel, parse_table
 from apps.verification.taxonomy import (
     LANGUAGES,
     METRICS,
@@ -28,8 +30,6 @@ from apps.verification.taxonomy import (
     YES_WORDS,
     find_task,
 )
-
-REQUIRED = ["id", "audio_path", "sub-category", "question", "choice", "answer", "type", "language"]
 
 
 @dataclass
@@ -53,39 +53,142 @@ class ParsedItem:
     visual_path: str
     visual_kind: str
     record: dict = field(repr=False)
+    line: int = 0
 
 
-class RecordsRefused(ValueError):
-    """The file cannot be imported; `problems` lists each reason, naming the item id or line."""
+class HpsuRecord(RowModel):
+    """One HPSU record. Texts are kept as written (options are compared exactly); unknown keys are kept in
+    the stored record. context={"existing": ids the project already has}."""
 
-    def __init__(self, problems: list[str]):
-        self.problems = problems
-        super().__init__("; ".join(problems))
+    model_config = ConfigDict(extra="allow", coerce_numbers_to_str=True, populate_by_name=True)
 
+    id: str = Field(min_length=1)
+    audio_path: str = Field(min_length=1)
+    sub_category: str = Field(alias="sub-category", min_length=1)
+    question: str = Field(min_length=1)
+    choice: list[str] = Field(min_length=1)
+    answer: str = Field(min_length=1)
+    type: str
+    language: str
+    category: str = ""
+    attributes: dict[str, str] | None = None
+    source: str = ""
+    metric: str = ""
+    prompts: dict[str, str | list[str]] | None = None
+    transcript: str = ""
+    video_path: str = ""
+    image_path: str = ""
+    selected_field: str = "right"
+    _item: ParsedItem = PrivateAttr()
+    _raw: dict = PrivateAttr()
 
-def load_records(text: str, *, name: str) -> list[dict]:
-    """A JSON array, or JSONL. Raises RecordsRefused naming the file and line of bad JSON."""
-    stripped = text.lstrip("\ufeff").strip()
-    if not stripped:
-        raise RecordsRefused([f"{name}: the file is empty"])
-    if stripped.startswith("["):
-        try:
-            records = json.loads(stripped)
-        except json.JSONDecodeError as exc:
-            raise RecordsRefused([f"{name}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"]) from None
-    else:
-        records = []
-        for number, line in enumerate(stripped.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise RecordsRefused([f"{name}: line {number} is not valid JSON ({exc.msg})"]) from None
-    bad = [i for i, r in enumerate(records, start=1) if not isinstance(r, dict)]
-    if bad:
-        raise RecordsRefused([f"{name}: record {i} is not a JSON object" for i in bad[:20]])
-    return records
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_the_record(cls, data, handler):
+        # The record is stored (and exported) exactly as the file gave it.
+        row = handler(data)
+        row._raw = dict(data)
+        return row
+
+    @field_validator("attributes", "prompts", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value):
+        return None if value == "" else value
+
+    @field_validator("id")
+    @classmethod
+    def _new_id(cls, value: str, info: ValidationInfo) -> str:
+        if value in info.context["existing"]:
+            raise ValueError("duplicate id (the project already has an item with this id)")
+        return value
+
+    @field_validator("sub_category")
+    @classmethod
+    def _task(cls, value: str) -> str:
+        if find_task(value) is None:
+            raise ValueError(f"unknown task {value!r} (the 16 HPSU tasks are Age, Gender, ...)")
+        return value
+
+    @field_validator("type")
+    @classmethod
+    def _type(cls, value: str) -> str:
+        if value not in TYPE_TO_FORMAT:
+            raise ValueError(f"unknown type {value!r} (expected {', '.join(TYPE_TO_FORMAT)})")
+        return value
+
+    @field_validator("metric")
+    @classmethod
+    def _metric(cls, value: str) -> str:
+        if value and value not in METRICS:
+            raise ValueError(f"unknown metric {value!r} (expected {', '.join(sorted(METRICS))})")
+        return value
+
+    @field_validator("language")
+    @classmethod
+    def _language(cls, value: str) -> str:
+        if value not in LANGUAGES:
+            raise ValueError(f"unknown language {value!r} (expected {', '.join(LANGUAGES)})")
+        return value
+
+    @field_validator("choice")
+    @classmethod
+    def _options(cls, value: list[str]) -> list[str]:
+        if not all(option.strip() for option in value):
+            raise ValueError("an option is empty")
+        if len(set(value)) != len(value):
+            raise ValueError("the options are not distinct")
+        return value
+
+    @field_validator("prompts")
+    @classmethod
+    def _prompts(cls, value: dict | None) -> dict | None:
+        if value and set(value) - set(PROMPT_VARIANTS):
+            raise ValueError(f"prompts take the keys {', '.join(PROMPT_VARIANTS)}")
+        return value
+
+    @field_validator("selected_field")
+    @classmethod
+    def _selected(cls, value: str) -> str:
+        if value not in ("right", "distractor"):
+            raise ValueError(f"must be 'right' or 'distractor', not {value!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _item_checks(self) -> "HpsuRecord":
+        task = find_task(self.sub_category)
+        if self.category and self.category != task.domain:
+            raise ValueError(f"task {task.name!r} belongs to domain {task.domain!r}, not {self.category!r}")
+        fmt, options, answer = TYPE_TO_FORMAT[self.type], self.choice, self.answer
+        answers = split_answer(answer, options) if fmt == MULTIPLE else [answer]
+        problems = []
+        not_options = [a for a in answers if a not in options]
+        if not_options:
+            problems.append(f"the answer {', '.join(repr(a) for a in not_options)} is not among the options")
+        if fmt == SINGLE and len(answers) != 1:
+            problems.append("a single-choice item has exactly one answer")
+        if fmt == MULTIPLE and not answers:
+            problems.append("a multiple-choice item needs at least one answer")
+        tiers, tier_problems = _tiers(self.attributes, options, answers, fmt)
+        problems += tier_problems
+        statement, expected_yes = "", None
+        if fmt == YES_NO:
+            if len(options) != 2:
+                problems.append(f"a yes/no item needs exactly two options, not {len(options)}")
+            else:
+                statement, expected_yes = _yes_no(self.selected_field, options, answer)
+        if problems:
+            raise ValueError("; ".join(problems))
+        visual_path, visual_kind = next(
+            ((path, kind) for path, kind in ((self.image_path, "image"), (self.video_path, "video")) if path), ("", "")
+        )
+        self._item = ParsedItem(
+            external_id=self.id, audio_path=self.audio_path, task=task.name, domain=task.domain, format=fmt,
+            language=self.language, question=self.question, options=list(options), answers=answers, tiers=tiers,
+            prompts=self.prompts or {}, source=self.source, metric=self.metric, transcript=self.transcript,
+            statement=statement, expected_yes=expected_yes, visual_path=visual_path, visual_kind=visual_kind,
+            record={},  # filled with the raw record once validation is done (_keep_the_record)
+        )
+        return self
 
 
 def split_answer(answer: str, options: list[str]) -> list[str]:
@@ -104,89 +207,18 @@ def split_answer(answer: str, options: list[str]) -> list[str]:
     ]
 
 
-def parse_records(records: list[dict], *, existing_ids: set[str] = frozenset()) -> tuple[list[ParsedItem], list[str]]:
-    items: list[ParsedItem] = []
-    problems: list[str] = []
-    seen: set[str] = set()
-    for index, record in enumerate(records, start=1):
-        raw_id = record.get("id")
-        label = f"item {raw_id!r}" if raw_id not in (None, "") else f"record {index}"
-        item_problems: list[str] = []
-        missing = [key for key in REQUIRED if record.get(key) in (None, "", [])]
-        if missing:
-            problems.append(f"{label}: missing {', '.join(missing)}")
-            continue
-        external_id = str(raw_id)
-        if external_id in seen:
-            problems.append(f"{label}: duplicate id (it appears more than once in the file)")
-            continue
-        seen.add(external_id)
-        if external_id in existing_ids:
-            problems.append(f"{label}: duplicate id (the project already has an item with this id)")
-            continue
-        task = find_task(record["sub-category"])
-        if task is None:
-            item_problems.append(f"unknown task {record['sub-category']!r} (the 16 HPSU tasks are Age, Gender, ...)")
-        elif record.get("category") not in (None, "") and record["category"] != task.domain:
-            item_problems.append(f"task {task.name!r} belongs to domain {task.domain!r}, not {record['category']!r}")
-        fmt = TYPE_TO_FORMAT.get(record["type"])
-        if fmt is None:
-            item_problems.append(f"unknown type {record['type']!r} (expected {', '.join(TYPE_TO_FORMAT)})")
-        metric = record.get("metric") or ""
-        if metric and metric not in METRICS:
-            item_problems.append(f"unknown metric {metric!r} (expected {', '.join(sorted(METRICS))})")
-        language = str(record["language"])
-        if language not in LANGUAGES:
-            item_problems.append(f"unknown language {language!r} (expected {', '.join(LANGUAGES)})")
-        options = record["choice"]
-        if not isinstance(options, list) or not all(isinstance(o, str) and o.strip() for o in options):
-            problems.append(f"{label}: choice must be a list of option texts")
-            continue
-        if len(set(options)) != len(options):
-            item_problems.append("the options are not distinct")
-        answer = record["answer"]
-        if not isinstance(answer, str):
-            problems.append(f"{label}: answer must be text (comma-joined for several answers)")
-            continue
-        answers = split_answer(answer, options) if fmt == MULTIPLE else [answer]
-        not_options = [a for a in answers if a not in options]
-        if not_options:
-            item_problems.append(f"the answer {', '.join(repr(a) for a in not_options)} is not among the options")
-        if fmt == SINGLE and len(answers) != 1:
-            item_problems.append("a single-choice item has exactly one answer")
-        if fmt == MULTIPLE and not answers:
-            item_problems.append("a multiple-choice item needs at least one answer")
-        tiers, tier_problems = _tiers(record.get("attributes"), options, answers, fmt)
-        item_problems += tier_problems
-        statement, expected_yes = "", None
-        if fmt == YES_NO:
-            if len(options) != 2:
-                item_problems.append(f"a yes/no item needs exactly two options, not {len(options)}")
-            else:
-                statement, expected_yes, yn_problems = _yes_no(record, options, answer)
-                item_problems += yn_problems
-        prompts = record.get("prompts") or {}
-        if not isinstance(prompts, dict) or set(prompts) - set(PROMPT_VARIANTS) or not all(
-            isinstance(v, str) or (isinstance(v, list) and all(isinstance(t, str) for t in v)) for v in prompts.values()
-        ):
-            item_problems.append(
-                f"prompts must be an object with keys among {', '.join(PROMPT_VARIANTS)} and texts (or lists of texts)"
-            )
-            prompts = {}
-        visual_path, visual_kind = "", ""
-        for key, kind in (("video_path", "video"), ("image_path", "image")):
-            if record.get(key):
-                visual_path, visual_kind = str(record[key]), kind
-        if item_problems:
-            problems += [f"{label}: {p}" for p in item_problems]
-            continue
-        items.append(ParsedItem(
-            external_id=external_id, audio_path=str(record["audio_path"]), task=task.name, domain=task.domain,
-            format=fmt, language=language, question=str(record["question"]), options=list(options),
-            answers=answers, tiers=tiers, prompts=prompts, source=str(record.get("source") or ""), metric=metric,
-            transcript=str(record.get("transcript") or ""), statement=statement, expected_yes=expected_yes,
-            visual_path=visual_path, visual_kind=visual_kind, record=record,
-        ))
+def parse_records(source: Path | bytes, *, name: str, existing_ids: set[str] = frozenset()):
+    """(items, problems): every record of a JSON array or JSONL file checked; each problem names the file,
+    the line its record starts on and the field."""
+    start = (source if isinstance(source, bytes) else Path(source).read_bytes()).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    rows, problems = parse_table(
+        source, HpsuRecord, name=name, format="json" if start == b"[" else "jsonl",
+        context={"existing": set(existing_ids)}, unique="id", blank_is_missing=False,
+    )
+    items = []
+    for line, row in rows:
+        row._item.line, row._item.record = line, row._raw
+        items.append(row._item)
     return items, problems
 
 
@@ -213,18 +245,15 @@ def _tiers(attributes, options: list[str], answers: list[str], fmt: str) -> tupl
     return tiers, problems
 
 
-def _yes_no(record: dict, options: list[str], answer: str) -> tuple[str, bool | None, list[str]]:
+def _yes_no(selected: str, options: list[str], answer: str) -> tuple[str, bool | None]:
     """Two kinds of yes/no item: options Yes/No (the answer is one of them), or two statements of which the
     answer is the true one and `selected_field` says which is put to the listener (HPSU's Description and
     Subtext items)."""
     words = {o.strip().casefold() for o in options}
     if words <= YES_WORDS | NO_WORDS and words & YES_WORDS and words & NO_WORDS:
-        return "", answer.strip().casefold() in YES_WORDS, []
-    selected = record.get("selected_field", "right")
-    if selected not in ("right", "distractor"):
-        return "", None, [f"selected_field must be 'right' or 'distractor', not {selected!r}"]
+        return "", answer.strip().casefold() in YES_WORDS
     other = next(o for o in options if o != answer) if answer in options else ""
-    return (answer if selected == "right" else other), selected == "right", []
+    return (answer if selected == "right" else other), selected == "right"
 
 
 def safe_media_path(media_dir: Path, relative: str) -> Path | None:

@@ -11,22 +11,18 @@ evaluate.py), without an LLM judge: a prediction must name the option(s), by tex
 A predictions file has `id, prediction` and optionally `variant` (standard|positive|negative; default
 standard): CSV with a header row, a JSON array, or JSONL."""
 
-import csv
-import io
-import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import mean
 
+from pydantic import Field, model_validator
+
+from apps.core.tabular import RowModel, read_table
 from apps.verification.taxonomy import MULTIPLE, NO_WORDS, PROMPT_VARIANTS, TASKS, YES_NO, YES_WORDS
 
 LOCAL_YES_NO = {"en": ("Yes", "No"), "zh": ("是", "否"), "ko": ("예", "아니요")}
-
-
-class PredictionsRefused(ValueError):
-    pass
 
 
 @dataclass(frozen=True)
@@ -119,40 +115,29 @@ def read_predictions(path: Path) -> list[Prediction]:
     return parse_predictions(text, name=Path(path).name)
 
 
+class PredictionRow(RowModel):
+    id: str = Field(min_length=1)
+    prediction: str  # an empty prediction is a real (wrong) answer
+    variant: str = ""
+    prompt: str = ""  # the release's name for the variant
+
+    @model_validator(mode="after")
+    def _variant(self) -> "PredictionRow":
+        self.variant = self.variant or self.prompt or "standard"
+        if self.variant not in PROMPT_VARIANTS:
+            raise ValueError(f"unknown variant {self.variant!r} (expected {', '.join(PROMPT_VARIANTS)})")
+        return self
+
+
 def parse_predictions(text: str, *, name: str = "predictions") -> list[Prediction]:
-    stripped = text.strip()
-    rows: list[tuple[str, dict]] = []
-    if stripped.startswith("["):
-        try:
-            data = json.loads(stripped)
-        except json.JSONDecodeError as exc:
-            raise PredictionsRefused(f"{name}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
-        rows = [(f"record {i}", r) for i, r in enumerate(data, start=1)]
-    elif stripped.startswith("{"):
-        for number, line in enumerate(stripped.splitlines(), start=1):
-            if line.strip():
-                try:
-                    rows.append((f"line {number}", json.loads(line)))
-                except json.JSONDecodeError as exc:
-                    raise PredictionsRefused(f"{name}: line {number} is not valid JSON ({exc.msg})") from None
-    else:
-        reader = csv.DictReader(io.StringIO(stripped))
-        if not reader.fieldnames or not {"id", "prediction"} <= set(reader.fieldnames):
-            raise PredictionsRefused(f"{name}: the CSV header must name the columns id and prediction")
-        rows = [(f"line {n}", r) for n, r in enumerate(reader, start=2)]
-    predictions, seen = [], set()
-    for where, row in rows:
-        if not isinstance(row, dict) or row.get("id") in (None, "") or row.get("prediction") is None:
-            raise PredictionsRefused(f"{name}: {where} needs an id and a prediction")
-        variant = (row.get("variant") or row.get("prompt") or "standard").strip()
-        if variant not in PROMPT_VARIANTS:
-            raise PredictionsRefused(f"{name}: {where}: unknown variant {variant!r} (expected {', '.join(PROMPT_VARIANTS)})")
-        key = (str(row["id"]), variant)
-        if key in seen:
-            raise PredictionsRefused(f"{name}: {where}: a second prediction for item {key[0]!r} ({variant})")
-        seen.add(key)
-        predictions.append(Prediction(str(row["id"]), str(row["prediction"]), variant))
-    return predictions
+    """A CSV with a header row, a JSON array or JSONL (told apart by the first character); FileRefused
+    names every bad row by file and line."""
+    stripped = text.lstrip("\ufeff").strip()
+    kind = "json" if stripped.startswith("[") else "jsonl" if stripped.startswith("{") else "csv"
+    rows = read_table(
+        stripped.encode(), PredictionRow, name=name, format=kind, unique=[("id", "variant")], blank_is_missing=False,
+    )
+    return [Prediction(row.id, row.prediction, row.variant) for _, row in rows]
 
 
 def _pct(values: list[float]) -> float | None:

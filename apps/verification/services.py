@@ -4,7 +4,6 @@ scoring runs. Reviews go through the shared assignment engine (apps/queues) with
 import hashlib
 import json
 import random
-import shutil
 from collections import defaultdict
 from pathlib import Path
 
@@ -13,10 +12,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.audio.services import AudioRejected, atomic_import, import_audio_file, inspect_audio
-from apps.core.errors import Conflict, Forbidden, InvalidInput, NotFound
+from apps.core.errors import Conflict, FileProblem, Forbidden, InvalidInput, NotFound
+from apps.core.tabular import refuse
 from apps.queues import services as queues
 from apps.queues.models import Assignment, AssignmentStatus, WorkItem
-from apps.verification.hpsu import RecordsRefused, load_records, parse_records, safe_media_path
+from apps.verification.hpsu import parse_records, safe_media_path
 from apps.verification.models import (
     BaselineAnswer,
     BaselineItem,
@@ -54,38 +54,32 @@ def create_project(*, name: str, settle_on_first_rejection: bool = False, descri
 def import_items(*, project_name: str, file_path: Path, media_dir: Path, by=None,
                  settle_on_first_rejection: bool | None = None, display_name: str | None = None) -> ItemImport:
     """Import an HPSU file into the named project (created when new). All or nothing: every problem is
-    collected first and raised together as RecordsRefused, naming each item id and reason."""
+    collected first and raised together as FileRefused, naming each record's file, line and field."""
     file_path, media_dir = Path(file_path), Path(media_dir)
     name = display_name or file_path.name
     raw = file_path.read_bytes()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise RecordsRefused([f"{name}: not UTF-8 text"]) from None
-    records = load_records(text, name=name)
     project = VerificationProject.objects.filter(name=project_name).first()
     existing = set(project.items.values_list("external_id", flat=True)) if project else set()
-    parsed, problems = parse_records(records, existing_ids=existing)
+    parsed, problems = parse_records(raw, name=name, existing_ids=existing)
     # Media: every file must exist under the media folder and be decodable audio (video/image: exist).
     audio_files: dict[str, Path] = {}
     for item in parsed:
         path = safe_media_path(media_dir, item.audio_path)
         if path is None or not path.is_file():
-            problems.append(f"item {item.external_id!r}: missing media {item.audio_path!r} (not found under {media_dir})")
+            problems.append(FileProblem(file=name, line=item.line, field="audio_path", reason=f"missing media {item.audio_path!r} (not found under {media_dir})"))
             continue
         if item.audio_path not in audio_files:
             try:
                 inspect_audio(path, name=item.audio_path)
             except AudioRejected as exc:
-                problems.append(f"item {item.external_id!r}: media {exc}")
+                problems.append(FileProblem(file=name, line=item.line, field="audio_path", reason=f"media {exc}"))
                 continue
             audio_files[item.audio_path] = path
         if item.visual_path:
             visual = safe_media_path(media_dir, item.visual_path)
             if visual is None or not visual.is_file():
-                problems.append(f"item {item.external_id!r}: missing media {item.visual_path!r} (not found under {media_dir})")
-    if problems:
-        raise RecordsRefused(problems)
+                problems.append(FileProblem(file=name, line=item.line, field=f"{item.visual_kind}_path", reason=f"missing media {item.visual_path!r} (not found under {media_dir})"))
+    refuse(problems)
     with atomic_import():
         if project is None:
             project = create_project(
@@ -318,8 +312,3 @@ def score_predictions_file(project: VerificationProject, *, name: str, path: Pat
     report = scoring.score(items, predictions)
     return ScoringRun.objects.create(project=project, name=name, file_name=Path(path).name, report=report,
                                      created_by=by if by and by.pk else None)
-
-
-def copy_media(src: Path, dst: Path) -> None:
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(src, dst)

@@ -2,7 +2,6 @@
 dashboard, import, export, baseline and scoring pages. Thin: checks, a service call, a template."""
 
 import tempfile
-import zipfile
 from pathlib import Path
 
 from django.contrib import messages
@@ -14,12 +13,12 @@ from django.views.decorators.http import require_POST
 
 from apps.accounts.permissions import can
 from apps.core.errors import ApplicationError, InvalidInput
+from apps.core.tabular import extract_zip
 from apps.verification import selectors, services
 from apps.verification.exports import export_zip
 from apps.verification.forms import BaselineForm, ImportForm, PredictionsForm, ReviewForm, SettingsForm
-from apps.verification.hpsu import RecordsRefused
 from apps.verification.models import BaselineSession, Reason, VerificationItem, VerificationProject
-from apps.verification.scoring import PredictionsRefused, yes_no_options
+from apps.verification.scoring import yes_no_options
 from apps.verification.taxonomy import MULTIPLE, YES_NO
 
 REASON_KEYS = list(enumerate(Reason.choices, start=1))
@@ -176,8 +175,8 @@ def upload(request):
                 batch = _import_upload(form, request.user)
                 messages.success(request, f"Imported {batch.item_count} items into {batch.project.name}.")
                 return redirect("verification:dashboard", pk=batch.project_id)
-            except RecordsRefused as exc:
-                problems = exc.problems
+            except ApplicationError as exc:
+                problems = exc.lines()
     else:
         form = ImportForm()
     return render(request, "verification/upload.html", {"form": form, "problems": problems})
@@ -192,15 +191,7 @@ def _import_upload(form, user):
                 fh.write(chunk)
         media = root / "media"
         media.mkdir()
-        try:
-            with zipfile.ZipFile(form.cleaned_data["media"]) as archive:
-                for member in archive.infolist():
-                    target = (media / member.filename).resolve()
-                    if not target.is_relative_to(media.resolve()):
-                        raise RecordsRefused([f"{form.cleaned_data['media'].name}: {member.filename} leaves the archive"])
-                archive.extractall(media)
-        except zipfile.BadZipFile:
-            raise RecordsRefused([f"{form.cleaned_data['media'].name}: not a zip archive"]) from None
+        extract_zip(form.cleaned_data["media"], media, name=form.cleaned_data["media"].name)
         return services.import_items(
             project_name=form.cleaned_data["name"], file_path=items_file, media_dir=media, by=user,
             settle_on_first_rejection=form.cleaned_data["settle_on_first_rejection"],
@@ -249,7 +240,7 @@ def score_predictions(request, pk):
             try:
                 run = services.score_predictions_file(project, name=form.cleaned_data["name"], path=path, by=request.user)
                 messages.success(request, f"Scored {run.name}: overall {run.report['overall']} %.")
-            except (PredictionsRefused, UnicodeDecodeError) as exc:
+            except (ApplicationError, UnicodeDecodeError) as exc:
                 messages.error(request, f"Not scored: {exc}")
     else:
         messages.error(request, form.errors.as_text())

@@ -5,7 +5,7 @@ import pytest
 
 from apps.consultations import services
 from apps.consultations.models import DecisionQuestion, QuestionOrigin, QuestionStatus
-from apps.core.errors import InvalidInput
+from apps.core.errors import Conflict, InvalidInput
 from apps.transfer.models import (
     Correction,
     CorrectionStatus,
@@ -15,6 +15,7 @@ from apps.transfer.models import (
     UnresolvedPolicy,
 )
 from apps.transfer.selectors import effective_answer
+from apps.transfer.services import record_meta_verdict
 
 pytestmark = pytest.mark.django_db
 
@@ -27,11 +28,33 @@ def correction_for_expert(samples):
     run = ReviewRun.objects.create(benchmark=sample.benchmark, on_unresolved=UnresolvedPolicy.EXPERT,
                                    reviewer_model="openai:gpt-4.1", meta_reviewer_model="anthropic:claude-sonnet-4-5")
     review = GroundTruthReview.objects.create(sample=sample, run=run, outcome=ReviewOutcome.CORRECTION_PROPOSED)
-    return Correction.objects.create(
+    correction = Correction.objects.create(
         review=review, sample=sample, kind="add_aliases", proposed_aliases=["Nur-Sultan"],
-        reviewer_rationale="The capital was called Nur-Sultan from 2019 to 2022.", meta_verdict="reject",
-        meta_rationale="The question asks for the current name.", status=CorrectionStatus.NEEDS_EXPERT,
+        reviewer_rationale="The capital was called Nur-Sultan from 2019 to 2022.",
     )
+    record_meta_verdict(correction, status=CorrectionStatus.NEEDS_EXPERT, meta_verdict="reject",
+                        meta_rationale="The question asks for the current name.")
+    return correction
+
+
+def test_a_correction_sent_to_an_expert_is_in_the_inbox_before_anyone_opens_a_page(correction_for_expert):
+    question = DecisionQuestion.objects.get(origin=QuestionOrigin.GROUND_TRUTH)
+    assert question.correction == correction_for_expert and correction_for_expert.expert_question == question
+
+
+def test_a_failed_hand_off_leaves_the_correction_where_it_was(samples, monkeypatch):
+    def refuse(**_):
+        raise Conflict("the inbox refused it")
+
+    monkeypatch.setattr(services, "raise_ground_truth_question", refuse)
+    sample = samples[1]
+    run = ReviewRun.objects.create(benchmark=sample.benchmark, on_unresolved=UnresolvedPolicy.EXPERT)
+    review = GroundTruthReview.objects.create(sample=sample, run=run, outcome=ReviewOutcome.CORRECTION_PROPOSED)
+    correction = Correction.objects.create(review=review, sample=sample, kind="unanswerable", reviewer_rationale="x")
+    with pytest.raises(Conflict):
+        record_meta_verdict(correction, status=CorrectionStatus.NEEDS_EXPERT, meta_verdict="unsure")
+    assert Correction.objects.get(pk=correction.pk).status == CorrectionStatus.PROPOSED
+    assert not DecisionQuestion.objects.exists()
 
 
 def test_a_correction_for_an_expert_becomes_an_inbox_question_and_the_answer_resolves_it(correction_for_expert, expert, client_for, api_client):
@@ -43,7 +66,7 @@ def test_a_correction_for_an_expert_becomes_an_inbox_question_and_the_answer_res
     page = client_for(expert).get(f"/consultations/questions/{question.pk}/").content.decode()
     assert "Ground-truth correction" in page and "What is the capital of Kazakhstan?" in page and "Apply the correction" in page
     assert "My own answer" not in page  # the answer must map onto the correction: apply it or reject it
-    # Syncing again does not raise it twice.
+    # Pages only read: opening the inbox again raises nothing new.
     client_for(expert).get("/consultations/inbox/")
     api_client.force_authenticate(expert)
     assert [q["id"] for q in api_client.get("/api/consultations/questions/?status=open").json()["results"]] == [question.pk]
@@ -62,7 +85,6 @@ def test_a_correction_for_an_expert_becomes_an_inbox_question_and_the_answer_res
 
 
 def test_rejecting_the_correction_excludes_the_sample(correction_for_expert, expert):
-    services.sync_ground_truth_questions()
     question = DecisionQuestion.objects.get(origin=QuestionOrigin.GROUND_TRUTH)
     services.submit_answer(question=question, expert=expert, option="B")
     correction_for_expert.refresh_from_db()

@@ -55,8 +55,8 @@ def test_upload_errors_name_the_row_and_import_nothing(
     page = client.get(response.url)
     html = page.content.decode()
     assert page.status_code == 200 and "Nothing was imported: 2 problems" in html
-    assert "manifest.csv line 3: missing audio file c001.wav" in html
-    assert "manifest.csv line 4: unknown source type &#x27;studio&#x27;" in html
+    assert "manifest.csv line 3: audio: missing audio file c001.wav" in html
+    assert "manifest.csv line 4: source_type: unknown source type &#x27;studio&#x27;" in html
     assert not ListeningTest.objects.exists()
 
 

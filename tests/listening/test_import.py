@@ -5,7 +5,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from apps.audio.models import AudioAsset
-from apps.listening.manifest import ManifestRefused
+from apps.core.errors import Conflict, FileRefused
 from apps.listening.models import Clip, ListeningTest
 from apps.listening.services import import_listening_test
 from apps.queues.models import WorkItem
@@ -42,13 +42,15 @@ def test_import_errors_name_the_row_and_nothing_is_stored(write_manifest, bundle
     path = write_manifest(rows)
     (bundle_dir / "missing.wav").unlink(missing_ok=True)
     (bundle_dir / rows[5]["audio"]).write_bytes(b"RIFF\x00\x00not really audio")  # line 7
-    with pytest.raises(ManifestRefused) as refused:
+    with pytest.raises(FileRefused) as refused:
         import_listening_test(name="broken", manifest=path)
-    errors = refused.value.errors
-    assert any(e.startswith("manifest.csv line 3:") and "missing audio file missing.wav" in e for e in errors)
-    assert any(e.startswith("manifest.csv line 4:") and "unknown source type 'vocoded'" in e for e in errors)
-    assert any(e.startswith("manifest.csv line 6:") and "duplicate clip id 'c003' (first on line 5)" in e for e in errors)
-    assert any(e.startswith("manifest.csv line 7:") and "invalid audio" in e for e in errors)
+    errors = refused.value.lines()
+    assert errors[:3] == [
+        "manifest.csv line 3: audio: missing audio file missing.wav",
+        "manifest.csv line 4: source_type: unknown source type 'vocoded' (expected real, tts, degraded)",
+        "manifest.csv line 6: clip_id: 'c003' repeats line 5",
+    ]
+    assert errors[3].startswith("manifest.csv line 7: audio: invalid audio")
     assert len(errors) == 4
     assert not ListeningTest.objects.exists() and not Clip.objects.exists() and not AudioAsset.objects.exists()
 
@@ -78,10 +80,12 @@ def test_gold_bounds_must_come_in_pairs_within_the_scale(write_manifest):
     rows = clip_rows(2)
     rows[0]["gold_min"] = 4
     rows[1]["gold_min"], rows[1]["gold_max"] = 5, 7
-    with pytest.raises(ManifestRefused) as refused:
+    with pytest.raises(FileRefused) as refused:
         import_listening_test(name="g", manifest=write_manifest(rows))
-    assert refused.value.errors[0].startswith("manifest.csv line 2: gold_min and gold_max go together")
-    assert refused.value.errors[1].startswith("manifest.csv line 3: gold_max '7' must be a whole score")
+    assert refused.value.lines() == [
+        "manifest.csv line 2: gold_min and gold_max go together: give both or neither",
+        "manifest.csv line 3: gold_max: '7' must be a whole score from 1 to 5",
+    ]
 
 
 def test_the_command_prints_the_new_tests_id_and_names_bad_rows(write_manifest, capsys):
@@ -91,12 +95,12 @@ def test_the_command_prints_the_new_tests_id_and_names_bad_rows(write_manifest, 
     rows = clip_rows(2, prefix="x")
     rows[1]["style"] = "sung"
     bad = write_manifest(rows, name="bad.csv")
-    with pytest.raises(CommandError, match=r"bad.csv line 3: unknown style 'sung'"):
+    with pytest.raises(CommandError, match=r"bad.csv line 3: style: unknown style 'sung'"):
         call_command("import_listening_test", "--name", "cmd2", "--manifest", str(bad))
 
 
 def test_a_second_test_with_the_same_name_is_refused(write_manifest):
     path = write_manifest(clip_rows(2))
     import_listening_test(name="same", manifest=path)
-    with pytest.raises(ManifestRefused, match="already exists"):
+    with pytest.raises(Conflict, match="already exists"):
         import_listening_test(name="same", manifest=path)

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
+from apps.core.errors import FileRefused
 from apps.listening import selectors, services
 from apps.listening.evaluation import fit_affine
 
@@ -30,12 +31,12 @@ def _csv(test, fn, predictor=None):
 
 def test_bad_prediction_rows_are_named_by_line(split_test):
     content = "clip_id,score\nt1c000,3.1\nnope,2\nt1c001,abc\nt1c000,2.0\n"
-    with pytest.raises(services.PredictionsRefused) as refused:
+    with pytest.raises(FileRefused) as refused:
         services.upload_predictions(test=split_test, content=content, filename="p.csv", name="m")
-    assert refused.value.errors == [
-        "p.csv line 3: unknown clip id 'nope'",
-        "p.csv line 4: score 'abc' is not a number",
-        "p.csv line 5: duplicate prediction for 't1c000' (first on line 2)",
+    assert refused.value.lines() == [
+        "p.csv line 3: clip_id: unknown clip id 'nope'",
+        "p.csv line 4: score: Input should be a valid number, unable to parse string as a number",
+        "p.csv line 5: predictor, clip_id: ('m', 't1c000') repeats line 2",
     ]
     assert not split_test.predictors.exists()
 

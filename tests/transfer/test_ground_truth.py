@@ -7,6 +7,7 @@ from django.db import connection
 
 from apps.agents.models import AgentCall
 from apps.agents.services import NoProviderConfigured, set_role_assignment
+from apps.consultations.models import DecisionQuestion
 from apps.jobs.models import Job, JobStatus
 from apps.jobs.services import resume_job
 from apps.transfer import selectors
@@ -97,6 +98,7 @@ def test_an_unresolved_correction_can_go_to_an_expert_instead(
 
     [waiting] = selectors.corrections_needing_expert()
     assert waiting.status == CorrectionStatus.NEEDS_EXPERT and waiting.sample.transcription == "Who wrote Hamlet?"
+    assert DecisionQuestion.objects.get(origin="ground_truth").correction == waiting  # pushed by the stage itself
     assert selectors.effective_answer(waiting.sample).included is False  # held until the expert answers
     resolve_correction_by_expert(waiting, user=expert, accept=True, note="Hamlet is fine as written? no: ambiguous.")
     assert waiting.status == CorrectionStatus.CONFIRMED

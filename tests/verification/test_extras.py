@@ -28,11 +28,11 @@ def test_an_item_may_carry_an_image_that_only_its_reviewers_and_admins_see(hpsu,
 
 @pytest.mark.django_db
 def test_a_missing_image_is_refused_like_missing_audio(hpsu):
-    from apps.verification.hpsu import RecordsRefused
+    from apps.core.errors import FileRefused
 
-    with pytest.raises(RecordsRefused) as caught:
+    with pytest.raises(FileRefused) as caught:
         import_items(project_name="Visual", file_path=hpsu.write([record("v2", video_path="Video/v2.mp4")]), media_dir=hpsu.media)
-    assert caught.value.problems == [f"item 'v2': missing media 'Video/v2.mp4' (not found under {hpsu.media})"]
+    assert caught.value.lines() == [f"items.json line 2: video_path: missing media 'Video/v2.mp4' (not found under {hpsu.media})"]
 
 
 @pytest.mark.django_db

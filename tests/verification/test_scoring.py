@@ -4,9 +4,10 @@ import math
 
 import pytest
 
+from apps.core.errors import FileRefused
 from apps.verification.agreement import fleiss_kappa, krippendorff_nominal
 from apps.verification.models import ItemStatus, VerificationItem
-from apps.verification.scoring import PredictionsRefused, parse_predictions, score, score_item
+from apps.verification.scoring import parse_predictions, score, score_item
 from apps.verification.selectors import baseline_next, baseline_report, dashboard
 from apps.verification.services import (
     answer_baseline,
@@ -97,12 +98,13 @@ def test_a_missing_prediction_counts_as_wrong_for_a_model_and_unknown_ids_are_re
 
 
 def test_a_bad_predictions_file_is_refused_with_its_line():
-    with pytest.raises(PredictionsRefused, match="header must name the columns id and prediction"):
-        parse_predictions("item,answer\na,b\n")
-    with pytest.raises(PredictionsRefused, match="line 3: a second prediction for item 'a'"):
-        parse_predictions("id,prediction\na,A\na,B\n")
-    with pytest.raises(PredictionsRefused, match="unknown variant 'sneaky'"):
-        parse_predictions("id,prediction,variant\na,A,sneaky\n")
+    with pytest.raises(FileRefused, match=r"^p.csv line 1: missing column\(s\) id, prediction$"):
+        parse_predictions("item,answer\na,b\n", name="p.csv")
+    with pytest.raises(FileRefused, match=r"^p.csv line 3: id, variant: \('a', 'standard'\) repeats line 2$"):
+        parse_predictions("id,prediction\na,A\na,B\n", name="p.csv")
+    with pytest.raises(FileRefused, match="^p.jsonl line 2: unknown variant 'sneaky'"):
+        parse_predictions('{"id": "a", "prediction": "A"}\n{"id": "b", "prediction": "B", "variant": "sneaky"}\n', name="p.jsonl")
+    assert parse_predictions("id,prediction\na,\n")[0].text == ""  # an empty answer is scored, not refused
 
 
 def test_fleiss_kappa_matches_the_worked_example_of_fleiss_1971():

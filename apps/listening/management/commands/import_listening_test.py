@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.listening.manifest import ManifestRefused
+from apps.core.errors import ApplicationError
 from apps.listening.services import import_listening_test
 
 
@@ -16,8 +16,8 @@ class Command(BaseCommand):
     def handle(self, *args, name, manifest, **options):
         try:
             test = import_listening_test(name=name, manifest=manifest)
-        except ManifestRefused as refused:
-            raise CommandError("nothing was imported:\n" + "\n".join(refused.errors)) from None
+        except ApplicationError as refused:
+            raise CommandError("nothing was imported:\n" + "\n".join(refused.lines())) from None
         regular = test.clips.regular().count()
         gold = test.clips.gold().count()
         self.stderr.write(f"Imported {regular} clips and {gold} gold clips into {test.name!r}.")

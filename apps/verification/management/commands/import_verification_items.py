@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.verification.hpsu import RecordsRefused
+from apps.core.errors import ApplicationError
 from apps.verification.services import import_items
 
 
@@ -23,6 +23,6 @@ class Command(BaseCommand):
         try:
             batch = import_items(project_name=name, file_path=file, media_dir=media,
                                  settle_on_first_rejection=settle_on_first_rejection)
-        except RecordsRefused as exc:
-            raise CommandError("nothing imported:\n  " + "\n  ".join(exc.problems)) from None
+        except ApplicationError as exc:
+            raise CommandError("nothing imported:\n  " + "\n  ".join(exc.lines())) from None
         self.stdout.write(f"Imported {batch.item_count} items into {batch.project.name!r} (project {batch.project_id}).")

@@ -3,8 +3,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from apps.core.errors import ApplicationError
 from apps.verification.models import VerificationProject
-from apps.verification.scoring import PredictionsRefused
 from apps.verification.services import score_predictions_file
 
 
@@ -24,6 +24,6 @@ class Command(BaseCommand):
             raise CommandError(f"no verification project named {project!r}")
         try:
             run = score_predictions_file(found, name=model, path=predictions)
-        except (PredictionsRefused, FileNotFoundError) as exc:
+        except (ApplicationError, FileNotFoundError) as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(json.dumps(run.report, ensure_ascii=False, indent=2))
