@@ -60,7 +60,7 @@ def render(*, release, built, data_files, counts, languages, rulebook_versions: 
     lines += [f"- {s['name']}: {s['license']}" for s in release.sources]
     lines += ["", "## Files", "",
               "- `data/`: one Parquet file per config and split, and the same rows as JSONL.",
-              "- `audio/`: the audio files; the `audio` column holds each file's path relative to this folder.",
+              "- Audio files: the `audio` column holds each file's path relative to this folder.",
               "- `provenance.jsonl`: one line per item: its source, rulebook versions, agent calls (prompt "
               "versions and input hashes) and human decisions (counts and pseudonyms).",
               "- `release.json`: the release manifest (selection, counts, writer versions).",

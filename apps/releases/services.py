@@ -60,7 +60,7 @@ def create_release(*, acting_user, kind: str, source_id: int, name: str, version
         obj = module.source(source_id)
     except SourceMissing as exc:
         raise NotFound(str(exc)) from None
-    license = (license or module.DEFAULT_LICENSE or "").strip()
+    license = (license or module.default_license(obj) or "").strip()
     if not license:
         raise InvalidInput(f"a {kind} release needs a licence (an SPDX identifier)", field="license")
     sources = sources if sources else module.default_sources(obj)

@@ -15,8 +15,13 @@ def _front_matter(path):
 
 @pytest.fixture(autouse=True)
 def _offline(monkeypatch):
-    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    """No request leaves the machine. The libraries read their offline switches once, at import, so the
+    switches are set on their config (and restored after the test) rather than in the environment."""
+    import datasets.config
+    import huggingface_hub.constants
+
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
 
 
 def _load_every_config(folder, meta, tmp_path):

@@ -2,7 +2,7 @@
 
     source(source_id) -> the object a release is built from (raises SourceMissing)
     selection(obj) -> {"source": ..., "id": ..., "name": ..., "statuses": [...]}  (stored on the release)
-    default_sources(obj) -> [{"name", "license"}] it can tell by itself; DEFAULT_LICENSE (or None)
+    default_sources(obj) -> [{"name", "license"}] it can tell by itself; default_license(obj) -> SPDX or None
     build(obj, folder, progress) -> Built: writes audio/ and any extra files into `folder`, returns the rows
 
 The release machinery (apps.releases.building) writes the data files, card, provenance and checksums."""
@@ -55,15 +55,15 @@ class Ticker:
 
 
 def registry():
-    # Imported here, not at module level: each kind imports its workflow app's models.
-    from apps.releases.kinds import hpsu, mos, spoken_qa
+    # Imported here, not at module level: the kinds module is imported while apps load.
+    from django.apps import apps
+
+    from apps.releases.kinds import hpsu, kmmau, mos, spoken_qa
 
     kinds = {"mos": mos, "hpsu": hpsu, "spoken-qa": spoken_qa}
-    try:
-        from apps.releases.kinds import kmmau
-    except ImportError:  # the KMMAU kind needs apps.authoring, which may not be installed yet
-        return kinds
-    return kinds | {"kmmau": kmmau}
+    if apps.is_installed("apps.authoring"):  # KMMAU question sets live there
+        kinds["kmmau"] = kmmau
+    return kinds
 
 
 def safe_name(text: str, fallback: str) -> str:

@@ -9,8 +9,6 @@ from pathlib import Path, PurePosixPath
 
 from apps.releases.kinds import Built, Item, SourceMissing, Ticker
 
-DEFAULT_LICENSE = None
-
 COLUMNS = {
     "id": "string", "audio": "audio", "audio_path": "string", "category": "string", "sub-category": "string",
     "type": "string", "question": "string", "choice": "list:string", "answer": "string", "attributes": "string",
@@ -25,6 +23,10 @@ def source(source_id: int):
     if project is None:
         raise SourceMissing(f"no verification project with id {source_id}")
     return project
+
+
+def default_license(obj) -> str | None:
+    return None
 
 
 def selection(project) -> dict:

@@ -8,8 +8,6 @@ from pathlib import Path
 
 from apps.releases.kinds import Built, Item, SourceMissing, Ticker
 
-DEFAULT_LICENSE = None
-
 CLIP_COLUMNS = {
     "id": "string", "audio": "audio", "text": "string", "speaker": "string", "source_type": "string",
     "style": "string", "category": "string", "system": "string", "n": "int64", "mos_mean": "float64",
@@ -26,6 +24,10 @@ def source(source_id: int):
     if test is None:
         raise SourceMissing(f"no listening test with id {source_id}")
     return test
+
+
+def default_license(obj) -> str | None:
+    return None
 
 
 def selection(test) -> dict:

@@ -14,8 +14,6 @@ from apps.releases.kinds import Built, Item, SourceMissing, Ticker
 from apps.releases.kinds.provenance_common import agent_calls
 from apps.releases.licences import KNOWN_SOURCES
 
-DEFAULT_LICENSE = "Apache-2.0"
-
 COLUMNS = {"id": "string", "audio": "audio", "transcription": "string", "answer": "string",
            "aliases": "list:string", "subset": "string", "capability": "string"}
 
@@ -27,6 +25,10 @@ def source(source_id: int):
     if benchmark is None:
         raise SourceMissing(f"no source benchmark with id {source_id}")
     return benchmark
+
+
+def default_license(obj) -> str | None:
+    return "Apache-2.0"
 
 
 def selection(benchmark) -> dict:
