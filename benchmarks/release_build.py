@@ -96,18 +96,7 @@ def spoken_benchmark(samples: int):
         SourceSample(benchmark=bench, subset=subsets[n % 9], task_type="short_answer", source_id=f"s{n:05d}",
                      transcription=f"Question number {n}?", answer=f"answer {n}", aliases=[f"alt {n}"],
                      raw={}, line_number=n + 1) for n in range(samples)], batch_size=5000)
-    audio = attach_final_audio(bench)
-    return bench, audio
-
-
-def attach_final_audio(bench) -> bool:
-    """Give every sample accepted audio through the speech stage's models, when they are installed."""
-    try:
-        from apps.releases.kinds.spoken_qa import bench_final_audio
-    except ImportError:
-        return False
-    bench_final_audio(bench, make_assets)
-    return True
+    return bench, False
 
 
 def _rss_mib() -> float:

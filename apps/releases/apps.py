@@ -28,3 +28,8 @@ class ReleasesConfig(AppConfig):
         return [Panel("Dataset releases", reverse("releases:list"),
                       description="Build, publish and download versioned releases with card, licences and checksums.",
                       role="admin")]
+
+    def seed_demo(self, stdout):
+        from apps.releases.demo import seed
+
+        seed(stdout)
