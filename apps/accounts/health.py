@@ -1,6 +1,7 @@
 from django.conf import settings
 from django.db import connection
 from django.http import JsonResponse
+from kombu import Connection
 
 
 def healthz(request):
@@ -22,10 +23,8 @@ def _check_database() -> str:
 def _check_broker() -> str:
     if not settings.CELERY_BROKER_URL:
         return "not configured (jobs run in-process)"
-    from workers.celery import app
-
     try:
-        with app.connection_for_write() as conn:
+        with Connection(settings.CELERY_BROKER_URL, transport_options=settings.CELERY_BROKER_TRANSPORT_OPTIONS) as conn:
             conn.ensure_connection(max_retries=1, timeout=2)
         return "ok"
     except Exception as exc:

@@ -95,13 +95,14 @@ def require_configured(role: str) -> tuple[str, str]:
 
 
 def _not_configured_message(role: str, provider: str) -> str:
-    variable = "ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY (or OPENAI_BASE_URL)"
-    return f"No {provider} provider is configured for the {AgentRole(role).label} agent: set {variable}."
+    known = providers.get(provider)
+    fix = f"set {known.key_hint}" if known else "assign the role a known provider"
+    return f"No {provider} provider is configured for the {AgentRole(role).label} agent: {fix}."
 
 
-def set_role_assignment(*, role: str, provider: str, model: str, user=None) -> RoleAssignment:
+def set_role_assignment(*, role: str, provider: str, model: str, acting_user=None) -> RoleAssignment:
     row, _ = RoleAssignment.objects.update_or_create(
-        role=AgentRole(role), defaults={"provider": provider, "model": model, "updated_by": user}
+        role=AgentRole(role), defaults={"provider": provider, "model": model, "updated_by": acting_user}
     )
     return row
 

@@ -21,18 +21,20 @@ from pydub.exceptions import CouldntDecodeError
 from pydub.utils import mediainfo_json
 
 from apps.audio.models import AudioAsset, _asset_path
+from apps.core.errors import FileRefused
+from apps.core.tabular import refuse
 
 AUDIO_EXTENSIONS = {".wav", ".mp3", ".flac", ".ogg", ".opus", ".m4a", ".webm", ".aac"}
 # A decoded stream shorter than its header promises by more than this is a truncated file.
 TRUNCATION_TOLERANCE_SECONDS = 0.05
 
 
-class AudioRejected(ValueError):
+class AudioRejected(FileRefused):
     """A file that is not usable audio. str() names the file and the reason."""
 
     def __init__(self, name: str, reason: str):
         self.name, self.reason = name, reason
-        super().__init__(f"{name}: {reason}")
+        super().__init__(reason, file=name, code="audio_rejected")
 
 
 @dataclass(frozen=True)
@@ -136,18 +138,17 @@ def find_audio_files(folder: Path) -> list[Path]:
 
 def import_folder(folder: Path, *, convert: bool = False, progress=None) -> list[AudioAsset]:
     """Import every audio file under `folder`. All files are validated first; if any is refused, the
-    AudioRejected errors are raised together (as ImportRefused) and nothing is stored."""
+    AudioRejected problems are raised together (one FileRefused) and nothing is stored."""
     files = find_audio_files(folder)
     if not files:
-        raise ImportRefused([f"{folder}: no audio files ({', '.join(sorted(AUDIO_EXTENSIONS))})"])
+        raise FileRefused(f"no audio files ({', '.join(sorted(AUDIO_EXTENSIONS))})", file=str(folder))
     problems = []
     for path in files:
         try:
             inspect_audio(path, name=str(path.relative_to(folder)))
         except AudioRejected as exc:
-            problems.append(str(exc))
-    if problems:
-        raise ImportRefused(problems)
+            problems += exc.problems
+    refuse(problems)
     if progress:
         progress.set_total(len(files), "Storing audio")
     assets = []
@@ -158,12 +159,6 @@ def import_folder(folder: Path, *, convert: bool = False, progress=None) -> list
             if progress:
                 progress.advance(message=str(path.relative_to(folder)))
     return assets
-
-
-class ImportRefused(ValueError):
-    def __init__(self, problems: list[str]):
-        self.problems = problems
-        super().__init__("; ".join(problems))
 
 
 def convert_to_16k_mono(asset: AudioAsset) -> AudioAsset:

@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db import transaction
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
+from apps.agents.services import AgentNeedsAttention, ProviderRejected, call_agent
 from apps.consultations import services
 from apps.consultations.models import (
     ANALYSIS_JOB,
@@ -47,8 +48,6 @@ QUESTIONS_SAMPLE_LIMIT = 200  # undecided samples shown to the question writer i
 def _call_agent(**kwargs):
     """call_agent, with a refusal by the provider itself (bad key, unknown model) turned into a stop: retrying
     other items would not help, so the job fails visibly and can be resumed once the admin fixed it."""
-    from apps.agents.services import ProviderRejected, call_agent
-
     try:
         return call_agent(**kwargs)
     except ProviderRejected as exc:
@@ -57,12 +56,6 @@ def _call_agent(**kwargs):
 
 class ProviderStopped(Exception):
     pass
-
-
-def _agent_errors():
-    from apps.agents.services import AgentNeedsAttention
-
-    return AgentNeedsAttention
 
 
 def _rules_payload(version: RulebookVersion) -> list[dict]:
@@ -111,16 +104,16 @@ def samples_to_analyse(round: Round, version: RulebookVersion, *, only_ids=None)
     return ids
 
 
-def start_analysis(round: Round, *, user=None):
+def start_analysis(*, round: Round, acting_user=None):
     """Analyse the round's scope under its base version, as a job."""
     with transaction.atomic():
         round = Round.objects.select_for_update().get(pk=round.pk)
         if round.status not in (RoundStatus.DRAFT, RoundStatus.ANALYSING):
             raise Conflict(f"{round} is past its analysis")
-        services.set_round_status(round, RoundStatus.ANALYSING, actor=user, message=f"Analysis started under {round.base_version}")
+        services.set_round_status(round=round, status=RoundStatus.ANALYSING, acting_user=acting_user, message=f"Analysis started under {round.base_version}")
         return start_job(
             kind=ANALYSIS_JOB, title=f"Analyse {round} under {round.base_version}",
-            params={"round": round.pk, "version": round.base_version_id, "raise_questions": True}, user=user,
+            params={"round": round.pk, "version": round.base_version_id, "raise_questions": True}, acting_user=acting_user,
         )
 
 
@@ -157,7 +150,7 @@ def run_analysis(job, progress) -> dict:
         progress.advance(message=f"sample {sample.pk}: {action}")
     outcome = {"analysed": len(outcomes), "needs_attention": outcomes.count(NEEDS_ATTENTION), "version": version.number}
     if job.params.get("raise_questions"):
-        outcome["questions"] = raise_questions(round, job=job)
+        outcome["questions"] = raise_questions(round=round, job=job)
     return outcome
 
 
@@ -168,7 +161,7 @@ def analyse_sample(round: Round, version: RulebookVersion, sample, *, job, schem
             role="analyst", prompt="consultation_analysis", schema=schema, job=job,
             variables={**variables, "sample": sample_fields(sample)},
         )
-    except _agent_errors() as exc:
+    except AgentNeedsAttention as exc:
         call = getattr(exc, "call", None)
         services.record_analysis(round=round, sample=sample, version=version, action=NEEDS_ATTENTION,
                                  reason=str(getattr(exc, "reason", exc)), job=job, agent_call_id=call.pk if call else None)
@@ -236,28 +229,28 @@ def questions_schema(allowed_ids: set[int], rule_ids: set[str], remaining: int) 
     return QuestionsAnswer
 
 
-def start_question_writing(round: Round, *, user=None):
+def start_question_writing(*, round: Round, acting_user=None):
     """Raise (more) questions from the undecided samples, as a job: an agent call never runs in a request."""
     if round.status not in (RoundStatus.ANALYSING, RoundStatus.ANSWERING):
         raise Conflict(f"{round} takes no new questions now")
-    return start_job(kind=QUESTIONS_JOB, title=f"Raise questions for {round}", params={"round": round.pk}, user=user)
+    return start_job(kind=QUESTIONS_JOB, title=f"Raise questions for {round}", params={"round": round.pk}, acting_user=acting_user)
 
 
 def run_question_writing(job, progress) -> dict:
     round = Round.objects.get(pk=job.params["round"])
     progress.set_total(1, message="Writing questions from the undecided samples")
-    raised = raise_questions(round, job=job, user=job.created_by)
+    raised = raise_questions(round=round, job=job, acting_user=job.created_by)
     progress.advance(message=f"{raised} question(s) raised")
     return {"questions": raised}
 
 
-def raise_questions(round: Round, *, job=None, user=None) -> int:
+def raise_questions(*, round: Round, job=None, acting_user=None) -> int:
     """Group the round's undecided samples into decision questions (agent role question_writer)."""
     round = Round.objects.select_related("rulebook", "base_version").get(pk=round.pk)
     remaining = round.max_questions - round.questions.count()
     undecided = undecided_results(round)[:QUESTIONS_SAMPLE_LIMIT]
     if remaining <= 0 or not undecided:
-        services.set_round_status(round, RoundStatus.ANSWERING, actor=user,
+        services.set_round_status(round=round, status=RoundStatus.ANSWERING, acting_user=acting_user,
                                   message="No undecided samples left to ask about" if not undecided else "Question limit reached")
         return 0
     version = round.base_version
@@ -273,9 +266,9 @@ def raise_questions(round: Round, *, job=None, user=None) -> int:
                 "undecided": [{**sample_fields(samples[r.sample_id]), "reason": r.reason} for r in undecided],
             },
         )
-    except _agent_errors() as exc:
-        services.record_event(round, "needs_attention", f"Question writing needs attention: {getattr(exc, 'reason', exc)}")
-        services.set_round_status(round, RoundStatus.ANSWERING, actor=user)
+    except AgentNeedsAttention as exc:
+        services.record_event(round=round, kind="needs_attention", message=f"Question writing needs attention: {getattr(exc, 'reason', exc)}")
+        services.set_round_status(round=round, status=RoundStatus.ANSWERING, acting_user=acting_user)
         return 0
     for spec in result.data.questions:
         services.create_question(
@@ -285,7 +278,7 @@ def raise_questions(round: Round, *, job=None, user=None) -> int:
             examples=[samples[i] for i in spec.example_sample_ids], rules_touched=spec.rules_touched,
             agent_call_id=result.call.pk,
         )
-    services.set_round_status(round, RoundStatus.ANSWERING, actor=user,
+    services.set_round_status(round=round, status=RoundStatus.ANSWERING, acting_user=acting_user,
                               message=f"{len(result.data.questions)} question(s) raised; open for experts")
     return len(result.data.questions)
 
@@ -326,8 +319,8 @@ def codification_schema(existing_ids: set[str]) -> type[BaseModel]:
     return DraftedRule
 
 
-def start_codification(round: Round, *, user=None):
-    return start_job(kind=CODIFY_JOB, title=f"Codify the decisions of {round}", params={"round": round.pk}, user=user)
+def start_codification(*, round: Round, acting_user=None):
+    return start_job(kind=CODIFY_JOB, title=f"Codify the decisions of {round}", params={"round": round.pk}, acting_user=acting_user)
 
 
 def run_codification(job, progress) -> dict:
@@ -364,7 +357,7 @@ def run_codification(job, progress) -> dict:
                     "answers": answers, "examples": examples,
                 },
             )
-        except _agent_errors() as exc:
+        except AgentNeedsAttention as exc:
             problems += 1
             services.mark_draft_needs_attention(question=question, reason=str(getattr(exc, "reason", exc)))
         else:
@@ -377,7 +370,7 @@ def run_codification(job, progress) -> dict:
     return {"drafted": len(questions) - problems, "needs_attention": problems}
 
 
-def close_round_and_codify(round: Round, *, user):
+def close_round_and_codify(*, round: Round, acting_user):
     with transaction.atomic():
-        services.close_round(round, user=user)
-        return start_codification(round, user=user)
+        services.close_round(round=round, acting_user=acting_user)
+        return start_codification(round=round, acting_user=acting_user)

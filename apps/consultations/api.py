@@ -109,7 +109,7 @@ class AnswerCreate(APIView):
             raise NotFound("no such question")
         data = AnswerIn(data=request.data)
         data.is_valid(raise_exception=True)
-        answer = services.submit_answer(question=question, expert=request.user, **data.validated_data)
+        answer = services.submit_answer(question=question, acting_user=request.user, **data.validated_data)
         answer.question.refresh_from_db()
         return Response(AnswerOut(answer).data, status=status.HTTP_201_CREATED)
 

@@ -63,7 +63,7 @@ def seed_demo(stdout) -> None:
     if rulebook.rounds.exclude(status=RoundStatus.CLOSED).exists():
         stdout.write("consultations: a round is already in progress; no demo round added")
         return
-    round = services.create_round(rulebook=rulebook, user=admin, max_questions=4, lead_expert=expert, is_demo=True)
+    round = services.create_round(rulebook=rulebook, acting_user=admin, max_questions=4, lead_expert=expert, is_demo=True)
     Sample = apps.get_model("transfer", "SourceSample")
     for spec in DEMO_QUESTIONS:
         # The demo benchmarks' samples that fit the question, if transfer's demo data is there.
@@ -74,8 +74,8 @@ def seed_demo(stdout) -> None:
         services.create_question(
             round=round, title=spec["title"], decision_needed=spec["decision_needed"], options=spec["options"],
             recommendation=spec["recommendation"], recommendation_why=spec["recommendation_why"],
-            rules_touched=spec["rules_touched"], samples=samples, origin=QuestionOrigin.DEMO, actor=admin,
+            rules_touched=spec["rules_touched"], samples=samples, origin=QuestionOrigin.DEMO, acting_user=admin,
         )
-    services.set_round_status(round, RoundStatus.ANSWERING, actor=admin,
+    services.set_round_status(round=round, status=RoundStatus.ANSWERING, acting_user=admin,
                               message="Demo questions written by seed_demo (no agent ran); open for the demo expert")
     stdout.write(f"consultations: {round} with {len(DEMO_QUESTIONS)} demo questions for the expert")

@@ -33,9 +33,9 @@ from apps.jobs.services import start_job
 from apps.transfer.services import describe_change, resolve_correction_by_expert
 
 
-def record_event(round: Round | None, kind: str, message: str, *, actor=None, data: dict | None = None) -> None:
+def record_event(*, round: Round | None, kind: str, message: str, acting_user=None, data: dict | None = None) -> None:
     if round is not None:
-        RoundEvent.objects.create(round=round, kind=kind, message=message, actor=actor, data=data or {})
+        RoundEvent.objects.create(round=round, kind=kind, message=message, actor=acting_user, data=data or {})
 
 
 # --- Rounds ----------------------------------------------------------------------------------------------
@@ -43,7 +43,7 @@ def record_event(round: Round | None, kind: str, message: str, *, actor=None, da
 
 @transaction.atomic
 def create_round(
-    *, rulebook: Rulebook, user=None, scope: dict | None = None, max_questions: int | None = None,
+    *, rulebook: Rulebook, acting_user=None, scope: dict | None = None, max_questions: int | None = None,
     lead_expert=None, is_demo: bool = False,
 ) -> Round:
     rulebook = Rulebook.objects.select_for_update().get(pk=rulebook.pk)
@@ -64,21 +64,21 @@ def create_round(
         max_questions=max_questions,
         lead_expert=lead_expert,
         is_demo=is_demo,
-        created_by=user,
+        created_by=acting_user,
     )
     record_event(
-        round, "created",
-        f"Round {round.number} opened on {base}" + (" (demo data)" if is_demo else ""),
-        actor=user, data={"scope": round.scope, "max_questions": max_questions},
+        round=round, kind="created",
+        message=f"Round {round.number} opened on {base}" + (" (demo data)" if is_demo else ""),
+        acting_user=acting_user, data={"scope": round.scope, "max_questions": max_questions},
     )
     return round
 
 
-def set_round_status(round: Round, status: str, *, actor=None, message: str = "") -> None:
+def set_round_status(*, round: Round, status: str, acting_user=None, message: str = "") -> None:
     Round.objects.filter(pk=round.pk).update(status=status)
     round.status = status
     if message:
-        record_event(round, f"status:{status}", message, actor=actor)
+        record_event(round=round, kind=f"status:{status}", message=message, acting_user=acting_user)
 
 
 # --- Analysis results ------------------------------------------------------------------------------------
@@ -105,7 +105,7 @@ def record_analysis(
 def create_question(
     *, round: Round | None, title: str, decision_needed: str, options: list[dict], recommendation: str = "",
     recommendation_why: str = "", samples=(), examples=(), rules_touched=(), required_experts: int = 1,
-    origin: str = QuestionOrigin.ANALYSIS, agent_call_id: int | None = None, correction=None, actor=None,
+    origin: str = QuestionOrigin.ANALYSIS, agent_call_id: int | None = None, correction=None, acting_user=None,
 ) -> DecisionQuestion:
     """A decision question with 2-4 options. `samples` are the affected samples, `examples` the few shown in
     full (a subset of them)."""
@@ -137,7 +137,7 @@ def create_question(
     question.affected_samples.set(samples)
     question.example_samples.set([s for s in examples if s in samples] or samples[: settings.CONSULTATION_EXAMPLES_PER_QUESTION])
     record_event(
-        round, "question_raised", f"Q{number} raised: {title} ({len(samples)} samples)", actor=actor,
+        round=round, kind="question_raised", message=f"Q{number} raised: {title} ({len(samples)} samples)", acting_user=acting_user,
         data={"question": question.pk, "samples": [s.pk for s in samples], "origin": origin},
     )
     return question
@@ -173,12 +173,12 @@ def _check_confidence(confidence) -> int | None:
 
 
 @transaction.atomic
-def save_answer_draft(*, question: DecisionQuestion, expert, option=None, text: str = "", comment: str = "", confidence=None) -> ExpertAnswer:
+def save_answer_draft(*, question: DecisionQuestion, acting_user, option=None, text: str = "", comment: str = "", confidence=None) -> ExpertAnswer:
     """Autosave while the expert types. A submitted answer is final and is not touched."""
     question = DecisionQuestion.objects.select_for_update().get(pk=question.pk)
     if question.status != QuestionStatus.OPEN:
         raise Conflict("this question is no longer open")
-    answer, _ = ExpertAnswer.objects.get_or_create(question=question, expert=expert)
+    answer, _ = ExpertAnswer.objects.get_or_create(question=question, expert=acting_user)
     if answer.is_submitted:
         raise Conflict("you have already submitted your answer to this question")
     answer.option = _option(question, option)
@@ -190,7 +190,7 @@ def save_answer_draft(*, question: DecisionQuestion, expert, option=None, text: 
 
 
 @transaction.atomic
-def submit_answer(*, question: DecisionQuestion, expert, option=None, text: str = "", comment: str = "", confidence=None) -> ExpertAnswer:
+def submit_answer(*, question: DecisionQuestion, acting_user, option=None, text: str = "", comment: str = "", confidence=None) -> ExpertAnswer:
     """Submit an expert's answer. Submitting the same answer again changes nothing (idempotent); a different
     answer after submitting is refused. When the question has the answers it needs it is decided if they
     agree, and goes to the admin or lead expert when they do not."""
@@ -202,34 +202,34 @@ def submit_answer(*, question: DecisionQuestion, expert, option=None, text: str 
     if question.origin == QuestionOrigin.GROUND_TRUTH and not option_obj:
         raise InvalidInput("a ground-truth question is answered with one of its options", field="option")
     confidence = _check_confidence(confidence)
-    existing = ExpertAnswer.objects.filter(question=question, expert=expert).first()
+    existing = ExpertAnswer.objects.filter(question=question, expert=acting_user).first()
     if existing and existing.is_submitted:
         if existing.option_id == (option_obj.pk if option_obj else None) and existing.text == text:
             return existing
         raise Conflict("you have already submitted a different answer to this question")
     if question.status != QuestionStatus.OPEN:
         raise Conflict("this question is no longer open")
-    answer = existing or ExpertAnswer(question=question, expert=expert)
+    answer = existing or ExpertAnswer(question=question, expert=acting_user)
     answer.option, answer.text, answer.comment, answer.confidence = option_obj, text, comment or "", confidence
     answer.submitted_at = timezone.now()
     answer.save()
     record_event(
-        question.round, "answer_submitted",
-        f"{expert} answered Q{question.number}: " + (f"option {option_obj.key}" if option_obj else f"own answer \u201c{text[:120]}\u201d"),
-        actor=expert, data={"question": question.pk, "answer": answer.pk, "confidence": confidence},
+        round=question.round, kind="answer_submitted",
+        message=f"{acting_user} answered Q{question.number}: " + (f"option {option_obj.key}" if option_obj else f"own answer \u201c{text[:120]}\u201d"),
+        acting_user=acting_user, data={"question": question.pk, "answer": answer.pk, "confidence": confidence},
     )
     submitted = list(question.answers.filter(submitted_at__isnull=False).select_related("option"))
     if len(submitted) >= question.required_experts:
         if len({a.choice_key for a in submitted}) == 1:
-            _decide(question, option=submitted[0].option, text=submitted[0].text, by=None if len(submitted) > 1 else expert)
+            _decide(question, option=submitted[0].option, text=submitted[0].text, by=None if len(submitted) > 1 else acting_user)
             if question.origin == QuestionOrigin.GROUND_TRUTH:
-                _apply_ground_truth_decision(question, user=expert)
+                _apply_ground_truth_decision(question, user=acting_user)
         else:
             question.status = QuestionStatus.DISPUTED
             question.save(update_fields=["status"])
             record_event(
-                question.round, "disputed",
-                f"Q{question.number}: the {len(submitted)} experts disagree; waiting for the admin or lead expert",
+                round=question.round, kind="disputed",
+                message=f"Q{question.number}: the {len(submitted)} experts disagree; waiting for the admin or lead expert",
                 data={"question": question.pk, "answers": [a.choice_key for a in submitted]},
             )
     return answer
@@ -245,13 +245,13 @@ def _decide(question: DecisionQuestion, *, option, text: str, by, note: str = ""
     question.save(update_fields=["status", "decided_option", "decided_text", "decided_by", "decided_at", "settlement_note"])
     who = f" by {by}" if by else " (the experts agree)"
     record_event(
-        question.round, "decided", f"Q{question.number} decided{who}: {question.decision_label}",
-        actor=by, data={"question": question.pk, "note": note},
+        round=question.round, kind="decided", message=f"Q{question.number} decided{who}: {question.decision_label}",
+        acting_user=by, data={"question": question.pk, "note": note},
     )
 
 
 @transaction.atomic
-def settle_question(*, question: DecisionQuestion, user, option=None, text: str = "", note: str = "") -> DecisionQuestion:
+def settle_question(*, question: DecisionQuestion, acting_user, option=None, text: str = "", note: str = "") -> DecisionQuestion:
     """The admin or the round's lead expert settles a disagreement."""
     question = DecisionQuestion.objects.select_for_update().get(pk=question.pk)
     if question.status != QuestionStatus.DISPUTED:
@@ -262,14 +262,14 @@ def settle_question(*, question: DecisionQuestion, user, option=None, text: str 
         raise InvalidInput("choose one option or write the decision (not both)", field="option")
     if question.origin == QuestionOrigin.GROUND_TRUTH and not option_obj:
         raise InvalidInput("a ground-truth question is settled with one of its options", field="option")
-    _decide(question, option=option_obj, text=text, by=user, note=note)
+    _decide(question, option=option_obj, text=text, by=acting_user, note=note)
     if question.origin == QuestionOrigin.GROUND_TRUTH:
-        _apply_ground_truth_decision(question, user=user)
+        _apply_ground_truth_decision(question, user=acting_user)
     return question
 
 
 @transaction.atomic
-def withdraw_question(*, question: DecisionQuestion, user, reason: str) -> DecisionQuestion:
+def withdraw_question(*, question: DecisionQuestion, acting_user, reason: str) -> DecisionQuestion:
     """An admin takes a question back (badly put, or nobody can answer it). Its samples stay undecided, so
     re-analysis and the next round see them again."""
     question = DecisionQuestion.objects.select_for_update().get(pk=question.pk)
@@ -280,7 +280,7 @@ def withdraw_question(*, question: DecisionQuestion, user, reason: str) -> Decis
     question.status = QuestionStatus.WITHDRAWN
     question.settlement_note = reason.strip()
     question.save(update_fields=["status", "settlement_note"])
-    record_event(question.round, "withdrawn", f"Q{question.number} withdrawn by {user}: {reason.strip()}", actor=user,
+    record_event(round=question.round, kind="withdrawn", message=f"Q{question.number} withdrawn by {acting_user}: {reason.strip()}", acting_user=acting_user,
                  data={"question": question.pk})
     return question
 
@@ -289,7 +289,7 @@ def withdraw_question(*, question: DecisionQuestion, user, reason: str) -> Decis
 
 
 @transaction.atomic
-def close_round(round: Round, *, user) -> Round:
+def close_round(*, round: Round, acting_user) -> Round:
     """Stop taking answers; every question must be decided (or withdrawn). Codification follows."""
     round = Round.objects.select_for_update().get(pk=round.pk)
     if round.status != RoundStatus.ANSWERING:
@@ -298,7 +298,7 @@ def close_round(round: Round, *, user) -> Round:
     if pending.exists():
         numbers = ", ".join(f"Q{q.number}" for q in pending)
         raise Conflict(f"{numbers} still wait for an answer or a settlement")
-    set_round_status(round, RoundStatus.CODIFYING, actor=user, message="Answers closed; codifying the decisions into rules")
+    set_round_status(round=round, status=RoundStatus.CODIFYING, acting_user=acting_user, message="Answers closed; codifying the decisions into rules")
     return round
 
 
@@ -313,7 +313,7 @@ def store_rule_draft(*, question: DecisionQuestion, change: str, rule_id: str, c
             "status": DraftStatus.DRAFTED, "reason": "", "agent_call_id": agent_call_id,
         },
     )
-    record_event(question.round, "rule_drafted", f"Rule {rule_id} drafted ({change}) from Q{question.number}",
+    record_event(round=question.round, kind="rule_drafted", message=f"Rule {rule_id} drafted ({change}) from Q{question.number}",
                  data={"question": question.pk, "draft": draft.pk})
     return draft
 
@@ -322,13 +322,13 @@ def mark_draft_needs_attention(*, question: DecisionQuestion, reason: str) -> Ru
     draft, _ = RuleDraft.objects.update_or_create(
         question=question, defaults={"status": DraftStatus.NEEDS_ATTENTION, "reason": reason}
     )
-    record_event(question.round, "needs_attention", f"Q{question.number}: rule drafting needs attention: {reason}",
+    record_event(round=question.round, kind="needs_attention", message=f"Q{question.number}: rule drafting needs attention: {reason}",
                  data={"question": question.pk})
     return draft
 
 
 @transaction.atomic
-def approve_draft(*, draft: RuleDraft, user, statement: str | None = None, category: str | None = None,
+def approve_draft(*, draft: RuleDraft, acting_user, statement: str | None = None, category: str | None = None,
                   rule_id: str | None = None, examples: list | None = None) -> RuleDraft:
     draft = RuleDraft.objects.select_for_update(of=("self",)).select_related("question__round").get(pk=draft.pk)
     if draft.status not in (DraftStatus.DRAFTED, DraftStatus.NEEDS_ATTENTION):
@@ -348,22 +348,22 @@ def approve_draft(*, draft: RuleDraft, user, statement: str | None = None, categ
         raise InvalidInput("each example needs an input and an expected output", field="examples")
     draft.edited = draft.edited or edited
     draft.status = DraftStatus.APPROVED
-    draft.approved_by, draft.approved_at = user, timezone.now()
+    draft.approved_by, draft.approved_at = acting_user, timezone.now()
     draft.save()
-    record_event(draft.question.round, "rule_approved",
-                 f"Rule {draft.rule_id} approved by {user}" + (" after editing" if edited else ""), actor=user,
+    record_event(round=draft.question.round, kind="rule_approved",
+                 message=f"Rule {draft.rule_id} approved by {acting_user}" + (" after editing" if edited else ""), acting_user=acting_user,
                  data={"draft": draft.pk, "question": draft.question_id})
     return draft
 
 
 @transaction.atomic
-def reject_draft(*, draft: RuleDraft, user, reason: str = "") -> RuleDraft:
+def reject_draft(*, draft: RuleDraft, acting_user, reason: str = "") -> RuleDraft:
     draft = RuleDraft.objects.select_for_update(of=("self",)).select_related("question__round").get(pk=draft.pk)
     draft.status, draft.reason = DraftStatus.REJECTED, reason
-    draft.approved_by, draft.approved_at = user, timezone.now()
+    draft.approved_by, draft.approved_at = acting_user, timezone.now()
     draft.save()
-    record_event(draft.question.round, "rule_rejected", f"Rule {draft.rule_id or '(draft)'} rejected by {user}: {reason}",
-                 actor=user, data={"draft": draft.pk})
+    record_event(round=draft.question.round, kind="rule_rejected", message=f"Rule {draft.rule_id or '(draft)'} rejected by {acting_user}: {reason}",
+                 acting_user=acting_user, data={"draft": draft.pk})
     return draft
 
 
@@ -395,7 +395,7 @@ def draft_rule_content(draft: RuleDraft) -> dict:
 
 
 @transaction.atomic
-def publish_round_version(round: Round, *, user):
+def publish_round_version(*, round: Round, acting_user):
     """Approved rules form the next rulebook version; the round closes and re-analysis starts on commit.
     Returns the new version, or None when no rule was approved (the round closes all the same)."""
     round = Round.objects.select_for_update().get(pk=round.pk)
@@ -412,7 +412,7 @@ def publish_round_version(round: Round, *, user):
     if not approved:
         # Nothing to add: the round closes without a new version (a copy of the old one would only be noise).
         Round.objects.filter(pk=round.pk).update(status=RoundStatus.CLOSED, closed_at=timezone.now())
-        record_event(round, "closed", "Round closed without a new version: no rule was approved", actor=user)
+        record_event(round=round, kind="closed", message="Round closed without a new version: no rule was approved", acting_user=acting_user)
         return None
     version = rulebooks.publish_version(
         round.rulebook,
@@ -420,15 +420,15 @@ def publish_round_version(round: Round, *, user):
         removals=[d.rule_id for d in approved if d.change == "retire"],
         notes=f"Round {round.number}: {len(approved)} rule(s) from {decided} decided question(s).",
         source=f"consultation round {round.number}",
-        user=user,
+        user=acting_user,
     )
     round.resulting_version = version
     round.status = RoundStatus.CLOSED
     round.closed_at = timezone.now()
     round.save(update_fields=["resulting_version", "status", "closed_at"])
-    record_event(round, "version_published", f"{version} published with {len(approved)} new or changed rule(s)",
-                 actor=user, data={"version": version.number})
-    _start_reanalysis(round, user=user)
+    record_event(round=round, kind="version_published", message=f"{version} published with {len(approved)} new or changed rule(s)",
+                 acting_user=acting_user, data={"version": version.number})
+    _start_reanalysis(round, user=acting_user)
     return version
 
 
@@ -442,12 +442,12 @@ def _start_reanalysis(round: Round, *, user=None):
     )
     ids = list(scope_samples(round.scope).values_list("pk", flat=True))
     undecided = {pk for pk, r in latest_results(ids, rulebook=round.rulebook).items() if r.action in (UNDECIDED, NEEDS_ATTENTION)}
-    record_event(round, "reanalysis", f"Re-analysis of {len(affected | undecided)} samples under {round.resulting_version} started", actor=user)
+    record_event(round=round, kind="reanalysis", message=f"Re-analysis of {len(affected | undecided)} samples under {round.resulting_version} started", acting_user=user)
     return start_job(
         kind=ANALYSIS_JOB, title=f"Re-analyse {round} under {round.resulting_version}",
         params={"round": round.pk, "version": round.resulting_version_id, "sample_ids": sorted(affected | undecided),
                 "raise_questions": False},
-        user=user,
+        acting_user=user,
     )
 
 
@@ -493,6 +493,6 @@ def _apply_ground_truth_decision(question: DecisionQuestion, *, user) -> None:
     accept = question.decided_option is not None and question.decided_option.key == GROUND_TRUTH_ACCEPT
     note = f"Decided through question G{question.number}" + (f": {question.settlement_note}" if question.settlement_note else "")
     try:
-        resolve_correction_by_expert(correction, user=user, accept=accept, note=note)
+        resolve_correction_by_expert(correction=correction, acting_user=user, accept=accept, note=note)
     except ValueError as exc:
         raise Conflict(str(exc)) from None

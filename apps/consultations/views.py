@@ -116,7 +116,7 @@ def question_autosave(request, pk: int):
     question = get_object_or_404(DecisionQuestion, pk=pk)
     _require(request.user, "consultations.answer", question)
     try:
-        services.save_answer_draft(question=question, expert=request.user, **_answer_fields(request))
+        services.save_answer_draft(question=question, acting_user=request.user, **_answer_fields(request))
     except ApplicationError as exc:
         return render(request, "consultations/_save_status.html", {"error": str(exc)}, status=exc.status)
     return render(request, "consultations/_save_status.html", {"saved_at": timezone.now()})
@@ -128,7 +128,7 @@ def question_submit(request, pk: int):
     question = get_object_or_404(DecisionQuestion, pk=pk)
     _require(request.user, "consultations.answer", question)
     try:
-        services.submit_answer(question=question, expert=request.user, **_answer_fields(request))
+        services.submit_answer(question=question, acting_user=request.user, **_answer_fields(request))
     except ApplicationError as exc:
         messages.error(request, str(exc))
         return redirect("consultations:question", pk=pk)
@@ -144,7 +144,7 @@ def question_settle(request, pk: int):
     _require(request.user, "consultations.settle", question)
     try:
         services.settle_question(
-            question=question, user=request.user, option=request.POST.get("option") or None,
+            question=question, acting_user=request.user, option=request.POST.get("option") or None,
             text=request.POST.get("text", ""), note=request.POST.get("note", ""),
         )
     except ApplicationError as exc:
@@ -160,7 +160,7 @@ def question_withdraw(request, pk: int):
     _require_admin(request.user)
     question = get_object_or_404(DecisionQuestion, pk=pk)
     try:
-        services.withdraw_question(question=question, user=request.user, reason=request.POST.get("reason", ""))
+        services.withdraw_question(question=question, acting_user=request.user, reason=request.POST.get("reason", ""))
     except ApplicationError as exc:
         messages.error(request, str(exc))
     return redirect("consultations:question", pk=pk)
@@ -173,7 +173,7 @@ def draft_detail(request, pk: int):
     if request.method == "POST":
         try:
             if request.POST.get("decision") == "reject":
-                services.reject_draft(draft=draft, user=request.user, reason=request.POST.get("reason", ""))
+                services.reject_draft(draft=draft, acting_user=request.user, reason=request.POST.get("reason", ""))
                 messages.success(request, "Draft rejected.")
             else:
                 examples = [
@@ -182,7 +182,7 @@ def draft_detail(request, pk: int):
                     if i.strip() or o.strip()
                 ]
                 services.approve_draft(
-                    draft=draft, user=request.user, statement=request.POST.get("statement", "").strip(),
+                    draft=draft, acting_user=request.user, statement=request.POST.get("statement", "").strip(),
                     category=request.POST.get("category", "").strip(), rule_id=request.POST.get("rule_id", "").strip(),
                     examples=examples,
                 )
@@ -272,7 +272,7 @@ def round_list(request):
         try:
             lead = User.objects.with_role(Role.EXPERT).filter(pk=request.POST.get("lead_expert") or None).first()
             round = services.create_round(
-                rulebook=rulebook, user=request.user, scope={"subsets": split("subsets"), "task_types": split("task_types")},
+                rulebook=rulebook, acting_user=request.user, scope={"subsets": split("subsets"), "task_types": split("task_types")},
                 max_questions=int(request.POST.get("max_questions") or 0) or None, lead_expert=lead,
             )
         except (ApplicationError, ValueError) as exc:
@@ -327,17 +327,17 @@ def round_action(request, pk: int, action: str):
     round = get_object_or_404(Round, pk=pk)
     try:
         if action == "analyse":
-            agent_steps.start_analysis(round, user=request.user)
+            agent_steps.start_analysis(round=round, acting_user=request.user)
         elif action == "questions":
-            agent_steps.start_question_writing(round, user=request.user)
+            agent_steps.start_question_writing(round=round, acting_user=request.user)
         elif action == "close":
-            agent_steps.close_round_and_codify(round, user=request.user)
+            agent_steps.close_round_and_codify(round=round, acting_user=request.user)
         elif action == "codify":
             if round.status != RoundStatus.CODIFYING:
                 raise Conflict("the round is not codifying")
-            agent_steps.start_codification(round, user=request.user)
+            agent_steps.start_codification(round=round, acting_user=request.user)
         elif action == "publish":
-            version = services.publish_round_version(round, user=request.user)
+            version = services.publish_round_version(round=round, acting_user=request.user)
             if version is None:
                 messages.success(request, "Round closed; no rule was approved, so the rulebook keeps its version.")
             else:

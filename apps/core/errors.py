@@ -30,6 +30,11 @@ class ApplicationError(Exception):
         """The refusal as lines for a list on a page or a job's result."""
         return [self.message]
 
+    @property
+    def count(self) -> int:
+        """How many problems the refusal stands for."""
+        return 1
+
 
 class NotFound(ApplicationError):
     status = 404
@@ -109,6 +114,10 @@ class FileRefused(ApplicationError):
 
     def lines(self) -> list[str]:
         return [str(p) for p in self.problems] + ([f"and {self.more} more"] if self.more else [])
+
+    @property
+    def count(self) -> int:
+        return len(self.problems) + self.more
 
     @property
     def file(self) -> str:

@@ -1,13 +1,14 @@
 from django.apps import AppConfig
 
 
+# The imports inside the methods wait for the app registry: this module loads before any model does.
 class JobsConfig(AppConfig):
     name = "apps.jobs"
     label = "jobs"
     verbose_name = "Background jobs"
 
     def ready(self):
-        from apps.jobs import rules  # noqa: F401
+        from apps.jobs import rules  # noqa: F401  (registers the permission rules)
 
     def nav_links(self, user):
         from django.urls import reverse

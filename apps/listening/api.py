@@ -37,7 +37,7 @@ class NextClipView(APIView):
     @extend_schema(request=None, responses={200: NextOut, 204: OpenApiResponse(description="nothing left")})
     def post(self, request, pk: int):
         test = get_object_or_404(ListeningTest.objects.select_related("pool"), pk=pk)
-        assignment = services.next_assignment(test=test, listener=request.user)
+        assignment = services.next_assignment(test=test, acting_user=request.user)
         if assignment is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         clip = Clip.objects.select_related("asset").get(work_item_id=assignment.item_id)
@@ -58,7 +58,7 @@ class PlaybackView(APIView):
     @extend_schema(request=None, responses={200: PlaybackOut, 409: OpenApiResponse(description="no lease")})
     def post(self, request, pk: int):
         clip = get_object_or_404(Clip, pk=pk)
-        services.report_playback(clip=clip, listener=request.user)
+        services.report_playback(clip=clip, acting_user=request.user)
         return Response({"clip": clip.pk, "playback_complete": True})
 
 
@@ -80,7 +80,7 @@ class RatingView(APIView):
         clip = get_object_or_404(Clip, pk=pk)
         data = RatingIn(data=request.data)
         data.is_valid(raise_exception=True)
-        rating, created = services.rate_clip(clip=clip, listener=request.user, score=data.validated_data["score"])
+        rating, created = services.rate_clip(clip=clip, acting_user=request.user, score=data.validated_data["score"])
         body = {"clip": clip.pk, "score": rating.score, "rated_at": rating.rated_at}
         return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 

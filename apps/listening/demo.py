@@ -92,15 +92,15 @@ def seed_listening_demo(stdout=None):
         user = User.objects.filter(username=username).first()
         if user is None:
             continue
-        services.record_consent(test=test, listener=user)
-        while (assignment := services.next_assignment(test=test, listener=user)) is not None:
+        services.record_consent(test=test, acting_user=user)
+        while (assignment := services.next_assignment(test=test, acting_user=user)) is not None:
             clip = test.clips.get(work_item_id=assignment.item_id)
             if clip.is_gold:
                 score = rng.randint(clip.gold_min, clip.gold_max)
             else:
                 score = max(1, min(5, round(quality[clip.pk] + rng.gauss(0, 0.45))))
-            services.report_playback(clip=clip, listener=user)
-            services.rate_clip(clip=clip, listener=user, score=score)
+            services.report_playback(clip=clip, acting_user=user)
+            services.rate_clip(clip=clip, acting_user=user, score=score)
     if stdout:
         stdout.write(f"listening: demo test {test.pk} with {test.clips.count()} clips")
     return test

@@ -38,7 +38,7 @@ def import_bundle(job, progress):
         with tempfile.TemporaryDirectory() as tmp, default_storage.open(bundle, "rb") as fh:
             manifest = unpack_bundle(fh, Path(tmp), label=label)
             test = import_listening_test(
-                name=job.params["name"], manifest=manifest, user=job.created_by, progress=progress
+                name=job.params["name"], manifest=manifest, acting_user=job.created_by, progress=progress
             )
     except ApplicationError as refused:
         Job.objects.filter(pk=job.pk).update(result={"errors": refused.lines()})

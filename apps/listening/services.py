@@ -41,7 +41,7 @@ from apps.queues.models import Assignment, WorkItem
 # --- import ---------------------------------------------------------------------------------------------
 
 
-def import_listening_test(*, name: str, manifest: Path, user=None, progress=None) -> ListeningTest:
+def import_listening_test(*, name: str, manifest: Path, acting_user=None, progress=None) -> ListeningTest:
     """Create a test from a CSV/JSONL manifest. Atomic: a bad row (reported with its line) stores nothing,
     audio files included. `progress` (a jobs Progress) hears of each stored clip and may cancel, which
     rolls everything back."""
@@ -58,7 +58,7 @@ def import_listening_test(*, name: str, manifest: Path, user=None, progress=None
             name=f"listening: {name}", kind="listening",
             required_per_item=settings.LISTENING_RATINGS_PER_CLIP, lease_seconds=settings.LISTENING_LEASE_SECONDS,
         )
-        test = ListeningTest.objects.create(name=name, pool=pool, created_by=user if user and user.pk else None)
+        test = ListeningTest.objects.create(name=name, pool=pool, created_by=acting_user if acting_user and acting_user.pk else None)
         items = queues.add_items(pool, len(regular))
         # Gold clips go to every listener once, mixed into their own random order; they take no K slots.
         items += queues.add_items(pool, len(gold), capacity=WorkItem.UNLIMITED) if gold else []
@@ -86,34 +86,34 @@ def import_listening_test(*, name: str, manifest: Path, user=None, progress=None
 # --- the listener's flow --------------------------------------------------------------------------------
 
 
-def record_consent(*, test: ListeningTest, listener) -> Consent:
-    consent, _ = Consent.objects.get_or_create(test=test, listener=listener)
+def record_consent(*, test: ListeningTest, acting_user) -> Consent:
+    consent, _ = Consent.objects.get_or_create(test=test, listener=acting_user)
     return consent
 
 
-def next_assignment(*, test: ListeningTest, listener, now: datetime | None = None) -> Assignment | None:
+def next_assignment(*, test: ListeningTest, acting_user, now: datetime | None = None) -> Assignment | None:
     """The listener's current clip (their live lease) or a newly leased one; None when nothing is left."""
-    return queues.claim_next(test.pool, listener, now=now)
+    return queues.claim_next(test.pool, acting_user, now=now)
 
 
 def _has_live_lease(clip: Clip, listener, now: datetime) -> bool:
     return Assignment.objects.live(now).filter(item_id=clip.work_item_id, worker=listener).exists()
 
 
-def report_playback(*, clip: Clip, listener, now: datetime | None = None) -> PlaybackEnd:
+def report_playback(*, clip: Clip, acting_user, now: datetime | None = None) -> PlaybackEnd:
     """The player says the clip played to its end. Only for a clip the listener holds a live lease on."""
     now = now or timezone.now()
-    if not _has_live_lease(clip, listener, now):
-        if Rating.objects.filter(clip=clip, listener=listener).exists():
+    if not _has_live_lease(clip, acting_user, now):
+        if Rating.objects.filter(clip=clip, listener=acting_user).exists():
             raise Conflict("You have already rated this clip.", code="already_rated")
         raise Conflict("This clip is not assigned to you (or your time for it ran out).", code="no_lease")
-    playback, created = PlaybackEnd.objects.get_or_create(clip=clip, listener=listener)
+    playback, created = PlaybackEnd.objects.get_or_create(clip=clip, listener=acting_user)
     if not created:
         PlaybackEnd.objects.filter(pk=playback.pk).update(plays=F("plays") + 1)
     return playback
 
 
-def rate_clip(*, clip: Clip, listener, score: int, now: datetime | None = None) -> tuple[Rating, bool]:
+def rate_clip(*, clip: Clip, acting_user, score: int, now: datetime | None = None) -> tuple[Rating, bool]:
     """Store the listener's score for the clip; returns (rating, created).
 
     Idempotent: the same score again returns the stored rating (created False); a different second score is
@@ -126,20 +126,20 @@ def rate_clip(*, clip: Clip, listener, score: int, now: datetime | None = None) 
         with transaction.atomic():
             # Lock the item first so two copies of one submission line up; the second then sees the first.
             WorkItem.objects.select_for_update().filter(pk=clip.work_item_id).first()
-            existing = Rating.objects.filter(clip=clip, listener=listener).first()
+            existing = Rating.objects.filter(clip=clip, listener=acting_user).first()
             if existing is not None:
                 if existing.score == score:
                     return existing, False
                 raise Conflict(f"You already rated this clip {existing.score}; a rating cannot be changed.", code="score_conflict")
-            if not PlaybackEnd.objects.filter(clip=clip, listener=listener).exists():
+            if not PlaybackEnd.objects.filter(clip=clip, listener=acting_user).exists():
                 raise Conflict("Listen to the clip to its end before rating it.", code="playback_not_reported")
-            assignment = queues.lease_for_submission(clip.work_item, listener, now=now)  # or a queue Conflict
-            rating = Rating.objects.create(clip=clip, listener=listener, score=score, rated_at=now)
+            assignment = queues.lease_for_submission(clip.work_item, acting_user, now=now)  # or a queue Conflict
+            rating = Rating.objects.create(clip=clip, listener=acting_user, score=score, rated_at=now)
             queues.mark_submitted(assignment, now=now)
             return rating, True
     except IntegrityError:
         # The unique (clip, listener) constraint caught a concurrent duplicate: answer as the first did.
-        existing = Rating.objects.get(clip=clip, listener=listener)
+        existing = Rating.objects.get(clip=clip, listener=acting_user)
         if existing.score == score:
             return existing, False
         raise Conflict("You already rated this clip; a rating cannot be changed.", code="score_conflict") from None
@@ -148,10 +148,10 @@ def rate_clip(*, clip: Clip, listener, score: int, now: datetime | None = None) 
 # --- admin actions --------------------------------------------------------------------------------------
 
 
-def exclude_listener(*, test: ListeningTest, listener, by, reason: str = "") -> None:
+def exclude_listener(*, test: ListeningTest, listener, acting_user, reason: str = "") -> None:
     """Take a listener out of the test: no more clips; their ratings stay in the raw export but leave the
     clean set, and their slots are handed out again so every clip still reaches K valid ratings."""
-    queues.exclude_worker(test.pool, listener, by=by, reason=reason)
+    queues.exclude_worker(test.pool, listener, by=acting_user, reason=reason)
 
 
 def pseudonym_for(listener) -> str:
@@ -232,7 +232,7 @@ class PredictionRow(RowModel):
 
 
 def upload_predictions(*, test: ListeningTest, content: str, filename: str = "predictions.csv",
-                       name: str = "", user=None) -> list[Predictor]:
+                       name: str = "", acting_user=None) -> list[Predictor]:
     """Store predictions from a CSV with columns clip_id, score (and optionally predictor, for several
     predictors in one file; otherwise `name` names the one predictor). A predictor uploaded again is
     replaced. Every bad row is reported with its line number; nothing is stored unless all rows are good."""
@@ -251,7 +251,7 @@ def upload_predictions(*, test: ListeningTest, content: str, filename: str = "pr
     with transaction.atomic():
         for predictor_name, scores in values.items():
             predictor, _ = Predictor.objects.update_or_create(
-                test=test, name=predictor_name[:100], defaults={"uploaded_by": user if user and user.pk else None}
+                test=test, name=predictor_name[:100], defaults={"uploaded_by": acting_user if acting_user and acting_user.pk else None}
             )
             predictor.predictions.all().delete()
             Prediction.objects.bulk_create(

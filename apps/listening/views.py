@@ -61,7 +61,7 @@ def start(request, pk):
         if request.POST.get("agree") != "yes":
             messages.error(request, "Please confirm that you have read the instructions.")
         else:
-            services.record_consent(test=test, listener=request.user)
+            services.record_consent(test=test, acting_user=request.user)
             return redirect("listening:rate", pk=test.pk)
     agreed = Consent.objects.filter(test=test, listener=request.user).exists()
     return render(request, "listening/start.html", {"test": test, "agreed": agreed, "scale": ACR_SCALE})
@@ -75,7 +75,7 @@ def rate(request, pk):
     if not Consent.objects.filter(test=test, listener=request.user).exists():
         return redirect("listening:start", pk=test.pk)
     done = selectors.rated_by(test, request.user)
-    assignment = services.next_assignment(test=test, listener=request.user)
+    assignment = services.next_assignment(test=test, acting_user=request.user)
     if assignment is None:
         return render(request, "listening/done.html", {"test": test, "done": done})
     clip = Clip.objects.select_related("asset").get(work_item_id=assignment.item_id)
@@ -95,7 +95,7 @@ def submit_rating(request, pk, clip_pk):
     clip = get_object_or_404(Clip, pk=clip_pk, test=test)
     try:
         score = int(request.POST.get("score", ""))
-        services.rate_clip(clip=clip, listener=request.user, score=score)
+        services.rate_clip(clip=clip, acting_user=request.user, score=score)
     except (ValueError, TypeError, InvalidInput):
         messages.error(request, "Choose a score from 1 to 5.")
     except Conflict as refused:
@@ -128,7 +128,7 @@ def import_test(request):
         else:
             stored = default_storage.save(f"{BUNDLE_FOLDER}/{uuid.uuid4().hex}.zip", upload)
             job = start_job(
-                kind="listening.import", title=f"Import listening test {name!r}", user=request.user,
+                kind="listening.import", title=f"Import listening test {name!r}", acting_user=request.user,
                 params={"bundle": stored, "name": name, "label": upload.name},
             )
             return redirect("listening:import_status", job_pk=job.pk)
@@ -171,7 +171,7 @@ def exclude(request, pk, user_pk):
     _require(request, "listening.manage")
     test = _test(pk)
     listener = get_object_or_404(User, pk=user_pk)
-    services.exclude_listener(test=test, listener=listener, by=request.user, reason=request.POST.get("reason", "")[:500])
+    services.exclude_listener(test=test, listener=listener, acting_user=request.user, reason=request.POST.get("reason", "")[:500])
     messages.success(request, f"{listener.username} is excluded from {test.name}; their slots are open again.")
     return redirect("listening:dashboard", pk=test.pk)
 
@@ -218,7 +218,7 @@ def upload_predictions(request, pk):
     try:
         content = upload.read().decode("utf-8")
         stored = services.upload_predictions(
-            test=test, content=content, filename=upload.name, name=form.cleaned_data["name"], user=request.user
+            test=test, content=content, filename=upload.name, name=form.cleaned_data["name"], acting_user=request.user
         )
     except UnicodeDecodeError:
         messages.error(request, f"{upload.name}: not UTF-8 text")

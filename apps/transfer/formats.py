@@ -6,23 +6,21 @@ subset `reference` (sd-qa, mmsu, openbookqa, bbh), `id` (bbh, mmsu), `key`, `ins
 alpaca_eval `instruction/output`, llama_questions `Questions/Answer`, web_questions `question/answers`,
 trivia_qa `question/answer_normalized_aliases`.
 
-Each parser yields ParsedRow or raises RowError naming the line; apps.transfer.services.import_benchmark
-collects every error and writes nothing when there is one."""
+Each family of subsets has its row model on the one reader (apps.core.tabular); parse_file returns the rows
+and every problem named by file, line and column, and apps.transfer.services.import_benchmark writes
+nothing when there is one."""
 
 import ast
-import csv
-import io
 import json
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import ConfigDict, Field, field_validator, model_validator
+
+from apps.core.errors import FileProblem, InvalidInput
+from apps.core.tabular import RowModel, parse_table
 from apps.transfer.models import TaskType
-
-
-class RowError(ValueError):
-    pass
 
 
 @dataclass
@@ -37,33 +35,158 @@ class ParsedRow:
     raw: dict = field(default_factory=dict)
 
 
+# --- row models: one per family of subsets ---------------------------------------------------------------
+class SourceRow(RowModel):
+    """Every column is kept in the stored raw record; `question`, `answer` and `aliases` say which columns
+    a subset's question and answer are."""
+
+    model_config = ConfigDict(str_strip_whitespace=True, coerce_numbers_to_str=True, extra="allow")
+    _raw: dict
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_the_record(cls, data, handler):
+        row = handler(data)
+        row._raw = _jsonable(data)
+        return row
+
+    def question(self) -> str:
+        raise NotImplementedError
+
+    def answer(self) -> tuple[str, list[str]]:
+        return "", []
+
+
+class VoiceBenchRow(SourceRow):  # alpacaeval, commoneval, wildvoice, advbench
+    prompt: str
+    id: str = ""
+    key: str = ""
+
+    def question(self) -> str:
+        return self.prompt
+
+
+class VoiceBenchReferenceRow(VoiceBenchRow):  # sd-qa, mmsu, openbookqa, bbh
+    reference: str
+
+    def answer(self) -> tuple[str, list[str]]:
+        return self.reference, []
+
+
+class IfevalRow(VoiceBenchRow):
+    key: str
+    instruction_id_list: list
+    kwargs: list
+
+
+class OpenAudioBenchRow(SourceRow):
+    audio_filename: str
+
+
+class AlpacaEvalRow(OpenAudioBenchRow):
+    instruction: str
+    output: str
+
+    def question(self) -> str:
+        return self.instruction
+
+    def answer(self) -> tuple[str, list[str]]:
+        return self.output, []
+
+
+class LlamaQuestionsRow(OpenAudioBenchRow):
+    model_config = ConfigDict(str_strip_whitespace=True, coerce_numbers_to_str=True, extra="allow", populate_by_name=True)
+    questions: str = Field(alias="Questions")
+    answer_text: str = Field(alias="Answer")
+
+    def question(self) -> str:
+        return self.questions
+
+    def answer(self) -> tuple[str, list[str]]:
+        return self.answer_text, []
+
+
+def _listed(value) -> list[str]:
+    """A list column: a real list (JSONL, Parquet) or its printed form in a CSV cell ("['a', 'b']")."""
+    if isinstance(value, list | tuple):
+        items = list(value)
+    elif str(value).strip().startswith("["):
+        text = str(value).strip()
+        try:
+            items = json.loads(text)
+        except ValueError:
+            try:
+                items = ast.literal_eval(text)
+            except (ValueError, SyntaxError):
+                raise ValueError(f"cannot read the list {text[:80]!r}") from None
+        if not isinstance(items, list):
+            raise ValueError(f"expected a list, got {text[:80]!r}")
+    else:
+        items = [value]
+    aliases: list[str] = []
+    for item in items:
+        text = _text(item)
+        if text and text not in aliases:
+            aliases.append(text)
+    if not aliases:
+        raise ValueError("the list is empty")
+    return aliases
+
+
+class _AliasesRow(OpenAudioBenchRow):
+    question_text: str
+    aliases: list[str]
+    answer_first: str = Field("", alias="answer")
+
+    @field_validator("aliases", mode="before")
+    @classmethod
+    def _parse_aliases(cls, value) -> list[str]:
+        return _listed(value)
+
+    def question(self) -> str:
+        return self.question_text
+
+    def answer(self) -> tuple[str, list[str]]:
+        answer = self.answer_first or self.aliases[0]
+        return answer, [a for a in self.aliases if a != answer]
+
+
+class WebQuestionsRow(_AliasesRow):
+    model_config = ConfigDict(str_strip_whitespace=True, coerce_numbers_to_str=True, extra="allow", populate_by_name=True)
+    question_text: str = Field(alias="question")
+    aliases: list[str] = Field(alias="answers")
+
+
+class TriviaQaRow(_AliasesRow):
+    model_config = ConfigDict(str_strip_whitespace=True, coerce_numbers_to_str=True, extra="allow", populate_by_name=True)
+    question_text: str = Field(alias="question")
+    aliases: list[str] = Field(alias="answer_normalized_aliases")
+
+
 @dataclass(frozen=True)
 class SubsetSpec:
     task_type: str | None  # None: decided per row (BBH mixes binary, multiple-choice and short answers)
-    question: str
-    answer: str | None = None
-    answer_is_list: bool = False
-    required: tuple[str, ...] = ()
+    row: type[SourceRow]
 
 
 VOICEBENCH_SUBSETS = {
-    "alpacaeval": SubsetSpec(TaskType.OPEN_ENDED, "prompt"),
-    "alpacaeval_full": SubsetSpec(TaskType.OPEN_ENDED, "prompt"),
-    "commoneval": SubsetSpec(TaskType.OPEN_ENDED, "prompt"),
-    "wildvoice": SubsetSpec(TaskType.OPEN_ENDED, "prompt"),
-    "sd-qa": SubsetSpec(TaskType.SHORT_ANSWER, "prompt", "reference"),
-    "mmsu": SubsetSpec(TaskType.MULTIPLE_CHOICE, "prompt", "reference"),
-    "openbookqa": SubsetSpec(TaskType.MULTIPLE_CHOICE, "prompt", "reference"),
-    "bbh": SubsetSpec(None, "prompt", "reference"),
-    "ifeval": SubsetSpec(TaskType.INSTRUCTION_FOLLOWING, "prompt", required=("key", "instruction_id_list", "kwargs")),
-    "advbench": SubsetSpec(TaskType.SAFETY, "prompt"),
+    "alpacaeval": SubsetSpec(TaskType.OPEN_ENDED, VoiceBenchRow),
+    "alpacaeval_full": SubsetSpec(TaskType.OPEN_ENDED, VoiceBenchRow),
+    "commoneval": SubsetSpec(TaskType.OPEN_ENDED, VoiceBenchRow),
+    "wildvoice": SubsetSpec(TaskType.OPEN_ENDED, VoiceBenchRow),
+    "sd-qa": SubsetSpec(TaskType.SHORT_ANSWER, VoiceBenchReferenceRow),
+    "mmsu": SubsetSpec(TaskType.MULTIPLE_CHOICE, VoiceBenchReferenceRow),
+    "openbookqa": SubsetSpec(TaskType.MULTIPLE_CHOICE, VoiceBenchReferenceRow),
+    "bbh": SubsetSpec(None, VoiceBenchReferenceRow),
+    "ifeval": SubsetSpec(TaskType.INSTRUCTION_FOLLOWING, IfevalRow),
+    "advbench": SubsetSpec(TaskType.SAFETY, VoiceBenchRow),
 }
 
 OPENAUDIOBENCH_SUBSETS = {
-    "alpaca_eval": SubsetSpec(TaskType.OPEN_ENDED, "instruction", "output"),
-    "llama_questions": SubsetSpec(TaskType.SHORT_ANSWER, "Questions", "Answer"),
-    "web_questions": SubsetSpec(TaskType.SHORT_ANSWER, "question", "answers", answer_is_list=True),
-    "trivia_qa": SubsetSpec(TaskType.SHORT_ANSWER, "question", "answer_normalized_aliases", answer_is_list=True),
+    "alpaca_eval": SubsetSpec(TaskType.OPEN_ENDED, AlpacaEvalRow),
+    "llama_questions": SubsetSpec(TaskType.SHORT_ANSWER, LlamaQuestionsRow),
+    "web_questions": SubsetSpec(TaskType.SHORT_ANSWER, WebQuestionsRow),
+    "trivia_qa": SubsetSpec(TaskType.SHORT_ANSWER, TriviaQaRow),
 }
 
 _BINARY = {"true", "false", "yes", "no", "valid", "invalid"}
@@ -78,7 +201,7 @@ def subset_spec(fmt: str, subset: str) -> SubsetSpec:
     for name in sorted(table, key=len, reverse=True):
         if re.fullmatch(rf"{re.escape(name)}[-_].+", subset):
             return table[name]
-    raise RowError(f"unknown {fmt} subset {subset!r}; known subsets: {', '.join(table)}")
+    raise InvalidInput(f"unknown {fmt} subset {subset!r}; known subsets: {', '.join(table)}", field="subset")
 
 
 def bbh_task_type(reference: str) -> str:
@@ -98,36 +221,6 @@ def _text(value) -> str:
     return str(value).strip()
 
 
-def _aliases(value, where: str) -> list[str]:
-    """A list column: a real list (JSONL, Parquet) or its printed form in a CSV cell ("['a', 'b']")."""
-    if isinstance(value, list | tuple):
-        items = list(value)
-    elif hasattr(value, "tolist"):
-        items = value.tolist()
-    else:
-        text = _text(value)
-        if not text:
-            return []
-        if text.startswith("["):
-            try:
-                items = json.loads(text)
-            except ValueError:
-                try:
-                    items = ast.literal_eval(text)
-                except (ValueError, SyntaxError):
-                    raise RowError(f"{where}: cannot read the list {text[:80]!r}") from None
-            if not isinstance(items, list):
-                raise RowError(f"{where}: expected a list, got {text[:80]!r}")
-        else:
-            items = [text]
-    aliases: list[str] = []
-    for item in items:
-        value = _text(item)
-        if value and value not in aliases:
-            aliases.append(value)
-    return aliases
-
-
 def _jsonable(record: dict) -> dict:
     """The raw record, JSON-safe. Audio bytes are not kept here (the audio is re-synthesised later)."""
     out = {}
@@ -145,116 +238,31 @@ def _jsonable(record: dict) -> dict:
     return json.loads(json.dumps(out, default=str))
 
 
-def build_row(fmt: str, spec: SubsetSpec, subset: str, record: dict, line: int, index: int, where: str) -> ParsedRow:
-    missing = [c for c in (spec.question, spec.answer, *spec.required) if c and c not in record]
-    if missing:
-        raise RowError(f"{where}: missing column {', '.join(repr(m) for m in missing)}")
-    question = _text(record[spec.question])
-    if not question:
-        raise RowError(f"{where}: {spec.question!r} is empty")
-    answer, aliases = "", []
-    if spec.answer:
-        if spec.answer_is_list:
-            aliases = _aliases(record[spec.answer], f"{where} {spec.answer!r}")
-            answer = _text(record.get("answer")) or (aliases[0] if aliases else "")
-            aliases = [a for a in aliases if a != answer]
-        else:
-            answer = _text(record[spec.answer])
-        if not answer:
-            raise RowError(f"{where}: {spec.answer!r} is empty")
-    task_type = spec.task_type or bbh_task_type(answer)
-    if fmt == "voicebench":
-        source_id = _text(record.get("id")) or _text(record.get("key")) or f"{subset}-{index:05d}"
-        audio = ""
-    else:
-        audio = _text(record.get("audio_filename"))
-        if not audio:
-            raise RowError(f"{where}: 'audio_filename' is missing or empty")
-        source_id = audio
-    if spec.required:
-        for column in spec.required:
-            if record.get(column) is None or (isinstance(record[column], str) and not record[column].strip()):
-                raise RowError(f"{where}: {column!r} is empty")
-    return ParsedRow(
-        line=line, source_id=source_id, task_type=task_type, transcription=question, answer=answer,
-        aliases=aliases, audio_filename=audio, raw=_jsonable(record),
-    )
-
-
-def read_records(fmt: str, path: Path, data: bytes | None = None) -> Iterator[tuple[int, str, dict | RowError]]:
-    """(line or row number, how to name it, record or the error reading it)."""
-    name = path.name
-    suffix = path.suffix.lower()
-    if fmt == "voicebench" and suffix == ".parquet":
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        try:
-            source = pq.ParquetFile(io.BytesIO(data) if data is not None else path)
-            # The audio column (often most of the file) is not read: the audio is re-synthesised later.
-            columns = [column for column in source.schema_arrow.names if column != "audio"]
-            table = source.read(columns=columns)
-        except (pa.ArrowException, OSError) as exc:
-            raise RowError(f"{name}: not a readable Parquet file ({exc})") from None
-        for number, record in enumerate(table.to_pylist(), start=1):
-            yield number, f"{name} row {number}", record
-        return
-    raw = data if data is not None else path.read_bytes()
-    if fmt == "voicebench":
-        try:
-            text = raw.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise RowError(f"{name}: not UTF-8 text ({exc})") from None
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError as exc:
-                yield number, f"{name} line {number}", RowError(f"{name} line {number}: not valid JSON ({exc.args[0]})")
-                continue
-            if not isinstance(record, dict):
-                yield number, f"{name} line {number}", RowError(f"{name} line {number}: expected a JSON object")
-                continue
-            yield number, f"{name} line {number}", record
-    else:
-        try:
-            text = raw.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise RowError(f"{name}: not UTF-8 text ({exc})") from None
-        reader = csv.DictReader(io.StringIO(text, newline=""))
-        if not reader.fieldnames:
-            raise RowError(f"{name}: the CSV has no header row")
-        start = 2
-        for record in reader:
-            number = start  # the line the row starts on (a quoted cell may span lines)
-            start = reader.line_num + 1
-            if None in record:
-                yield number, f"{name} line {number}", RowError(f"{name} line {number}: more cells than header columns")
-                continue
-            yield number, f"{name} line {number}", record
-
-
-def parse_file(fmt: str, subset: str, path: Path, data: bytes | None = None) -> tuple[list[ParsedRow], list[str]]:
-    """All rows and all errors (each naming file and line)."""
+def parse_file(fmt: str, subset: str, path: Path, data: bytes | None = None) -> tuple[list[ParsedRow], list[FileProblem]]:
+    """All rows and all problems (each naming file, line or row, and column). VoiceBench comes as JSONL or
+    Parquet (its audio column is never read: the audio is re-synthesised later), OpenAudioBench as CSV."""
     spec = subset_spec(fmt, subset)
+    name = path.name
+    kind = ("parquet" if path.suffix.lower() == ".parquet" else "jsonl") if fmt == "voicebench" else "csv"
+    parsed, problems = parse_table(
+        data if data is not None else path, spec.row, name=name, format=kind, exclude_columns={"audio"},
+    )
     rows: list[ParsedRow] = []
-    errors: list[str] = []
     seen: dict[str, int] = {}
-    for index, (number, where, record) in enumerate(read_records(fmt, path, data)):
-        if isinstance(record, RowError):
-            errors.append(str(record))
+    for index, (line, row) in enumerate(parsed):
+        answer, aliases = row.answer()
+        if fmt == "voicebench":
+            source_id = row.id or row.key or f"{subset}-{index:05d}"
+        else:
+            source_id = row.audio_filename
+        if source_id in seen:
+            problems.append(FileProblem(file=name, line=line, unit="row" if kind == "parquet" else "line",
+                                        reason=f"id {source_id!r} repeats line {seen[source_id]}"))
             continue
-        try:
-            row = build_row(fmt, spec, subset, record, number, index, where)
-        except RowError as exc:
-            errors.append(str(exc))
-            continue
-        if row.source_id in seen:
-            errors.append(f"{where}: id {row.source_id!r} repeats line {seen[row.source_id]}")
-            continue
-        seen[row.source_id] = number
-        rows.append(row)
-    if not rows and not errors:
-        errors.append(f"{path.name}: no rows")
-    return rows, errors
+        seen[source_id] = line
+        rows.append(ParsedRow(
+            line=line, source_id=source_id, task_type=spec.task_type or bbh_task_type(answer),
+            transcription=row.question(), answer=answer, aliases=aliases,
+            audio_filename=getattr(row, "audio_filename", ""), raw=row._raw,
+        ))
+    return rows, problems

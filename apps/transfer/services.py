@@ -1,7 +1,6 @@
 """Writes of the transfer app: importing source benchmarks, and the ground-truth correction stage."""
 
 import logging
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +16,8 @@ from apps.agents.services import (
     require_configured,
     require_distinct_models,
 )
+from apps.core.errors import Conflict, FileProblem
+from apps.core.tabular import refuse
 from apps.jobs.models import JobStatus
 from apps.jobs.services import results_in_parallel, start_job
 from apps.transfer import formats, selectors
@@ -41,16 +42,6 @@ log = logging.getLogger(__name__)
 MAX_REPORTED_ERRORS = 50
 
 
-class ImportRejected(Exception):
-    """The file was not imported; `errors` name each bad row by file and line."""
-
-    def __init__(self, errors: list[str]):
-        self.errors = errors
-        shown = errors[:MAX_REPORTED_ERRORS]
-        more = f"\n... and {len(errors) - len(shown)} more" if len(errors) > len(shown) else ""
-        super().__init__("\n".join(shown) + more)
-
-
 @dataclass
 class ImportResult:
     benchmark: SourceBenchmark
@@ -65,15 +56,12 @@ def import_benchmark(*, fmt: str, subset: str, path: Path, data: bytes | None = 
     Importing the same file again changes nothing; a row whose id exists with a different record is an error
     (the imported answer is never overwritten)."""
     fmt = SourceFormat(fmt)
-    try:
-        rows, errors = formats.parse_file(fmt, subset, Path(path), data)
-    except formats.RowError as exc:
-        raise ImportRejected([str(exc)]) from None
+    rows, problems = formats.parse_file(fmt, subset, Path(path), data)
     name = benchmark or fmt.value
     with transaction.atomic():
         bench, _ = SourceBenchmark.objects.get_or_create(name=name, defaults={"format": fmt})
         if bench.format != fmt:
-            raise ImportRejected([f"benchmark {name!r} holds {bench.format} data, not {fmt.value}"])
+            raise Conflict(f"benchmark {name!r} holds {bench.format} data, not {fmt.value}", code="other_format")
         existing = {
             s.source_id: s for s in SourceSample.objects.filter(benchmark=bench, subset=subset, source_id__in=[r.source_id for r in rows])
         }
@@ -89,17 +77,13 @@ def import_benchmark(*, fmt: str, subset: str, path: Path, data: bytes | None = 
             elif (old.transcription, old.answer, old.aliases) == (row.transcription, row.answer, row.aliases):
                 unchanged += 1
             else:
-                errors.append(f"{Path(path).name} line {row.line}: sample {row.source_id!r} was imported before "
-                              "with a different question or answer; the imported answer is never overwritten")
-        if errors:
-            raise ImportRejected(sorted(errors, key=_line_of))
+                problems.append(FileProblem(
+                    file=Path(path).name, line=row.line, reason=f"sample {row.source_id!r} was imported before with "
+                    "a different question or answer; the imported answer is never overwritten",
+                ))
+        refuse(problems, limit=MAX_REPORTED_ERRORS)
         SourceSample.objects.bulk_create(new, batch_size=500)
     return ImportResult(benchmark=bench, subset=subset, created=len(new), unchanged=unchanged)
-
-
-def _line_of(error: str) -> int:
-    match = re.search(r" (?:line|row) (\d+)", error)
-    return int(match.group(1)) if match else 0
 
 
 # --- ground-truth correction -------------------------------------------------------------------------------
@@ -115,7 +99,7 @@ def check_ground_truth_ready() -> None:
 
 def start_ground_truth_review(
     *, benchmark: str, subset: str = "", limit: int | None = None, on_unresolved: str = UnresolvedPolicy.EXCLUDE,
-    budget_usd: float | None = None, user=None,
+    budget_usd: float | None = None, acting_user=None,
 ) -> ReviewRun:
     check_ground_truth_ready()
     bench = SourceBenchmark.objects.filter(name=benchmark).first()
@@ -133,10 +117,10 @@ def start_ground_truth_review(
     with transaction.atomic():
         run.reviewer_model = ":".join(agent_config(REVIEWER))
         run.meta_reviewer_model = ":".join(agent_config(META_REVIEWER))
-        run.created_by = user if user is not None and user.pk else None
+        run.created_by = acting_user if acting_user is not None and acting_user.pk else None
         run.save()
         params["run_id"] = run.pk
-        job = start_job(kind="transfer.ground_truth_review", title=str(run), params=params, user=user)
+        job = start_job(kind="transfer.ground_truth_review", title=str(run), params=params, acting_user=acting_user)
         run.job = job
         run.save(update_fields=["job"])
     return run
@@ -278,7 +262,7 @@ def retry_needing_attention(*, benchmark: SourceBenchmark) -> int:
 
 
 
-def overturn_correction(correction: Correction, *, user, to_status: str, note: str) -> CorrectionDecision:
+def overturn_correction(*, correction: Correction, acting_user, to_status: str, note: str) -> CorrectionDecision:
     """An admin's decision over the agents' (confirm a rejected correction, or reject a confirmed one).
     Recorded with the admin's name; the agents' outputs stay as they were."""
     to_status = CorrectionStatus(to_status)
@@ -286,16 +270,16 @@ def overturn_correction(correction: Correction, *, user, to_status: str, note: s
         raise ValueError("an admin can set a correction to confirmed or rejected")
     if not note.strip():
         raise ValueError("say why you overturn the agents' decision")
-    return _decide(correction, user=user, decided_as="admin", to_status=to_status, note=note)
+    return _decide(correction, user=acting_user, decided_as="admin", to_status=to_status, note=note)
 
 
-def resolve_correction_by_expert(correction: Correction, *, user, accept: bool, note: str = "") -> CorrectionDecision:
+def resolve_correction_by_expert(*, correction: Correction, acting_user, accept: bool, note: str = "") -> CorrectionDecision:
     """An expert's answer to a correction sent to them: accept applies it, otherwise the sample is excluded.
     (The consultations app's expert inbox calls this.)"""
     if correction.status != CorrectionStatus.NEEDS_EXPERT:
         raise ValueError(f"this correction is {correction.get_status_display().lower()}, not waiting for an expert")
     to_status = CorrectionStatus.CONFIRMED if accept else CorrectionStatus.REJECTED
-    return _decide(correction, user=user, decided_as="expert", to_status=to_status, note=note)
+    return _decide(correction, user=acting_user, decided_as="expert", to_status=to_status, note=note)
 
 
 def _decide(correction: Correction, *, user, decided_as: str, to_status: str, note: str) -> CorrectionDecision:

@@ -7,6 +7,7 @@ from django.views.decorators.http import require_POST
 
 from apps.agents import selectors as agent_selectors
 from apps.agents.services import AgentError
+from apps.core.errors import ApplicationError
 from apps.transfer import selectors, services
 from apps.transfer.forms import ImportForm, OverturnForm, StartReviewForm
 from apps.transfer.models import Correction, CorrectionStatus, ReviewRun, SourceBenchmark
@@ -37,11 +38,9 @@ def import_upload(request):
                 fmt=form.cleaned_data["format"], subset=form.cleaned_data["subset"].strip(),
                 path=Path(upload.name), data=upload.read(), benchmark=form.cleaned_data["benchmark"] or None,
             )
-        except services.ImportRejected as exc:
-            errors = exc.errors[: services.MAX_REPORTED_ERRORS]
-            more = len(exc.errors) - len(errors)
-            messages.error(request, f"Nothing was imported from {upload.name}: {len(exc.errors)} problem(s)"
-                                    + (f", first {len(errors)} shown" if more > 0 else "") + ".")
+        except ApplicationError as exc:
+            errors = exc.lines()
+            messages.error(request, f"Nothing was imported from {upload.name}: {exc.count} problem(s).")
         else:
             messages.success(request, f"{result.benchmark.name}/{result.subset}: {result.created} samples imported, "
                                       f"{result.unchanged} already there.")
@@ -60,7 +59,7 @@ def ground_truth(request):
             services.start_ground_truth_review(
                 benchmark=data["benchmark"].name, subset=data["subset"].strip(), limit=data["limit"],
                 on_unresolved=data["on_unresolved"],
-                budget_usd=float(data["budget_usd"]) if data["budget_usd"] is not None else None, user=request.user,
+                budget_usd=float(data["budget_usd"]) if data["budget_usd"] is not None else None, acting_user=request.user,
             )
         except (AgentError, ValueError) as exc:
             messages.error(request, f"The stage did not start: {exc}")
@@ -115,7 +114,7 @@ def overturn(request, pk: int):
         messages.error(request, "Choose confirm or reject and say why.")
     else:
         try:
-            services.overturn_correction(correction, user=request.user, to_status=form.cleaned_data["to_status"],
+            services.overturn_correction(correction=correction, acting_user=request.user, to_status=form.cleaned_data["to_status"],
                                          note=form.cleaned_data["note"])
         except ValueError as exc:
             messages.error(request, str(exc))

@@ -20,7 +20,7 @@ class NextView(APIView):
     @extend_schema(request=None, responses={200: dict, 204: None})
     def post(self, request, pk):
         project = get_object_or_404(VerificationProject, pk=pk)
-        item = services.next_item(project, request.user)
+        item = services.next_item(project=project, acting_user=request.user)
         if item is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         return Response(selectors.item_for_reviewer(item, request.user))
@@ -43,7 +43,7 @@ class ReviewView(APIView):
         data.is_valid(raise_exception=True)
         v = data.validated_data
         review, created = services.submit_review(
-            item, request.user, decision=v["decision"], reasons=v["reasons"], comment=v["comment"],
+            item=item, acting_user=request.user, decision=v["decision"], reasons=v["reasons"], comment=v["comment"],
             seconds=v["seconds_spent"],
         )
         # Compact on purpose: the reviewer's own review and whether the item is settled (GET the item for more).

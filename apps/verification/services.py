@@ -38,7 +38,7 @@ REVIEWERS_PER_ITEM = 3  # the paper's three trained annotators
 # ---- projects and imports ---------------------------------------------------------------------------------
 
 
-def create_project(*, name: str, settle_on_first_rejection: bool = False, description: str = "", by=None,
+def create_project(*, name: str, settle_on_first_rejection: bool = False, description: str = "", acting_user=None,
                    lease_seconds: int | None = None) -> VerificationProject:
     with transaction.atomic():
         pool = queues.create_pool(
@@ -47,11 +47,11 @@ def create_project(*, name: str, settle_on_first_rejection: bool = False, descri
         )
         return VerificationProject.objects.create(
             name=name, description=description, pool=pool, settle_on_first_rejection=settle_on_first_rejection,
-            created_by=by if by and by.pk else None,
+            created_by=acting_user if acting_user and acting_user.pk else None,
         )
 
 
-def import_items(*, project_name: str, file_path: Path, media_dir: Path, by=None,
+def import_items(*, project_name: str, file_path: Path, media_dir: Path, acting_user=None,
                  settle_on_first_rejection: bool | None = None, display_name: str | None = None) -> ItemImport:
     """Import an HPSU file into the named project (created when new). All or nothing: every problem is
     collected first and raised together as FileRefused, naming each record's file, line and field."""
@@ -83,14 +83,14 @@ def import_items(*, project_name: str, file_path: Path, media_dir: Path, by=None
     with atomic_import():
         if project is None:
             project = create_project(
-                name=project_name, by=by, settle_on_first_rejection=bool(settle_on_first_rejection)
+                name=project_name, acting_user=acting_user, settle_on_first_rejection=bool(settle_on_first_rejection)
             )
         elif settle_on_first_rejection is not None:
             project.settle_on_first_rejection = settle_on_first_rejection
             project.save(update_fields=["settle_on_first_rejection"])
         batch = ItemImport.objects.create(
             project=project, file_name=name, file_sha256=hashlib.sha256(raw).hexdigest(), media_dir=str(media_dir),
-            item_count=len(parsed), imported_by=by if by and by.pk else None,
+            item_count=len(parsed), imported_by=acting_user if acting_user and acting_user.pk else None,
         )
         assets = {rel: import_audio_file(path, name=rel)[0] for rel, path in audio_files.items()}
         work_items = queues.add_items(project.pool, len(parsed))
@@ -119,9 +119,9 @@ def import_items(*, project_name: str, file_path: Path, media_dir: Path, by=None
 # ---- reviewing --------------------------------------------------------------------------------------------
 
 
-def next_item(project: VerificationProject, annotator) -> VerificationItem | None:
+def next_item(*, project: VerificationProject, acting_user) -> VerificationItem | None:
     """The annotator's current item (their live lease) or the next one in their own order; None when done."""
-    assignment = queues.claim_next(project.pool, annotator)
+    assignment = queues.claim_next(project.pool, acting_user)
     if assignment is None:
         return None
     return VerificationItem.objects.select_related("audio").get(work_item_id=assignment.item_id)
@@ -145,7 +145,7 @@ def clean_review(decision: str, reasons, comment: str) -> tuple[str, list[str], 
     return decision, reasons, comment
 
 
-def submit_review(item: VerificationItem, annotator, *, decision: str, reasons=None, comment: str = "",
+def submit_review(*, item: VerificationItem, acting_user, decision: str, reasons=None, comment: str = "",
                   seconds: float | None = None) -> tuple[Review, bool]:
     """Store the annotator's decision on the item, or change it while the item is unsettled. Returns
     (review, created). The same decision sent twice stores one review and one history entry. Settles the
@@ -155,7 +155,7 @@ def submit_review(item: VerificationItem, annotator, *, decision: str, reasons=N
     with transaction.atomic():
         try:
             # Locks the item's WorkItem row: submissions and settlement of one item are serialised.
-            assignment = queues.lease_for_submission(item.work_item, annotator, now=now)
+            assignment = queues.lease_for_submission(item.work_item, acting_user, now=now)
         except queues.NoLease as exc:
             raise Forbidden(f"You were not given item {item.external_id}; ask for the next item.", code=exc.code) from None
         except queues.ItemClosed:
@@ -166,12 +166,12 @@ def submit_review(item: VerificationItem, annotator, *, decision: str, reasons=N
         if seconds is None or seconds < 0:
             seconds = max(0.0, min((now - assignment.leased_at).total_seconds(), item.project.pool.lease_seconds))
         seconds = float(min(seconds, 24 * 3600))
-        review = Review.objects.filter(item=item, annotator=annotator).first()
+        review = Review.objects.filter(item=item, annotator=acting_user).first()
         created = review is None
         if created:
-            review = Review.objects.create(item=item, annotator=annotator, decision=decision, reasons=reasons,
+            review = Review.objects.create(item=item, annotator=acting_user, decision=decision, reasons=reasons,
                                            comment=comment, seconds_spent=seconds)
-            ReviewEvent.objects.create(item=item, annotator=annotator, kind="submitted", decision=decision,
+            ReviewEvent.objects.create(item=item, annotator=acting_user, kind="submitted", decision=decision,
                                        reasons=reasons, comment=comment, seconds=seconds)
             queues.mark_submitted(assignment, now=now)
         elif (review.decision, review.reasons, review.comment) != (decision, reasons, comment):
@@ -179,7 +179,7 @@ def submit_review(item: VerificationItem, annotator, *, decision: str, reasons=N
             review.seconds_spent += seconds
             review.changes += 1
             review.save()
-            ReviewEvent.objects.create(item=item, annotator=annotator, kind="changed", decision=decision,
+            ReviewEvent.objects.create(item=item, annotator=acting_user, kind="changed", decision=decision,
                                        reasons=reasons, comment=comment, seconds=seconds)
         _settle(item, now)
     return review, created
@@ -203,7 +203,7 @@ def _settle(item: VerificationItem, now) -> None:
         queues.close_item(item.work_item)
 
 
-def set_settle_on_first_rejection(project: VerificationProject, value: bool) -> int:
+def set_settle_on_first_rejection(*, project: VerificationProject, value: bool) -> int:
     """Change the project's setting. Turning it on settles at once every pending item that already has a
     rejection (and closes it in the queue); returns how many were settled."""
     project.settle_on_first_rejection = value
@@ -222,9 +222,9 @@ def set_settle_on_first_rejection(project: VerificationProject, value: bool) -> 
     return settled
 
 
-def skip_item(item: VerificationItem, annotator) -> None:
+def skip_item(*, item: VerificationItem, acting_user) -> None:
     """Give an item back unreviewed: its slot goes to someone else, and the annotator will not get it again."""
-    assignment = Assignment.objects.filter(item_id=item.work_item_id, worker=annotator, status=AssignmentStatus.LEASED).first()
+    assignment = Assignment.objects.filter(item_id=item.work_item_id, worker=acting_user, status=AssignmentStatus.LEASED).first()
     if assignment:
         queues.release(assignment)
 
@@ -256,7 +256,7 @@ def stratified_sample(items: list[VerificationItem], size: int, rng: random.Rand
     return chosen
 
 
-def create_baseline(project: VerificationProject, *, name: str, size: int = 300, by=None, seed: int | None = None) -> BaselineSession:
+def create_baseline(*, project: VerificationProject, name: str, size: int = 300, acting_user=None, seed: int | None = None) -> BaselineSession:
     if size < 1:
         raise ValueError("the sample needs at least one item")
     accepted = list(project.items.filter(status=ItemStatus.ACCEPTED).order_by("position"))
@@ -266,7 +266,7 @@ def create_baseline(project: VerificationProject, *, name: str, size: int = 300,
     sample = stratified_sample(accepted, size, random.Random(seed))
     with transaction.atomic():
         session = BaselineSession.objects.create(project=project, name=name, requested_size=size, seed=seed,
-                                                 created_by=by if by and by.pk else None)
+                                                 created_by=acting_user if acting_user and acting_user.pk else None)
         BaselineItem.objects.bulk_create(
             [BaselineItem(session=session, item=item, position=i) for i, item in enumerate(sample, start=1)]
         )
@@ -280,7 +280,7 @@ def baseline_option_order(session: BaselineSession, item: VerificationItem, anno
     return options
 
 
-def answer_baseline(session: BaselineSession, item: VerificationItem, annotator, *, chosen: list[str],
+def answer_baseline(*, session: BaselineSession, item: VerificationItem, acting_user, chosen: list[str],
                     seconds: float = 0) -> BaselineAnswer:
     """Store an annotator's blind answer. Idempotent: a second answer to the same item keeps the first."""
     if not BaselineItem.objects.filter(session=session, item=item).exists():
@@ -294,8 +294,8 @@ def answer_baseline(session: BaselineSession, item: VerificationItem, annotator,
     if item.format != "multiple" and len(chosen) != 1:
         raise InvalidInput("this question takes exactly one answer", field="chosen")
     answer, _ = BaselineAnswer.objects.get_or_create(
-        session=session, item=item, annotator=annotator,
-        defaults={"prediction": ",".join(chosen), "option_order": baseline_option_order(session, item, annotator),
+        session=session, item=item, annotator=acting_user,
+        defaults={"prediction": ",".join(chosen), "option_order": baseline_option_order(session, item, acting_user),
                   "seconds_spent": max(0.0, float(seconds or 0))},
     )
     return answer
@@ -304,11 +304,11 @@ def answer_baseline(session: BaselineSession, item: VerificationItem, annotator,
 # ---- scoring runs ------------------------------------------------------------------------------------------
 
 
-def score_predictions_file(project: VerificationProject, *, name: str, path: Path, by=None) -> ScoringRun:
+def score_predictions_file(*, project: VerificationProject, name: str, path: Path, acting_user=None) -> ScoringRun:
     from apps.verification import scoring
 
     predictions = scoring.read_predictions(Path(path))
     items = list(project.items.filter(status=ItemStatus.ACCEPTED))
     report = scoring.score(items, predictions)
     return ScoringRun.objects.create(project=project, name=name, file_name=Path(path).name, report=report,
-                                     created_by=by if by and by.pk else None)
+                                     created_by=acting_user if acting_user and acting_user.pk else None)

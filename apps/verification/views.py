@@ -54,7 +54,7 @@ def review(request, pk):
     project = get_object_or_404(VerificationProject, pk=pk)
     if not can(request.user, "verification.review", project):
         raise PermissionDenied
-    item = services.next_item(project, request.user)
+    item = services.next_item(project=project, acting_user=request.user)
     context = {"project": project, "reason_keys": REASON_KEYS}
     if item is not None:
         context["item"] = selectors.item_for_reviewer(item, request.user)
@@ -76,7 +76,7 @@ def submit(request, pk):
     else:
         try:
             _, created = services.submit_review(
-                item, request.user, decision=form.cleaned_data["decision"], reasons=form.cleaned_data["reasons"],
+                item=item, acting_user=request.user, decision=form.cleaned_data["decision"], reasons=form.cleaned_data["reasons"],
                 comment=form.cleaned_data["comment"], seconds=form.cleaned_data["seconds_spent"],
             )
             verb = "Saved" if created else "Changed"
@@ -94,7 +94,7 @@ def submit(request, pk):
 @require_POST
 def skip(request, pk):
     item = get_object_or_404(VerificationItem, pk=pk)
-    services.skip_item(item, request.user)
+    services.skip_item(item=item, acting_user=request.user)
     messages.info(request, f"Skipped {item.external_id}; it goes to someone else.")
     return redirect("verification:review", pk=item.project_id)
 
@@ -133,7 +133,7 @@ def dashboard(request, pk):
     if request.method == "POST":
         form = SettingsForm(request.POST)
         if form.is_valid():
-            settled = services.set_settle_on_first_rejection(project, form.cleaned_data["settle_on_first_rejection"])
+            settled = services.set_settle_on_first_rejection(project=project, value=form.cleaned_data["settle_on_first_rejection"])
             messages.success(request, f"Setting saved; {settled} pending item{'s' if settled != 1 else ''} with a rejection settled now.")
         return redirect("verification:dashboard", pk=pk)
     return render(request, "verification/dashboard.html", {
@@ -193,7 +193,7 @@ def _import_upload(form, user):
         media.mkdir()
         extract_zip(form.cleaned_data["media"], media, name=form.cleaned_data["media"].name)
         return services.import_items(
-            project_name=form.cleaned_data["name"], file_path=items_file, media_dir=media, by=user,
+            project_name=form.cleaned_data["name"], file_path=items_file, media_dir=media, acting_user=user,
             settle_on_first_rejection=form.cleaned_data["settle_on_first_rejection"],
             display_name=form.cleaned_data["file"].name,
         )
@@ -216,7 +216,7 @@ def create_baseline(request, pk):
     form = BaselineForm(request.POST)
     if form.is_valid():
         try:
-            session = services.create_baseline(project, name=form.cleaned_data["name"], size=form.cleaned_data["size"], by=request.user)
+            session = services.create_baseline(project=project, name=form.cleaned_data["name"], size=form.cleaned_data["size"], acting_user=request.user)
             messages.success(request, f"Baseline drawn: {session.sample.count()} items.")
             return redirect("verification:baseline", pk=session.pk)
         except ValueError as exc:
@@ -238,7 +238,7 @@ def score_predictions(request, pk):
             path = Path(tmp) / Path(upload.name).name
             path.write_bytes(upload.read())
             try:
-                run = services.score_predictions_file(project, name=form.cleaned_data["name"], path=path, by=request.user)
+                run = services.score_predictions_file(project=project, name=form.cleaned_data["name"], path=path, acting_user=request.user)
                 messages.success(request, f"Scored {run.name}: overall {run.report['overall']} %.")
             except (ApplicationError, UnicodeDecodeError) as exc:
                 messages.error(request, f"Not scored: {exc}")
@@ -276,7 +276,7 @@ def baseline_answer(request, pk, item_pk):
         raise PermissionDenied
     item = get_object_or_404(VerificationItem, pk=item_pk)
     try:
-        services.answer_baseline(session, item, request.user, chosen=request.POST.getlist("choice"),
+        services.answer_baseline(session=session, item=item, acting_user=request.user, chosen=request.POST.getlist("choice"),
                                  seconds=float(request.POST.get("seconds_spent") or 0))
     except (ApplicationError, ValueError) as exc:
         messages.error(request, f"Not saved: {exc}")

@@ -171,7 +171,7 @@ def test_without_a_key_nothing_is_sent_and_the_error_says_so(fake_llm, monkeypat
 
 
 def test_role_assignments_override_the_settings_default(fake_llm, admin):
-    set_role_assignment(role="reviewer", provider="anthropic", model="claude-haiku-4-5", user=admin)
+    set_role_assignment(role="reviewer", provider="anthropic", model="claude-haiku-4-5", acting_user=admin)
     fake_llm.reply({"ok": True, "echo": "sori"})
     assert agent_config("reviewer") == ("anthropic", "claude-haiku-4-5")
     assert ask().call.model == "claude-haiku-4-5"

@@ -76,8 +76,8 @@ def make_question(rulebooks, samples, admin):
 
     def make(*, required_experts: int = 1, lead_expert=None, round=None):
         if round is None:
-            round = services.create_round(rulebook=rulebooks["ko-hypertranslation"], user=admin, lead_expert=lead_expert)
-            services.set_round_status(round, RoundStatus.ANSWERING)
+            round = services.create_round(rulebook=rulebooks["ko-hypertranslation"], acting_user=admin, lead_expert=lead_expert)
+            services.set_round_status(round=round, status=RoundStatus.ANSWERING)
         return services.create_question(
             round=round, title="Time-sensitive answers", decision_needed="What to do with answers that change?",
             options=[{"key": "A", "label": "Keep", "effect": "kept"}, {"key": "B", "label": "Add a year", "effect": "rewritten"},

@@ -50,7 +50,7 @@ def test_the_round_limit_on_questions_is_enforced(make_question, rulebooks, sett
 
 
 def test_a_question_needs_two_to_four_options_and_a_known_recommendation(rulebooks, admin):
-    round = services.create_round(rulebook=rulebooks["ko-hypertranslation"], user=admin)
+    round = services.create_round(rulebook=rulebooks["ko-hypertranslation"], acting_user=admin)
     one = [{"key": "A", "label": "only", "effect": "x"}]
     with pytest.raises(InvalidInput, match="two to four"):
         services.create_question(round=round, title="t", decision_needed="d", options=one)
@@ -63,13 +63,13 @@ def test_an_admin_withdraws_a_question_nobody_can_answer_and_the_round_can_close
     question = make_question()
     assert client_for(expert).post(f"/consultations/questions/{question.pk}/withdraw/", {"reason": "x"}).status_code == 403
     with pytest.raises(Conflict, match="Q1 still wait"):
-        services.close_round(question.round, user=admin)
+        services.close_round(round=question.round, acting_user=admin)
     client_for(admin).post(f"/consultations/questions/{question.pk}/withdraw/", {"reason": "badly put"})
     question.refresh_from_db()
     assert question.status == "withdrawn" and question.settlement_note == "badly put"
-    assert services.close_round(question.round, user=admin).status == "codifying"
+    assert services.close_round(round=question.round, acting_user=admin).status == "codifying"
     assert question.round.events.filter(kind="withdrawn").exists()
     # Nothing was decided, so no rule: the round closes and the rulebook keeps version 1.
-    assert services.publish_round_version(question.round, user=admin) is None
+    assert services.publish_round_version(round=question.round, acting_user=admin) is None
     question.round.refresh_from_db()
     assert question.round.status == "closed" and question.round.rulebook.latest_version().number == 1

@@ -15,8 +15,8 @@ pytestmark = pytest.mark.django_db
 def _two_decided_questions(make_question, expert):
     first = make_question()
     second = make_question(round=first.round)
-    services.submit_answer(question=first, expert=expert, option="B")
-    services.submit_answer(question=second, expert=expert, option="C")
+    services.submit_answer(question=first, acting_user=expert, option="B")
+    services.submit_answer(question=second, acting_user=expert, option="C")
     return first, second
 
 
@@ -31,7 +31,7 @@ def test_a_draft_the_agent_cannot_write_needs_attention_and_an_admin_writes_the_
     fake_llm.reply_when(lambda b: "You are the analyst" in str(b),
                         {"action": "undecided", "cited_rule_ids": [], "reason": "still open"})
     with django_capture_on_commit_callbacks(execute=True):
-        agent_steps.close_round_and_codify(first.round, user=admin)
+        agent_steps.close_round_and_codify(round=first.round, acting_user=admin)
     good, stuck = RuleDraft.objects.get(question=first), RuleDraft.objects.get(question=second)
     assert good.status == DraftStatus.DRAFTED
     assert stuck.status == DraftStatus.NEEDS_ATTENTION and "invalid" in stuck.reason
@@ -41,8 +41,8 @@ def test_a_draft_the_agent_cannot_write_needs_attention_and_an_admin_writes_the_
     outsider = make_user("olga_other", "expert")
     assert client_for(outsider).get(f"/consultations/drafts/{good.pk}/").status_code == 403
     with pytest.raises(Conflict, match="wait for approval"):
-        services.publish_round_version(first.round, user=admin)
-    services.approve_draft(draft=good, user=expert)
+        services.publish_round_version(round=first.round, acting_user=admin)
+    services.approve_draft(draft=good, acting_user=expert)
     response = client_for(admin).post(f"/consultations/drafts/{stuck.pk}/", {
         "decision": "approve", "rule_id": "ht-delete-stale", "category": "deletion",
         "statement": "Delete samples whose answer cannot be dated.",
@@ -53,7 +53,7 @@ def test_a_draft_the_agent_cannot_write_needs_attention_and_an_admin_writes_the_
     assert stuck.status == DraftStatus.APPROVED and stuck.edited and stuck.examples == [
         {"input": "Who is the current champion?", "output": "(deleted)"}]
     with django_capture_on_commit_callbacks(execute=True):
-        v2 = services.publish_round_version(first.round, user=admin)
+        v2 = services.publish_round_version(round=first.round, acting_user=admin)
     assert {"ht-year", "ht-delete-stale"} <= set(v2.rules.values_list("rule_id", flat=True))
     assert v2.rules.get(rule_id="ht-delete-stale").provenance["approved_by"] == admin.username
 
@@ -66,11 +66,11 @@ def test_a_rejected_draft_stays_out_of_the_next_version(fake_llm, make_question,
     fake_llm.reply_when(lambda b: "You are the analyst" in str(b),
                         {"action": "undecided", "cited_rule_ids": [], "reason": "still open"})
     with django_capture_on_commit_callbacks(execute=True):
-        agent_steps.close_round_and_codify(first.round, user=admin)
-    services.approve_draft(draft=RuleDraft.objects.get(question=first), user=expert)
-    services.reject_draft(draft=RuleDraft.objects.get(question=second), user=expert, reason="duplicate of Q1")
+        agent_steps.close_round_and_codify(round=first.round, acting_user=admin)
+    services.approve_draft(draft=RuleDraft.objects.get(question=first), acting_user=expert)
+    services.reject_draft(draft=RuleDraft.objects.get(question=second), acting_user=expert, reason="duplicate of Q1")
     with django_capture_on_commit_callbacks(execute=True):
-        v2 = services.publish_round_version(first.round, user=admin)
+        v2 = services.publish_round_version(round=first.round, acting_user=admin)
     aliases = v2.rules.get(rule_id="ht-aliases")
     assert aliases.statement == "Reconstruct Korean aliases, with the year."
     assert aliases.provenance["question"] == first.number  # amended by Q1, not by the rejected Q2

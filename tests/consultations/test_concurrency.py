@@ -18,7 +18,7 @@ def test_two_experts_racing_for_a_one_expert_question_decide_it_once(make_questi
 
     def answer(expert, key):
         try:
-            services.submit_answer(question=question, expert=expert, option=key)
+            services.submit_answer(question=question, acting_user=expert, option=key)
             outcomes.append("ok")
         except ApplicationError as exc:
             outcomes.append(str(exc))
@@ -36,11 +36,11 @@ def test_two_experts_racing_for_a_one_expert_question_decide_it_once(make_questi
 @pytest.mark.django_db
 def test_an_approver_cannot_give_a_rule_a_malformed_id(make_question, expert, admin):
     question = make_question()
-    services.submit_answer(question=question, expert=expert, option="B")
+    services.submit_answer(question=question, acting_user=expert, option="B")
     from apps.consultations.models import Round, RoundStatus
 
     Round.objects.filter(pk=question.round_id).update(status=RoundStatus.CODIFYING)
     draft = services.store_rule_draft(question=question, change="add", rule_id="ht-year", category="time",
                                       statement="Add the year.", examples=[], scope={})
     with pytest.raises(InvalidInput, match="lower-case letters"):
-        services.approve_draft(draft=draft, user=admin, rule_id="Has Spaces")
+        services.approve_draft(draft=draft, acting_user=admin, rule_id="Has Spaces")

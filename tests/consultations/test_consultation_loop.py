@@ -81,8 +81,8 @@ def test_the_whole_loop_from_analysis_to_a_settled_version_two(fake_llm, ruleboo
     script_first_pass(fake_llm, samples)
 
     # 1-2. Analysis as a job, then questions from the undecided samples.
-    round = services.create_round(rulebook=book, user=admin, max_questions=3)
-    job = agent_steps.start_analysis(round, user=admin)
+    round = services.create_round(rulebook=book, acting_user=admin, max_questions=3)
+    job = agent_steps.start_analysis(round=round, acting_user=admin)
     job.refresh_from_db()
     assert job.status == JobStatus.SUCCEEDED, job.error
     assert job.done == job.total == 4
@@ -128,7 +128,7 @@ def test_the_whole_loop_from_analysis_to_a_settled_version_two(fake_llm, ruleboo
 
     # 4. Closing the round codifies the decision; the expert approves the drafted rule in the browser.
     script_codification_and_second_pass(fake_llm, samples)
-    agent_steps.close_round_and_codify(round, user=admin)
+    agent_steps.close_round_and_codify(round=round, acting_user=admin)
     rule_draft = RuleDraft.objects.get(question=question)
     assert rule_draft.status == DraftStatus.DRAFTED and rule_draft.rule_id == "ht-time-sensitive"
     page.goto(f"{live_server.url}/consultations/drafts/{rule_draft.pk}/")
@@ -140,7 +140,7 @@ def test_the_whole_loop_from_analysis_to_a_settled_version_two(fake_llm, ruleboo
     assert rule_draft.status == DraftStatus.APPROVED and rule_draft.edited and rule_draft.approved_by == expert
 
     # Version 2 holds the rule with its provenance; re-analysis settles the two samples.
-    v2 = services.publish_round_version(round, user=admin)
+    v2 = services.publish_round_version(round=round, acting_user=admin)
     assert v2.number == 2
     rule = v2.rules.get(rule_id="ht-time-sensitive")
     assert rule.statement.endswith("(연도).")
@@ -186,12 +186,12 @@ def test_the_whole_loop_from_analysis_to_a_settled_version_two(fake_llm, ruleboo
 
 def test_a_failed_analysis_job_resumes_where_it_stopped(fake_llm, rulebooks, samples, admin, django_capture_on_commit_callbacks):
     mc, wq1, wq2, ifeval = samples
-    round = services.create_round(rulebook=rulebooks["ko-hypertranslation"], user=admin, scope={"subsets": ["web_questions"]})
+    round = services.create_round(rulebook=rulebooks["ko-hypertranslation"], acting_user=admin, scope={"subsets": ["web_questions"]})
     fake_llm.reply_when(lambda b: is_analysis(b, containing=wq1.transcription),
                         {"action": "undecided", "cited_rule_ids": [], "reason": "time-sensitive"})
     fake_llm.fail(status=400)  # the provider refuses the request for the second sample: the job stops
     with django_capture_on_commit_callbacks(execute=True):
-        job = agent_steps.start_analysis(round, user=admin)
+        job = agent_steps.start_analysis(round=round, acting_user=admin)
     job.refresh_from_db()
     assert job.status == JobStatus.FAILED and job.done == 1
     assert list(AnalysisResult.objects.values_list("sample_id", flat=True)) == [wq1.pk]
@@ -219,14 +219,14 @@ def test_a_failed_analysis_job_resumes_where_it_stopped(fake_llm, rulebooks, sam
 
 def test_an_invented_rule_id_is_sent_back_and_a_second_failure_needs_attention(fake_llm, rulebooks, samples, admin, django_capture_on_commit_callbacks):
     mc, wq1, wq2, ifeval = samples
-    round = services.create_round(rulebook=rulebooks["ko-hypertranslation"], user=admin, scope={"subsets": ["mmsu", "ifeval"]})
+    round = services.create_round(rulebook=rulebooks["ko-hypertranslation"], acting_user=admin, scope={"subsets": ["mmsu", "ifeval"]})
     # The retry carries the validation error; for the multiple-choice sample the model then corrects itself.
     fake_llm.reply_when(lambda b: is_analysis(b, containing="cooled magma") and "Your answer was rejected" in str(b),
                         {"action": "direct_translation", "cited_rule_ids": ["ht-mc-labels"], "reason": ""})
     fake_llm.reply_when(lambda b: is_analysis(b),
                         {"action": "format_conversion", "cited_rule_ids": ["ht-invented"], "reason": ""})
     with django_capture_on_commit_callbacks(execute=True):
-        job = agent_steps.start_analysis(round, user=admin)
+        job = agent_steps.start_analysis(round=round, acting_user=admin)
     job.refresh_from_db()
     assert job.status == JobStatus.SUCCEEDED, job.error
     assert AnalysisResult.objects.get(sample=mc).cited_rule_ids == ["ht-mc-labels"]

@@ -14,20 +14,20 @@ def test_two_experts_who_disagree_send_the_question_to_the_lead_expert(make_ques
     first, second = make_user("ex1", "expert"), make_user("ex2", "expert")
     question = make_question(required_experts=2, lead_expert=lead)
 
-    services.submit_answer(question=question, expert=first, option="B", comment="a year fixes it", confidence=4)
+    services.submit_answer(question=question, acting_user=first, option="B", comment="a year fixes it", confidence=4)
     question.refresh_from_db()
     assert question.status == QuestionStatus.OPEN
     # Independent answers: the second expert does not see the first one's answer while the question is open.
     page = client_for(second).get(f"/consultations/questions/{question.pk}/").content.decode()
     assert "a year fixes it" not in page
 
-    services.submit_answer(question=question, expert=second, option="C", confidence=3)
+    services.submit_answer(question=question, acting_user=second, option="C", confidence=3)
     question.refresh_from_db()
     assert question.status == QuestionStatus.DISPUTED and question.decided_option is None
     # Once disputed, the experts see each other's answers, and no third answer is taken.
     assert "a year fixes it" in client_for(second).get(f"/consultations/questions/{question.pk}/").content.decode()
     with pytest.raises(Conflict, match="no longer open"):
-        services.submit_answer(question=question, expert=lead, option="A")
+        services.submit_answer(question=question, acting_user=lead, option="A")
 
     # An expert who is not the round's lead may not settle it; the lead may.
     assert client_for(first).post(f"/consultations/questions/{question.pk}/settle/", {"option": "B"}).status_code == 403
@@ -46,11 +46,11 @@ def test_two_experts_who_disagree_send_the_question_to_the_lead_expert(make_ques
 def test_the_admin_settles_with_own_wording(make_question, make_user, admin):
     first, second = make_user("ex1", "expert"), make_user("ex2", "expert")
     question = make_question(required_experts=2)
-    services.submit_answer(question=question, expert=first, option="A")
-    services.submit_answer(question=question, expert=second, text="Keep it, but only with the year in the aliases")
+    services.submit_answer(question=question, acting_user=first, option="A")
+    services.submit_answer(question=question, acting_user=second, text="Keep it, but only with the year in the aliases")
     question.refresh_from_db()
     assert question.status == QuestionStatus.DISPUTED
-    services.settle_question(question=question, user=admin, text="Add the year to the question")
+    services.settle_question(question=question, acting_user=admin, text="Add the year to the question")
     question.refresh_from_db()
     assert question.decision_label == "Add the year to the question" and question.decided_by == admin
 
@@ -58,8 +58,8 @@ def test_the_admin_settles_with_own_wording(make_question, make_user, admin):
 def test_two_experts_who_agree_decide_the_question(make_question, make_user):
     first, second = make_user("ex1", "expert"), make_user("ex2", "expert")
     question = make_question(required_experts=2)
-    services.submit_answer(question=question, expert=first, option="B")
-    services.submit_answer(question=question, expert=second, option="B", comment="same")
+    services.submit_answer(question=question, acting_user=first, option="B")
+    services.submit_answer(question=question, acting_user=second, option="B", comment="same")
     question.refresh_from_db()
     assert question.status == QuestionStatus.DECIDED and question.decided_option.key == "B"
     assert question.decided_by is None  # the experts agreed; nobody had to settle
@@ -67,9 +67,9 @@ def test_two_experts_who_agree_decide_the_question(make_question, make_user):
 
 def test_a_submitted_answer_is_final_but_resubmitting_it_is_harmless(make_question, expert):
     question = make_question(required_experts=2)
-    first = services.submit_answer(question=question, expert=expert, option="A")
-    assert services.submit_answer(question=question, expert=expert, option="A").pk == first.pk
+    first = services.submit_answer(question=question, acting_user=expert, option="A")
+    assert services.submit_answer(question=question, acting_user=expert, option="A").pk == first.pk
     with pytest.raises(Conflict, match="already submitted a different answer"):
-        services.submit_answer(question=question, expert=expert, option="C")
+        services.submit_answer(question=question, acting_user=expert, option="C")
     with pytest.raises(Conflict, match="already submitted"):
-        services.save_answer_draft(question=question, expert=expert, option="C")
+        services.save_answer_draft(question=question, acting_user=expert, option="C")

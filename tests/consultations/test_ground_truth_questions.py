@@ -42,6 +42,21 @@ def test_a_correction_sent_to_an_expert_is_in_the_inbox_before_anyone_opens_a_pa
     assert question.correction == correction_for_expert and correction_for_expert.expert_question == question
 
 
+def test_pages_only_read_opening_them_raises_no_question(samples, expert, admin, client_for, api_client):
+    """A correction left waiting without its question (as only a write outside transfer's could leave it)
+    stays so: no GET path writes."""
+    sample = samples[1]
+    run = ReviewRun.objects.create(benchmark=sample.benchmark, on_unresolved=UnresolvedPolicy.EXPERT)
+    review = GroundTruthReview.objects.create(sample=sample, run=run, outcome=ReviewOutcome.CORRECTION_PROPOSED)
+    Correction.objects.create(review=review, sample=sample, kind="unanswerable", reviewer_rationale="x",
+                              status=CorrectionStatus.NEEDS_EXPERT)
+    for user, url in [(expert, "/"), (expert, "/consultations/inbox/"), (admin, "/consultations/rounds/")]:
+        assert client_for(user).get(url).status_code == 200
+    api_client.force_authenticate(expert)
+    assert api_client.get("/api/consultations/questions/?status=open").json()["results"] == []
+    assert not DecisionQuestion.objects.exists()
+
+
 def test_a_failed_hand_off_leaves_the_correction_where_it_was(samples, monkeypatch):
     def refuse(**_):
         raise Conflict("the inbox refused it")
@@ -72,7 +87,7 @@ def test_a_correction_for_an_expert_becomes_an_inbox_question_and_the_answer_res
     assert [q["id"] for q in api_client.get("/api/consultations/questions/?status=open").json()["results"]] == [question.pk]
 
     with pytest.raises(InvalidInput, match="answered with one of its options"):
-        services.submit_answer(question=question, expert=expert, text="maybe")
+        services.submit_answer(question=question, acting_user=expert, text="maybe")
     response = api_client.post(f"/api/consultations/questions/{question.pk}/answers/", {"option": "A", "confidence": 4}, format="json")
     assert response.status_code == 201
     question.refresh_from_db()
@@ -86,7 +101,7 @@ def test_a_correction_for_an_expert_becomes_an_inbox_question_and_the_answer_res
 
 def test_rejecting_the_correction_excludes_the_sample(correction_for_expert, expert):
     question = DecisionQuestion.objects.get(origin=QuestionOrigin.GROUND_TRUTH)
-    services.submit_answer(question=question, expert=expert, option="B")
+    services.submit_answer(question=question, acting_user=expert, option="B")
     correction_for_expert.refresh_from_db()
     assert correction_for_expert.status == CorrectionStatus.REJECTED
     assert effective_answer(correction_for_expert.sample).included is False

@@ -16,8 +16,8 @@ def test_raising_more_questions_queues_a_job_and_calls_no_agent_in_the_request(
     fake_llm, rulebooks, samples, admin, client_for, django_capture_on_commit_callbacks
 ):
     _, wq1, wq2, _ = samples
-    round = services.create_round(rulebook=rulebooks["ko-hypertranslation"], user=admin, max_questions=3)
-    services.set_round_status(round, RoundStatus.ANSWERING)
+    round = services.create_round(rulebook=rulebooks["ko-hypertranslation"], acting_user=admin, max_questions=3)
+    services.set_round_status(round=round, status=RoundStatus.ANSWERING)
     for sample in (wq1, wq2):
         services.record_analysis(round=round, sample=sample, version=round.base_version, action=UNDECIDED,
                                  reason="the answer is time-sensitive")
@@ -44,8 +44,8 @@ def test_raising_more_questions_queues_a_job_and_calls_no_agent_in_the_request(
 
 
 def test_a_closed_round_takes_no_new_questions(rulebooks, admin, client_for):
-    round = services.create_round(rulebook=rulebooks["ko-hypertranslation"], user=admin)
-    services.set_round_status(round, RoundStatus.CODIFYING)
+    round = services.create_round(rulebook=rulebooks["ko-hypertranslation"], acting_user=admin)
+    services.set_round_status(round=round, status=RoundStatus.CODIFYING)
     response = client_for(admin).post(f"/consultations/rounds/{round.pk}/questions/", follow=True)
     assert "takes no new questions now" in response.content.decode()
     assert not Job.objects.filter(kind=QUESTIONS_JOB).exists()

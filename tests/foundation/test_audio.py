@@ -7,6 +7,7 @@ from django.core.management.base import CommandError
 
 from apps.audio import services
 from apps.audio.models import AudioAsset
+from apps.core.errors import FileRefused
 
 
 def stored_files(settings) -> list[Path]:
@@ -70,9 +71,9 @@ def test_a_folder_import_with_one_bad_file_keeps_nothing(db, make_wav, tmp_path,
     make_wav("clips/one.wav", freq=300)
     make_wav("clips/two.wav", freq=400)
     (folder / "three.wav").write_text("not audio")
-    with pytest.raises(services.ImportRefused) as refused:
+    with pytest.raises(FileRefused) as refused:
         services.import_folder(folder)
-    assert refused.value.problems == ["three.wav: not an audio file (ffprobe found no audio stream)"]
+    assert refused.value.lines() == ["three.wav: not an audio file (ffprobe found no audio stream)"]
     assert AudioAsset.objects.count() == 0
     assert stored_files(settings) == []
 

@@ -5,6 +5,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from datetime import timedelta
 
@@ -81,7 +82,7 @@ def test_a_run_that_lost_its_lease_can_no_longer_write_to_the_job(item_rows):
 
 def test_the_progress_partial_offers_to_resume_a_job_whose_worker_was_lost(item_rows, client_for, admin,
                                                                           django_capture_on_commit_callbacks):
-    job = services.start_job(kind=counted_job.KIND, title="Count", params={"items": 2}, user=admin)
+    job = services.start_job(kind=counted_job.KIND, title="Count", params={"items": 2}, acting_user=admin)
     lose_the_worker(job)
     client = client_for(admin)
     html = client.get(f"/jobs/{job.pk}/progress/").content.decode()
@@ -104,6 +105,32 @@ def test_two_workers_reclaiming_at_once_claim_a_lost_job_once(settings):
         job.refresh_from_db()
         assert (job.status, job.attempts) == (JobStatus.SUCCEEDED, 2)
         assert [item for item, _ in counted_job.rows(job.pk)] == [0, 1, 2, 3]
+    finally:
+        counted_job.drop_table()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_heartbeat_keeps_a_long_step_leased_so_nobody_reclaims_it(settings):
+    settings.JOB_LEASE_SECONDS, settings.JOB_HEARTBEAT_SECONDS = 1, 0.2
+    counted_job.create_table()
+    try:
+        job = services.start_job(kind=counted_job.KIND, title="Count", params={"items": 2, "pause": 1.5})
+
+        def run():
+            try:
+                services.run_job(job.pk)
+            finally:
+                connection.close()
+
+        runner = threading.Thread(target=run)
+        runner.start()  # each item sleeps longer than the lease, with no progress report meanwhile
+        reclaimed = []
+        while runner.is_alive():
+            reclaimed += services.reclaim_lost_jobs()
+            time.sleep(0.1)
+        runner.join()
+        job.refresh_from_db()
+        assert reclaimed == [] and (job.status, job.attempts) == (JobStatus.SUCCEEDED, 1)
     finally:
         counted_job.drop_table()
 

@@ -81,10 +81,10 @@ def rate_via_services(test, user, score_for=lambda clip: 3, now=None):
     from apps.listening import services
 
     n = 0
-    while (assignment := services.next_assignment(test=test, listener=user, now=now)) is not None:
+    while (assignment := services.next_assignment(test=test, acting_user=user, now=now)) is not None:
         clip = test.clips.get(work_item_id=assignment.item_id)
-        services.report_playback(clip=clip, listener=user, now=now)
-        services.rate_clip(clip=clip, listener=user, score=score_for(clip), now=now)
+        services.report_playback(clip=clip, acting_user=user, now=now)
+        services.rate_clip(clip=clip, acting_user=user, score=score_for(clip), now=now)
         n += 1
     return n
 

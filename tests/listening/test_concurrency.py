@@ -18,13 +18,13 @@ def test_a_race_of_threads_gives_every_clip_exactly_five_distinct_listeners(make
     created_by_thread = Counter()
 
     def listen(user):
-        while (assignment := services.next_assignment(test=test, listener=user)) is not None:
+        while (assignment := services.next_assignment(test=test, acting_user=user)) is not None:
             clip = Clip.objects.get(work_item_id=assignment.item_id)
-            services.report_playback(clip=clip, listener=user)
+            services.report_playback(clip=clip, acting_user=user)
             score = 1 + (clip.pk + user.pk) % 5
-            _, created = services.rate_clip(clip=clip, listener=user, score=score)
+            _, created = services.rate_clip(clip=clip, acting_user=user, score=score)
             # A resent submission (a double click, a retried request) must not count twice.
-            _, again = services.rate_clip(clip=clip, listener=user, score=score)
+            _, again = services.rate_clip(clip=clip, acting_user=user, score=score)
             assert created and not again
             created_by_thread[user.pk] += 1
 
@@ -45,13 +45,13 @@ def test_a_race_of_threads_gives_every_clip_exactly_five_distinct_listeners(make
 
 def test_two_copies_of_one_submission_racing_store_one_rating(make_test, listener):
     test = make_test(1)
-    assignment = services.next_assignment(test=test, listener=listener)
+    assignment = services.next_assignment(test=test, acting_user=listener)
     clip = Clip.objects.get(work_item_id=assignment.item_id)
-    services.report_playback(clip=clip, listener=listener)
+    services.report_playback(clip=clip, acting_user=listener)
     results = []
 
     def submit():
-        results.append(services.rate_clip(clip=clip, listener=listener, score=4)[1])
+        results.append(services.rate_clip(clip=clip, acting_user=listener, score=4)[1])
 
     errors = run_threads([submit] * 6, timeout=60)
     assert not errors

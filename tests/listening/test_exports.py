@@ -21,7 +21,7 @@ def rated_test(make_test, listeners, admin):
     test = make_test(6, gold=1)
     for i, user in enumerate(listeners[:6]):
         rate_via_services(test, user, score_for=lambda clip, i=i: 5 if clip.is_gold else 1 + (clip.pk + i) % 5)
-    services.exclude_listener(test=test, listener=listeners[0], by=admin)
+    services.exclude_listener(test=test, listener=listeners[0], acting_user=admin)
     rate_via_services(test, listeners[6], score_for=lambda clip: 4 if clip.is_gold else 3)
     services.make_splits(test=test, ratios=(0.5, 0.17, 0.33), seed=1)
     return test

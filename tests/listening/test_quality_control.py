@@ -77,7 +77,7 @@ def test_excluding_a_flagged_listener_frees_their_slots_for_others(make_test, li
     assert summary["excluded_listeners"] == ["listener1"]
     assert summary["complete_clips"] == 0 and summary["ratings"] == 8 * 4
     # The freed slots go to listener6; the excluded listener gets nothing more and cannot rate.
-    assert services.next_assignment(test=test, listener=listeners[0]) is None
+    assert services.next_assignment(test=test, acting_user=listeners[0]) is None
     assert rate_via_services(test, listeners[5]) == 8
     assert selectors.summary(test)["complete_clips"] == 8
     # Their ratings stay (raw), out of the clean set.

@@ -100,7 +100,7 @@ def test_an_unresolved_correction_can_go_to_an_expert_instead(
     assert waiting.status == CorrectionStatus.NEEDS_EXPERT and waiting.sample.transcription == "Who wrote Hamlet?"
     assert DecisionQuestion.objects.get(origin="ground_truth").correction == waiting  # pushed by the stage itself
     assert selectors.effective_answer(waiting.sample).included is False  # held until the expert answers
-    resolve_correction_by_expert(waiting, user=expert, accept=True, note="Hamlet is fine as written? no: ambiguous.")
+    resolve_correction_by_expert(correction=waiting, acting_user=expert, accept=True, note="Hamlet is fine as written? no: ambiguous.")
     assert waiting.status == CorrectionStatus.CONFIRMED
     assert selectors.effective_answer(waiting.sample).reason == "unanswerable as written"
     assert CorrectionDecision.objects.get().decided_as == "expert"
@@ -235,7 +235,7 @@ def test_an_admin_overturns_a_decision_and_their_name_is_recorded(
     assert "alice_admin (admin) changed rejected → confirmed" in client.get("/transfer/ground-truth/corrections/").content.decode()
 
     with pytest.raises(ValueError, match="say why"):
-        overturn_correction(correction, user=admin, to_status="rejected", note=" ")
+        overturn_correction(correction=correction, acting_user=admin, to_status="rejected", note=" ")
 
 
 @pytest.mark.django_db

@@ -9,8 +9,9 @@ import pyarrow.parquet as pq
 import pytest
 from django.core.management import CommandError, call_command
 
+from apps.core.errors import FileRefused, InvalidInput
 from apps.transfer.models import SourceSample, TaskType
-from apps.transfer.services import ImportRejected, import_benchmark
+from apps.transfer.services import import_benchmark
 
 pytestmark = pytest.mark.django_db
 
@@ -74,9 +75,9 @@ def test_it_imports_voicebench_parquet_and_names_bad_rows(tmp_path):
         "prompt": ["Which is a tort? A. ... B. ...", "", "What is a contract? A. ... B. ..."],
         "reference": ["A", "B", "B"],
     }), path)
-    with pytest.raises(ImportRejected) as raised:
+    with pytest.raises(FileRefused) as raised:
         import_benchmark(fmt="voicebench", subset="mmsu", path=path)
-    assert raised.value.errors == ["mmsu.parquet row 2: 'prompt' is empty"]
+    assert raised.value.lines() == ["mmsu.parquet row 2: prompt: missing or empty"]
     assert not SourceSample.objects.exists()
 
     pq.write_table(pa.table({"id": ["law_1", "law_2"], "prompt": ["Q1 A. x B. y", "Q2 A. x B. y"],
@@ -97,7 +98,7 @@ def test_a_bad_jsonl_row_rejects_the_whole_file_naming_each_line(tmp_path):
         call_command("import_benchmark", "--format", "voicebench", "--subset", "openbookqa", str(path))
     message = str(raised.value)
     assert "openbookqa.jsonl line 2: not valid JSON" in message
-    assert "openbookqa.jsonl line 3: missing column 'reference'" in message
+    assert "openbookqa.jsonl line 3: reference: missing or empty" in message
     assert not SourceSample.objects.exists()
 
 
@@ -130,19 +131,19 @@ def test_a_bad_csv_row_is_named_by_its_line_and_nothing_is_imported(tmp_path):
         'wq_3.wav,,"[\'x\']"\n'
         'wq_4.wav,what is 2+2?,"[\'4\', broken"\n'
     )
-    with pytest.raises(ImportRejected) as raised:
+    with pytest.raises(FileRefused) as raised:
         import_benchmark(fmt="openaudiobench", subset="web_questions", path=path)
-    assert raised.value.errors == [
-        "web_questions.csv line 4: 'answers' is empty",
-        "web_questions.csv line 5: 'question' is empty",
-        "web_questions.csv line 6 'answers': cannot read the list \"['4', broken\"",
+    assert raised.value.lines() == [
+        "web_questions.csv line 4: answers: missing or empty",
+        "web_questions.csv line 5: question: missing or empty",
+        "web_questions.csv line 6: answers: cannot read the list \"['4', broken\"",
     ]
     assert not SourceSample.objects.exists()
 
 
 def test_an_unknown_subset_is_refused_with_the_known_ones(tmp_path):
     path = write_csv(tmp_path / "x.csv", ["audio_filename", "question"], [["a.wav", "q"]])
-    with pytest.raises(ImportRejected, match="known subsets: alpaca_eval, llama_questions"):
+    with pytest.raises(InvalidInput, match="known subsets: alpaca_eval, llama_questions"):
         import_benchmark(fmt="openaudiobench", subset="reasoning_qa_typo", path=path)
 
 
@@ -153,12 +154,12 @@ def test_importing_again_changes_nothing_and_never_overwrites_an_answer(tmp_path
     assert (again.created, again.unchanged) == (0, 1)
 
     write_jsonl(path, [{"prompt": "Capital of Peru?", "reference": "Cusco"}, {"prompt": "No answer"}])
-    with pytest.raises(ImportRejected) as raised:
+    with pytest.raises(FileRefused) as raised:
         import_benchmark(fmt="voicebench", subset="sd-qa", path=path)
-    assert raised.value.errors == [  # in line order
+    assert raised.value.lines() == [  # in line order
         "sd-qa.jsonl line 1: sample 'sd-qa-00000' was imported before with a different question or answer; "
         "the imported answer is never overwritten",
-        "sd-qa.jsonl line 2: missing column 'reference'",
+        "sd-qa.jsonl line 2: reference: missing or empty",
     ]
     assert SourceSample.objects.get().answer == "Lima"
 
@@ -170,7 +171,7 @@ def test_an_admin_uploads_a_subset_and_sees_bad_rows(client_for, admin, tmp_path
     bad = SimpleUploadedFile("sd-qa.jsonl", b'{"prompt": "Q1", "reference": "A1"}\n{"prompt": "Q2"}\n')
     response = client.post("/transfer/import/", {"format": "voicebench", "subset": "sd-qa", "file": bad})
     assert response.status_code == 200
-    assert "sd-qa.jsonl line 2: missing column &#x27;reference&#x27;" in response.content.decode()
+    assert "sd-qa.jsonl line 2: reference: missing or empty" in response.content.decode()
     assert not SourceSample.objects.exists()
 
     good = SimpleUploadedFile("sd-qa.jsonl", b'{"prompt": "Q1", "reference": "A1"}\n')

@@ -15,9 +15,9 @@ FIELDS = ["external_id", "audio_path", "task", "domain", "format", "language", "
 def _settle(project, annotators, verdicts):
     """verdicts: {external_id: decision of the first annotator}; the others approve."""
     for annotator in annotators:
-        while (item := next_item(project, annotator)) is not None:
+        while (item := next_item(project=project, acting_user=annotator)) is not None:
             decision = verdicts.get(item.external_id, "approve") if annotator == annotators[0] else "approve"
-            submit_review(item, annotator, decision=decision, reasons=["wrong_answer"] if decision == "reject" else [],
+            submit_review(item=item, acting_user=annotator, decision=decision, reasons=["wrong_answer"] if decision == "reject" else [],
                           comment="not a complaint" if decision == "reject" else "")
 
 

@@ -20,7 +20,7 @@ def test_an_item_may_carry_an_image_that_only_its_reviewers_and_admins_see(hpsu,
     item = VerificationItem.objects.get(project=project)
     assert item.visual_kind == "image"
     assert client_for(annotators[0]).get(f"/verification/items/{item.pk}/visual/").status_code == 403
-    next_item(project, annotators[0])
+    next_item(project=project, acting_user=annotators[0])
     response = client_for(annotators[0]).get(f"/verification/items/{item.pk}/visual/")
     assert response.status_code == 200 and b"".join(response.streaming_content).startswith(b"\x89PNG")
     assert client_for(admin).get(f"/verification/items/{item.pk}/visual/").status_code == 200

@@ -17,13 +17,13 @@ def test_racing_annotators_leave_exactly_three_distinct_reviews_per_item(make_pr
 
     def work(user):
         while True:
-            item = next_item(project, user)
+            item = next_item(project=project, acting_user=user)
             if item is None:
                 return
             # Submit twice, as a double click would: one review must be stored.
             for _ in range(2):
                 try:
-                    submit_review(item, user, decision="approve" if item.pk % 4 else "reject",
+                    submit_review(item=item, acting_user=user, decision="approve" if item.pk % 4 else "reject",
                                   reasons=[] if item.pk % 4 else ["wrong_answer"])
                 except ApplicationError as exc:
                     if exc.code != "settled":

@@ -9,11 +9,11 @@ from apps.verification.services import next_item, submit_review
 
 def _review_all(project, annotators, decisions):
     """Each annotator claims the same item (K = 3) and decides."""
-    items = [next_item(project, a) for a in annotators]
+    items = [next_item(project=project, acting_user=a) for a in annotators]
     assert len({i.pk for i in items}) == 1, "with one item, all three get it"
     for annotator, decision in zip(annotators, decisions, strict=False):
         reasons = ["wrong_answer"] if decision == "reject" else []
-        submit_review(items[0], annotator, decision=decision, reasons=reasons)
+        submit_review(item=items[0], acting_user=annotator, decision=decision, reasons=reasons)
     return VerificationItem.objects.get(pk=items[0].pk)
 
 
@@ -29,8 +29,8 @@ def test_by_default_a_rejection_still_collects_all_three_reviews(make_project, a
     item = _review_all(project, annotators, ["reject"])
     assert item.status == ItemStatus.PENDING  # default setting: keep collecting for agreement statistics
     assert not item.work_item.closed
-    submit_review(item, annotators[1], decision="approve")
-    submit_review(item, annotators[2], decision="approve")
+    submit_review(item=item, acting_user=annotators[1], decision="approve")
+    submit_review(item=item, acting_user=annotators[2], decision="approve")
     item.refresh_from_db()
     assert item.status == ItemStatus.REJECTED and item.reviews.count() == 3
 
@@ -46,9 +46,9 @@ def test_with_the_setting_the_first_rejection_settles_and_closes_the_item(make_p
     third = item.work_item.assignments.get(worker=annotators[2])
     assert third.status == AssignmentStatus.RELEASED
     with pytest.raises(ApplicationError) as caught:
-        submit_review(item, annotators[2], decision="approve")
+        submit_review(item=item, acting_user=annotators[2], decision="approve")
     assert caught.value.code == "settled"
-    assert next_item(project, annotators[2]) is None
+    assert next_item(project=project, acting_user=annotators[2]) is None
     assert item.reviews.count() == 2
 
 
@@ -62,19 +62,19 @@ def test_with_the_setting_three_approvals_still_accept(make_project, annotators)
 def test_a_reviewer_may_change_their_decision_until_settled_and_the_history_keeps_every_change(make_project, annotators):
     project = make_project(1)
     a, b, c = annotators
-    item = next_item(project, a)
-    next_item(project, b), next_item(project, c)
-    submit_review(item, a, decision="approve", seconds=4)
-    review, created = submit_review(item, a, decision="reject", reasons=["ambiguous_question"], seconds=3)
+    item = next_item(project=project, acting_user=a)
+    next_item(project=project, acting_user=b), next_item(project=project, acting_user=c)
+    submit_review(item=item, acting_user=a, decision="approve", seconds=4)
+    review, created = submit_review(item=item, acting_user=a, decision="reject", reasons=["ambiguous_question"], seconds=3)
     assert not created and review.changes == 1 and review.seconds_spent == 7
-    submit_review(item, a, decision="reject", reasons=["ambiguous_question"])  # the same again: no new entry
+    submit_review(item=item, acting_user=a, decision="reject", reasons=["ambiguous_question"])  # the same again: no new entry
     assert Review.objects.filter(item=item).count() == 1
     assert list(ReviewEvent.objects.filter(item=item).values_list("kind", "decision")) == [
         ("submitted", "approve"), ("changed", "reject")]
-    submit_review(item, b, decision="approve")
-    submit_review(item, c, decision="approve")
+    submit_review(item=item, acting_user=b, decision="approve")
+    submit_review(item=item, acting_user=c, decision="approve")
     with pytest.raises(ApplicationError, match="already settled"):
-        submit_review(item, a, decision="approve")
+        submit_review(item=item, acting_user=a, decision="approve")
     item.refresh_from_db()
     assert item.status == ItemStatus.REJECTED
 
@@ -82,8 +82,8 @@ def test_a_reviewer_may_change_their_decision_until_settled_and_the_history_keep
 @pytest.mark.django_db
 def test_history_is_append_only(make_project, annotators):
     project = make_project(1)
-    item = next_item(project, annotators[0])
-    submit_review(item, annotators[0], decision="approve")
+    item = next_item(project=project, acting_user=annotators[0])
+    submit_review(item=item, acting_user=annotators[0], decision="approve")
     event = ReviewEvent.objects.get()
     with pytest.raises(TypeError):
         event.save()
@@ -96,12 +96,12 @@ def test_history_is_append_only(make_project, annotators):
 @pytest.mark.django_db
 def test_a_rejection_needs_a_reason_and_other_needs_a_comment(make_project, annotator):
     project = make_project(1)
-    item = next_item(project, annotator)
+    item = next_item(project=project, acting_user=annotator)
     with pytest.raises(ApplicationError, match="at least one reason"):
-        submit_review(item, annotator, decision="reject")
+        submit_review(item=item, acting_user=annotator, decision="reject")
     with pytest.raises(ApplicationError, match="needs a comment"):
-        submit_review(item, annotator, decision="reject", reasons=["other"])
-    review, _ = submit_review(item, annotator, decision="reject", reasons=["other", "media_unclear"], comment="clipped at the end")
+        submit_review(item=item, acting_user=annotator, decision="reject", reasons=["other"])
+    review, _ = submit_review(item=item, acting_user=annotator, decision="reject", reasons=["other", "media_unclear"], comment="clipped at the end")
     assert review.reasons == ["other", "media_unclear"]
 
 
@@ -110,9 +110,9 @@ def test_a_fourth_annotator_gets_nothing_and_cannot_review(make_project, annotat
     project = make_project(1)
     item = _review_all(project, annotators, ["approve"] * 3)
     fourth = make_user("annotator4", "annotator")
-    assert next_item(project, fourth) is None
+    assert next_item(project=project, acting_user=fourth) is None
     with pytest.raises(Forbidden):
-        submit_review(item, fourth, decision="approve")
+        submit_review(item=item, acting_user=fourth, decision="approve")
 
 
 # ---- API contract and blindness ------------------------------------------------------------------------------
@@ -159,22 +159,22 @@ def test_the_api_contract_next_review_item_summary(make_project, annotators, adm
 def test_reviews_are_blind_in_the_api_until_the_item_settles(make_project, annotators, make_user, api_client, client_for):
     project = make_project(1)
     a, b, c = annotators
-    item = next_item(project, a)
-    next_item(project, b), next_item(project, c)
-    submit_review(item, a, decision="reject", reasons=["distractor_correct"], comment="SECRET-A")
+    item = next_item(project=project, acting_user=a)
+    next_item(project=project, acting_user=b), next_item(project=project, acting_user=c)
+    submit_review(item=item, acting_user=a, decision="reject", reasons=["distractor_correct"], comment="SECRET-A")
     api_client.force_authenticate(b)
     seen = api_client.get(f"/api/verification/items/{item.pk}/")
     assert seen.status_code == 200
     text = seen.content.decode()
     assert "SECRET-A" not in text and "distractor_correct" not in text and "reject" not in text
     assert seen.json()["your_review"] is None and "reviews" not in seen.json()
-    submit_review(item, b, decision="approve")
+    submit_review(item=item, acting_user=b, decision="approve")
     assert "reviews" not in api_client.get(f"/api/verification/items/{item.pk}/").json()
     outsider = make_user("annotator9", "annotator")
     api_client.force_authenticate(outsider)
     assert api_client.get(f"/api/verification/items/{item.pk}/").status_code == 403
     assert client_for(outsider).get(item.audio.get_absolute_url()).status_code == 403
-    submit_review(item, c, decision="approve")
+    submit_review(item=item, acting_user=c, decision="approve")
     api_client.force_authenticate(b)
     after = api_client.get(f"/api/verification/items/{item.pk}/").json()
     assert after["settled"] and sorted(r["decision"] for r in after["reviews"]) == ["approve", "approve", "reject"]
@@ -185,8 +185,8 @@ def test_reviews_are_blind_in_the_api_until_the_item_settles(make_project, annot
 def test_reviews_are_blind_in_pages_until_the_item_settles(make_project, annotators, client_for):
     project = make_project(1)
     a, b, c = annotators
-    item = next_item(project, a)
-    submit_review(item, a, decision="reject", reasons=["offensive_personal"], comment="SECRET-A")
+    item = next_item(project=project, acting_user=a)
+    submit_review(item=item, acting_user=a, decision="reject", reasons=["offensive_personal"], comment="SECRET-A")
     page = client_for(b).get(f"/verification/projects/{project.pk}/review/")
     html = page.content.decode()
     assert page.status_code == 200 and escape(item.question) in html
@@ -194,9 +194,9 @@ def test_reviews_are_blind_in_pages_until_the_item_settles(make_project, annotat
     item_page = client_for(b).get(f"/verification/items/{item.pk}/").content.decode()
     assert "SECRET-A" not in item_page and "History" not in item_page
     assert client_for(c).get(f"/verification/items/{item.pk}/").status_code == 403  # c was not handed it yet
-    next_item(project, c)
-    submit_review(item, b, decision="approve")
-    submit_review(item, c, decision="approve")
+    next_item(project=project, acting_user=c)
+    submit_review(item=item, acting_user=b, decision="approve")
+    submit_review(item=item, acting_user=c, decision="approve")
     settled = client_for(b).get(f"/verification/items/{item.pk}/").content.decode()
     assert "SECRET-A" in settled and "All reviews" in settled
 
@@ -206,14 +206,14 @@ def test_the_review_page_records_a_form_decision_and_moves_on(make_project, anno
     project = make_project(2)
     client = client_for(annotator)
     page = client.get(f"/verification/projects/{project.pk}/review/").content.decode()
-    first = next_item(project, annotator)
+    first = next_item(project=project, acting_user=annotator)
     assert escape(first.question) in page and "correct" in page and "similar" in page
     response = client.post(f"/verification/items/{first.pk}/review/",
                            {"decision": "reject", "reasons": ["wrong_answer", "other"], "comment": "Thanks, clearly", "seconds_spent": "12.5"})
     assert response.status_code == 302
     review = Review.objects.get(item=first, annotator=annotator)
     assert (review.decision, review.reasons, review.seconds_spent) == ("reject", ["wrong_answer", "other"], 12.5)
-    assert next_item(project, annotator).pk != first.pk
+    assert next_item(project=project, acting_user=annotator).pk != first.pk
 
 
 @pytest.mark.django_db
@@ -235,12 +235,12 @@ def test_a_late_review_counts_only_while_its_slot_is_free(hpsu, annotators, make
     project = create_project(name="Short leases", lease_seconds=1)
     import_items(project_name="Short leases", file_path=hpsu.write([record("l1")]), media_dir=hpsu.media)
     a, b, c = annotators
-    item = next_item(project, a)
-    next_item(project, b)
+    item = next_item(project=project, acting_user=a)
+    next_item(project=project, acting_user=b)
     time.sleep(1.2)  # both leases lapse
-    submit_review(item, a, decision="approve")  # late, but the slot is still free: counted
+    submit_review(item=item, acting_user=a, decision="approve")  # late, but the slot is still free: counted
     d = make_user("annotator4", "annotator")
-    next_item(project, c), next_item(project, d)  # the lapsed slot of b goes to c, the last free one to d
+    next_item(project=project, acting_user=c), next_item(project=project, acting_user=d)  # the lapsed slot of b goes to c, the last free one to d
     api_client.force_authenticate(b)
     late = api_client.post(f"/api/verification/items/{item.pk}/reviews/", {"decision": "approve"}, format="json")
     assert late.status_code == 409 and late.json()["code"] == "slot_taken"
@@ -250,10 +250,10 @@ def test_a_late_review_counts_only_while_its_slot_is_free(hpsu, annotators, make
 @pytest.mark.django_db
 def test_turning_on_settle_at_first_rejection_settles_pending_rejected_items(make_project, annotators, admin, client_for):
     project = make_project(2)
-    first = next_item(project, annotators[0])
-    submit_review(first, annotators[0], decision="reject", reasons=["wrong_answer"])
-    second = next_item(project, annotators[0])
-    submit_review(second, annotators[0], decision="approve")
+    first = next_item(project=project, acting_user=annotators[0])
+    submit_review(item=first, acting_user=annotators[0], decision="reject", reasons=["wrong_answer"])
+    second = next_item(project=project, acting_user=annotators[0])
+    submit_review(item=second, acting_user=annotators[0], decision="approve")
     response = client_for(admin).post(f"/verification/projects/{project.pk}/", {"settle_on_first_rejection": "on"})
     assert response.status_code == 302
     first.refresh_from_db(), second.refresh_from_db()

@@ -127,9 +127,9 @@ def test_the_dashboard_counts_reasons_agreement_split_decisions_and_annotator_ti
     project = make_project(3)
     plan = {0: ["approve", "approve", "approve"], 1: ["approve", "approve", "reject"], 2: ["reject", "reject", "reject"]}
     for annotator_index, annotator in enumerate(annotators):
-        while (item := next_item(project, annotator)) is not None:
+        while (item := next_item(project=project, acting_user=annotator)) is not None:
             decision = plan[item.position - 1][annotator_index]
-            submit_review(item, annotator, decision=decision, seconds=10 + annotator_index,
+            submit_review(item=item, acting_user=annotator, decision=decision, seconds=10 + annotator_index,
                           reasons=["ambiguous_question"] if decision == "reject" else [])
     stats = dashboard(project)
     assert stats["summary"]["acceptance_rate"] == round(100 / 3, 2)
@@ -161,7 +161,7 @@ def test_annotators_answer_a_baseline_blind_and_are_scored_beside_models(hpsu, m
     records = [record("b1"), record("b2", answer="Reject", attributes=""), mc_record("b3"), yes_no_record("b4")]
     project = make_project(records=records)
     VerificationItem.objects.filter(project=project).update(status=ItemStatus.ACCEPTED, settled_at="2026-01-01T00:00Z")
-    session = create_baseline(project, name="Humans", size=300, by=admin, seed=7)
+    session = create_baseline(project=project, name="Humans", size=300, acting_user=admin, seed=7)
     assert session.sample.count() == 4
     a = annotators[0]
     client = client_for(a)
@@ -174,7 +174,7 @@ def test_annotators_answer_a_baseline_blind_and_are_scored_beside_models(hpsu, m
         response = client.post(f"/verification/baselines/{session.pk}/answer/{item.pk}/", {"choice": choice, "seconds_spent": "3"})
         assert response.status_code == 302
     assert sorted(seen) == ["b1", "b2", "b3", "b4"]
-    answer_baseline(session, VerificationItem.objects.get(external_id="b1"), a, chosen=["Thanks"])  # kept once
+    answer_baseline(session=session, item=VerificationItem.objects.get(external_id="b1"), acting_user=a, chosen=["Thanks"])  # kept once
     report = baseline_report(session)
     person = report["people"]["annotator1"]
     # Intent: b1 right, b2 wrong -> 50; Emotions: partial -> 50; Description: right -> 100.
@@ -195,8 +195,8 @@ def test_annotators_answer_a_baseline_blind_and_are_scored_beside_models(hpsu, m
 @pytest.mark.django_db
 def test_an_admin_lists_items_by_status(make_project, annotators, admin, client_for):
     project = make_project(2)
-    item = next_item(project, annotators[0])
-    submit_review(item, annotators[0], decision="approve")
+    item = next_item(project=project, acting_user=annotators[0])
+    submit_review(item=item, acting_user=annotators[0], decision="approve")
     page = client_for(admin).get(f"/verification/projects/{project.pk}/items/?status=pending").content.decode()
     assert "item-1" in page and "item-2" in page and "approve" in page
     assert "item-1" not in client_for(admin).get(f"/verification/projects/{project.pk}/items/?status=accepted").content.decode()

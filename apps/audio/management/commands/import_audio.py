@@ -3,6 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from apps.audio import services
+from apps.core.errors import FileRefused
 
 
 class Command(BaseCommand):
@@ -17,6 +18,6 @@ class Command(BaseCommand):
             raise CommandError(f"{folder}: not a folder")
         try:
             assets = services.import_folder(folder, convert=convert)
-        except services.ImportRefused as exc:
-            raise CommandError("nothing was imported:\n" + "\n".join(f"  {p}" for p in exc.problems)) from None
+        except FileRefused as exc:
+            raise CommandError("nothing was imported:\n" + "\n".join(f"  {line}" for line in exc.lines())) from None
         self.stdout.write(f"imported {len(assets)} audio file(s) from {folder}")

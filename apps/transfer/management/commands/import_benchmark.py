@@ -2,7 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.transfer.services import ImportRejected, import_benchmark
+from apps.core.errors import ApplicationError
+from apps.transfer.services import import_benchmark
 
 
 class Command(BaseCommand):
@@ -21,8 +22,8 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: no such file")
         try:
             result = import_benchmark(fmt=opts["format"], subset=opts["subset"], path=path, benchmark=opts["benchmark"])
-        except ImportRejected as exc:
-            raise CommandError(f"nothing imported from {path.name}:\n{exc}") from None
+        except ApplicationError as exc:
+            raise CommandError(f"nothing imported from {path.name}:\n" + "\n".join(exc.lines())) from None
         self.stdout.write(self.style.SUCCESS(
             f"{result.benchmark.name}/{result.subset}: {result.created} samples imported, {result.unchanged} already there"
         ))

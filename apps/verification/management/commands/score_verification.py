@@ -23,7 +23,7 @@ class Command(BaseCommand):
         if found is None:
             raise CommandError(f"no verification project named {project!r}")
         try:
-            run = score_predictions_file(found, name=model, path=predictions)
+            run = score_predictions_file(project=found, name=model, path=predictions)
         except (ApplicationError, FileNotFoundError) as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(json.dumps(run.report, ensure_ascii=False, indent=2))

@@ -1,0 +1,50 @@
+"""LLM providers, one module per vendor behind the small interface of base.Provider, and the registry that
+apps.agents.services looks them up in by name. Keys and endpoints come from the SDKs' own environment
+variables, so a gateway or a self-hosted OpenAI-compatible server works by setting them.
+
+Adding a vendor: a module here with a Provider subclass, registered below (and its name in
+apps.agents.models.Provider, so roles can be assigned to it)."""
+
+from apps.agents.providers.anthropic import AnthropicProvider
+from apps.agents.providers.base import (
+    Completion,
+    PermanentProviderError,
+    Provider,
+    ProviderError,
+    TransientProviderError,
+    retry_after_seconds,
+)
+from apps.agents.providers.openai import OpenAIProvider
+
+__all__ = [
+    "Completion", "PermanentProviderError", "Provider", "ProviderError", "TransientProviderError",
+    "complete", "get", "is_configured", "register", "retry_after_seconds",
+]
+
+_registry: dict[str, Provider] = {}
+
+
+def register(provider: Provider) -> Provider:
+    _registry[provider.name] = provider
+    return provider
+
+
+def get(name: str) -> Provider | None:
+    return _registry.get(name)
+
+
+def is_configured(name: str) -> bool:
+    provider = get(name)
+    return provider is not None and provider.is_configured()
+
+
+def complete(name: str, *, model: str, system: str, messages: list[dict], max_tokens: int, timeout: float) -> Completion:
+    """One HTTP request to the named provider, no retries."""
+    provider = get(name)
+    if provider is None:
+        raise PermanentProviderError(f"unknown provider {name!r}")
+    return provider.complete(model=model, system=system, messages=messages, max_tokens=max_tokens, timeout=timeout)
+
+
+register(AnthropicProvider())
+register(OpenAIProvider())

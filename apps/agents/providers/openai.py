@@ -1,0 +1,36 @@
+"""OpenAI, or any OpenAI-compatible server (a self-hosted model), through the official SDK's Chat
+Completions API (OPENAI_API_KEY, OPENAI_BASE_URL)."""
+
+import os
+
+import openai
+
+from apps.agents.providers.base import Completion, Provider, TransientProviderError, classify
+
+
+class OpenAIProvider(Provider):
+    name = "openai"
+    env = ("OPENAI_API_KEY", "OPENAI_BASE_URL")
+    key_hint = "OPENAI_API_KEY (or OPENAI_BASE_URL)"
+
+    def is_configured(self) -> bool:
+        # An OpenAI-compatible server (a self-hosted model) may need no key, only its address.
+        return bool(os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL"))
+
+    def complete(self, *, model, system, messages, max_tokens, timeout) -> Completion:
+        api_key = os.environ.get("OPENAI_API_KEY") or "not-needed-by-this-server"
+        client = self.client(timeout, lambda: openai.OpenAI(api_key=api_key, max_retries=0, timeout=timeout))
+        chat = ([{"role": "system", "content": system}] if system else []) + messages
+        try:
+            response = client.chat.completions.create(model=model, max_completion_tokens=max_tokens, messages=chat)
+        except openai.OpenAIError as exc:
+            raise classify(exc, openai) from exc
+        if not response.choices:
+            raise TransientProviderError("the provider answered with no choices")
+        usage = response.usage
+        return Completion(
+            text=response.choices[0].message.content or "",
+            input_tokens=(usage.prompt_tokens if usage else 0) or 0,
+            output_tokens=(usage.completion_tokens if usage else 0) or 0,
+            raw=response.model_dump(mode="json"),
+        )
