@@ -3,6 +3,8 @@ show. Idempotent."""
 
 from django.test.utils import override_settings
 
+from apps.jobs.services import run_job
+
 DEMO_NAME = "komos-demo"
 
 
@@ -25,6 +27,7 @@ def seed(stdout=None):
         release = create_release(acting_user=admin, kind="mos", source_id=test.pk, name=DEMO_NAME, version="1.0.0",
                                  license="CC-BY-4.0", sources=[{"name": "Sori demo clips (espeak-ng)", "license": "CC-BY-4.0"}],
                                  description="The demo listening test's clips and ratings (synthetic voices, demo listeners).")
+    run_job(release.job_id)  # inside an outer transaction on-commit has not fired yet; never runs twice
     release.refresh_from_db()
     if release.status == "built":
         release = publish_release(release=release, acting_user=admin)

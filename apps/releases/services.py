@@ -76,7 +76,7 @@ def create_release(*, acting_user, kind: str, source_id: int, name: str, version
                 sources=sources, description=description.strip(), built_by=acting_user,
             )
             release.job = start_job(kind="releases.build", title=f"Build {release}", params={"release": release.pk},
-                                    user=acting_user)
+                                    acting_user=acting_user)
             release.save(update_fields=["job"])
     except IntegrityError:
         raise Conflict(f"{name} {version} exists already") from None

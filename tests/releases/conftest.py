@@ -35,9 +35,9 @@ def settled_project(make_project, annotators):  # noqa: F811
                record("r4", transcript="좋네요.", language="ko")]
     project = make_project(records=records, name="HPSU release")
     for annotator in annotators:
-        while (item := next_item(project, annotator)) is not None:
+        while (item := next_item(project=project, acting_user=annotator)) is not None:
             reject = annotator == annotators[0] and item.external_id == "r3"
-            submit_review(item, annotator, decision="reject" if reject else "approve",
+            submit_review(item=item, acting_user=annotator, decision="reject" if reject else "approve",
                           reasons=["wrong_answer"] if reject else [], comment="")
     return project
 

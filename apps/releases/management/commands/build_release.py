@@ -5,6 +5,7 @@ from django.test.utils import override_settings
 
 from apps.accounts.models import User
 from apps.core.errors import ApplicationError
+from apps.jobs.services import run_job
 from apps.releases import licences, services
 from apps.releases.models import ReleaseStatus
 from apps.releases.writing import verify_folder
@@ -13,6 +14,10 @@ from apps.releases.writing import verify_folder
 class Command(BaseCommand):
     help = ("Build a release (as a job, waiting for it) and write its files into --out. "
             "It stays unpublished until `publish_release NAME V`.")
+
+    def create_parser(self, prog_name, subcommand, **kwargs):
+        # `--version V` is the release's version (issue 12), so it replaces Django's own --version flag.
+        return super().create_parser(prog_name, subcommand, conflict_handler="resolve", **kwargs)
 
     def add_arguments(self, parser):
         parser.add_argument("--kind", required=True, choices=["mos", "spoken-qa", "kmmau", "hpsu"])
@@ -42,6 +47,9 @@ class Command(BaseCommand):
                     license=license, sources=sources, description=description)
         except (ApplicationError, licences.LicenceRefused) as exc:
             raise CommandError(str(exc)) from None
+        # Inside an outer transaction the on-commit dispatch has not run yet: run the job here. A job that
+        # already ran is not queued any more, so it never runs twice.
+        run_job(release.job_id)
         release.refresh_from_db()
         if release.status != ReleaseStatus.BUILT:
             raise CommandError(f"{release}: the build failed: {release.job.message if release.job else ''}")
