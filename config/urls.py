@@ -30,3 +30,5 @@ urlpatterns = [
     *[path(f"{app}/", include(f"apps.{app}.urls")) for app in WORKFLOW_APPS],
     *[_api(app) for app in ["jobs", *WORKFLOW_APPS]],
 ]
+
+handler404 = "apps.core.views.not_found"

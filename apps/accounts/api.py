@@ -3,13 +3,16 @@
 from axes.handlers.proxy import AxesProxyHandler
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
+from rest_framework.authentication import TokenAuthentication
+from rest_framework.authtoken.models import Token
 from rest_framework.authtoken.views import ObtainAuthToken
-from rest_framework.exceptions import Throttled
+from rest_framework.exceptions import AuthenticationFailed, Throttled, ValidationError
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from apps.core.api import StrictInput, error_responses
 from apps.core.errors import ApplicationError
 
 
@@ -47,19 +50,45 @@ def _messages(value) -> list[str]:
     return [str(value)]
 
 
+class TokenIn(StrictInput):
+    username = serializers.CharField()
+    password = serializers.CharField()
+
+
+class TokenOut(serializers.Serializer):
+    token = serializers.CharField()
+
+
 class TokenView(ObtainAuthToken):
     """POST username and password, receive {"token": ...}. Throttled, and failures count toward the
-    login lockout like the login page's."""
+    login lockout like the login page's. Wrong credentials answer 401 (a well-formed request that does not
+    authenticate), a malformed body 400."""
 
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "token"
+    # With token authentication first, DRF answers a refused login 401 with WWW-Authenticate: Token.
+    authentication_classes = [TokenAuthentication]
 
+    @extend_schema(request=TokenIn, responses={
+        200: TokenOut,
+        **error_responses(400, 401, 429, s400="The body is not a username and a password.",
+                          s401="Wrong username or password.",
+                          s429="Too many attempts, or this account is locked out after failed logins."),
+    })
     def post(self, request, *args, **kwargs):
+        if not isinstance(request.data, dict):
+            raise ValidationError({"non_field_errors": ["Expected an object with username and password."]})
         # django-axes refuses a locked-out login inside authenticate(), which DRF would report as a plain
         # "wrong credentials"; say what happened instead.
         if AxesProxyHandler.is_locked(request._request, {"username": request.data.get("username")}):
             raise Throttled(detail="Too many failed logins for this account from your address; try again later.")
-        return super().post(request, *args, **kwargs)
+        given = TokenIn(data=request.data)
+        given.is_valid(raise_exception=True)
+        serializer = self.get_serializer(data=request.data)
+        if not serializer.is_valid():
+            raise AuthenticationFailed(" ".join(serializer.errors.get("non_field_errors", ["Unable to log in."])))
+        token, _ = Token.objects.get_or_create(user=serializer.validated_data["user"])
+        return Response({"token": token.key})
 
 
 class MeSerializer(serializers.Serializer):

@@ -1,13 +1,18 @@
-"""Audio import: validation with ffmpeg (through pydub), content-addressed storage, conversion.
+"""Audio import: validation (a PCM WAV from its header, anything else with ffprobe and ffmpeg through
+pydub), content-addressed storage, conversion.
 
 Every import runs inside `atomic_import()`: database rows roll back with the transaction and files written
 to storage during it are deleted, so a failed import leaves nothing behind."""
 
+from __future__ import annotations
+
 import contextvars
 import hashlib
 import io
+import os
 import tempfile
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,7 +80,12 @@ def sha256_of(path: Path) -> str:
 
 
 def inspect_audio(path: Path, *, name: str | None = None) -> AudioInfo:
-    """Validate a file as audio and describe it, or raise AudioRejected naming the file and the reason."""
+    """Validate a file as audio and describe it, or raise AudioRejected naming the file and the reason.
+
+    A PCM (or float, A-law, mu-law) WAV is read from its header alone: the fmt chunk gives rate, channels
+    and bytes per frame, the data chunk's size what the file promises, the file's length what it holds, so
+    nothing needs decoding to know the duration or to catch truncation. Anything else (other containers,
+    other WAV codecs, a file that only pretends to be a WAV) is probed with ffprobe and decoded by ffmpeg."""
     name = name or path.name
     if not path.is_file():
         raise AudioRejected(name, "no such file")
@@ -84,6 +94,32 @@ def inspect_audio(path: Path, *, name: str | None = None) -> AudioInfo:
         raise AudioRejected(name, "the file is empty")
     if size > settings.AUDIO_MAX_BYTES:
         raise AudioRejected(name, f"the file is {size:,} bytes, over the limit of {settings.AUDIO_MAX_BYTES:,} bytes")
+    header = _wav_header(path)
+    if header is not None and header.codec in _WAV_SIZED_CODECS:
+        return _inspect_wav(path, name, size, header)
+    return _inspect_by_decoding(path, name, size)
+
+
+def _inspect_wav(path: Path, name: str, size: int, header: WavHeader) -> AudioInfo:
+    held_frames = (size - header.data_offset) // header.block_align
+    if header.data_size in (0, 0xFFFFFFFF):
+        # 0 and 0xFFFFFFFF mean "unknown length" (streamed WAV): nothing was promised, the file is what it holds.
+        promised_frames = held_frames
+    else:
+        promised_frames = header.data_size // header.block_align
+    held = min(held_frames, promised_frames) / header.sample_rate
+    promised = promised_frames / header.sample_rate
+    if held <= 0:
+        raise AudioRejected(name, "the audio has zero duration")
+    if promised - held > TRUNCATION_TOLERANCE_SECONDS:
+        raise AudioRejected(name, f"the file is truncated: its header promises {promised:.2f} s, it holds {held:.2f} s")
+    return AudioInfo(
+        format="wav", duration_seconds=round(held, 3), sample_rate=header.sample_rate, channels=header.channels,
+        size_bytes=size, sha256=sha256_of(path),
+    )
+
+
+def _inspect_by_decoding(path: Path, name: str, size: int) -> AudioInfo:
     probe = mediainfo_json(str(path))
     streams = [s for s in probe.get("streams", []) if s.get("codec_type") == "audio"]
     if not streams:
@@ -106,6 +142,26 @@ def inspect_audio(path: Path, *, name: str | None = None) -> AudioInfo:
         size_bytes=size,
         sha256=sha256_of(path),
     )
+
+
+def inspect_many(files: list[tuple[Path, str]], *, threads: int | None = None) -> dict[Path, AudioInfo | AudioRejected]:
+    """Validate many files, each distinct file once (rows that share a file share its check), side by
+    side: hashing and ffprobe/ffmpeg run outside the GIL. `files`: (path, name for messages); the answer
+    maps each resolved path to its AudioInfo or to the AudioRejected naming it (the first name given)."""
+    names: dict[Path, str] = {}
+    for path, name in files:
+        names.setdefault(Path(path).resolve(), name)
+
+    def check(item: tuple[Path, str]) -> AudioInfo | AudioRejected:
+        path, name = item
+        try:
+            return inspect_audio(path, name=name)
+        except AudioRejected as exc:
+            return exc
+
+    workers = threads or min(8, (os.cpu_count() or 2) * 2)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return dict(zip(names, pool.map(check, names.items()), strict=True))
 
 
 def import_audio_file(path: Path, *, name: str | None = None) -> tuple[AudioAsset, bool]:
@@ -180,6 +236,14 @@ def convert_to_16k_mono(asset: AudioAsset) -> AudioAsset:
 
 
 def _store(content: File, info: AudioInfo, *, original_name: str, converted_from: AudioAsset | None = None) -> AudioAsset:
+    asset = _unsaved_asset(content, info, original_name=original_name, converted_from=converted_from)
+    with transaction.atomic():
+        asset.save()
+    return asset
+
+
+def _unsaved_asset(content: File, info: AudioInfo, *, original_name: str, converted_from: AudioAsset | None = None) -> AudioAsset:
+    """The asset row (not saved yet) with its file written to storage (and remembered by atomic_import)."""
     asset = AudioAsset(
         sha256=info.sha256, original_name=original_name[:300], format=info.format,
         duration_seconds=info.duration_seconds, sample_rate=info.sample_rate, channels=info.channels,
@@ -193,9 +257,26 @@ def _store(content: File, info: AudioInfo, *, original_name: str, converted_from
         written = _written_files.get()
         if written is not None:
             written.append(asset.file.name)
-    with transaction.atomic():
-        asset.save()
     return asset
+
+
+def store_validated(files: list[tuple[Path, AudioInfo, str]]) -> dict[str, AudioAsset]:
+    """Store files already validated (inspect_many), each distinct content once: one query finds what is
+    stored already, one bulk insert adds the rest. `files`: (path, info, name). Returns sha256 -> asset.
+    Call it inside atomic_import(), so a failure later removes the files written here."""
+    by_digest: dict[str, tuple[Path, AudioInfo, str]] = {}
+    for path, info, name in files:
+        by_digest.setdefault(info.sha256, (path, info, name))
+    assets = AudioAsset.objects.in_bulk(list(by_digest), field_name="sha256")
+    new = []
+    for digest, (path, info, name) in by_digest.items():
+        if digest not in assets:
+            with open(path, "rb") as fh:
+                new.append(_unsaved_asset(File(fh, name=name), info, original_name=name))
+    if new:
+        AudioAsset.objects.bulk_create(new, batch_size=1000)
+        assets.update(AudioAsset.objects.in_bulk([a.sha256 for a in new], field_name="sha256"))
+    return assets
 
 
 def _declared_duration(probe: dict, stream: dict, path: Path) -> float | None:
@@ -213,12 +294,30 @@ def _declared_duration(probe: dict, stream: dict, path: Path) -> float | None:
     return None
 
 
-def _wav_declared_seconds(path: Path) -> float | None:
+@dataclass(frozen=True)
+class WavHeader:
+    codec: int  # the fmt chunk's format tag
+    byte_rate: int
+    channels: int
+    sample_rate: int
+    block_align: int  # bytes per frame
+    data_size: int  # what the data chunk says it holds
+    data_offset: int  # where the samples start
+
+
+# Codecs whose frames are fixed-size samples, so duration and truncation follow from sizes alone:
+# PCM, IEEE float, A-law, mu-law, and WAVE_FORMAT_EXTENSIBLE (which wraps PCM or float).
+_WAV_SIZED_CODECS = {0x0001, 0x0003, 0x0006, 0x0007, 0xFFFE}
+
+
+def _wav_header(path: Path) -> WavHeader | None:
+    """The fmt and data chunks of a RIFF/WAVE file; None for anything else, including a header that is
+    cut short or inconsistent."""
     with open(path, "rb") as fh:
-        header = fh.read(12)
-        if len(header) < 12 or header[:4] != b"RIFF" or header[8:12] != b"WAVE":
+        riff = fh.read(12)
+        if len(riff) < 12 or riff[:4] != b"RIFF" or riff[8:12] != b"WAVE":
             return None
-        byte_rate = None
+        fmt = None
         while True:
             chunk = fh.read(8)
             if len(chunk) < 8:
@@ -226,14 +325,29 @@ def _wav_declared_seconds(path: Path) -> float | None:
             chunk_id, size = chunk[:4], int.from_bytes(chunk[4:], "little")
             if chunk_id == b"fmt ":
                 fmt = fh.read(size + (size & 1))
-                byte_rate = int.from_bytes(fmt[8:12], "little")
-            elif chunk_id == b"data":
-                # 0 and 0xFFFFFFFF mean "unknown length" (streamed WAV); nothing was promised then.
-                if not byte_rate or size in (0, 0xFFFFFFFF):
+                if len(fmt) < 16:
                     return None
-                return size / byte_rate
+            elif chunk_id == b"data":
+                if fmt is None:
+                    return None
+                codec = int.from_bytes(fmt[0:2], "little")
+                channels = int.from_bytes(fmt[2:4], "little")
+                rate = int.from_bytes(fmt[4:8], "little")
+                byte_rate = int.from_bytes(fmt[8:12], "little")
+                block_align = int.from_bytes(fmt[12:14], "little")
+                if not channels or not rate or not block_align or not byte_rate:
+                    return None
+                return WavHeader(codec, byte_rate, channels, rate, block_align, size, fh.tell())
             else:
                 fh.seek(size + (size & 1), 1)
+
+
+def _wav_declared_seconds(path: Path) -> float | None:
+    """The duration a WAV's data chunk promises (ffprobe estimates it from the file's length instead)."""
+    header = _wav_header(path)
+    if header is None or header.data_size in (0, 0xFFFFFFFF):
+        return None
+    return header.data_size / header.byte_rate
 
 
 def _format_name(probe: dict, path: Path) -> str:

@@ -17,6 +17,7 @@ from apps.accounts.permissions import HasRole, can
 from apps.accounts.roles import Role
 from apps.consultations import selectors, services
 from apps.consultations.models import DecisionQuestion, QuestionStatus, RulebookVersion
+from apps.core.api import StrictInput, error_responses
 
 
 class OptionOut(serializers.Serializer):
@@ -76,9 +77,18 @@ class QuestionList(ListAPIView):
         return qs.select_related("round__rulebook").prefetch_related("options").order_by("pk")
 
 
-class AnswerIn(serializers.Serializer):
-    option = serializers.CharField(required=False, allow_blank=True, allow_null=True, help_text="option id or key")
-    text = serializers.CharField(required=False, allow_blank=True, default="")
+class OptionRef(serializers.Field):
+    """An option named by its id (a number) or its key (text)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int | str):
+            raise ValidationError("must be an option id (a number) or key (text)")
+        return str(data)
+
+
+class AnswerIn(StrictInput):
+    option = OptionRef(required=False, allow_null=True, help_text="option id or key")
+    text = serializers.CharField(required=False, allow_blank=True, allow_null=True, default="")
     comment = serializers.CharField(required=False, allow_blank=True, default="")
     confidence = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=5)
 
@@ -99,10 +109,30 @@ class AnswerOut(serializers.Serializer):
     question_status = serializers.CharField(source="question.status")
 
 
+def _answer_schema() -> dict:
+    """AnswerIn as the schema states it: exactly one of an option (id or key) and your own text."""
+    common = {
+        "comment": {"type": "string"},
+        "confidence": {"type": "integer", "minimum": 1, "maximum": 5, "nullable": True},
+    }
+    blank = {"type": "string", "pattern": r"^\s*$", "nullable": True}
+    return {"anyOf": [
+        {"type": "object", "required": ["option"], "properties": {
+            "option": {"anyOf": [{"type": "integer"}, {"type": "string", "minLength": 1}]}, "text": blank, **common}},
+        {"type": "object", "required": ["text"], "properties": {
+            "option": {"type": "string", "maxLength": 0, "nullable": True},
+            "text": {"type": "string", "pattern": r"\S"}, **common}},
+    ]}
+
+
 class AnswerCreate(APIView):
     permission_classes = [HasRole.of(Role.EXPERT)]
 
-    @extend_schema(request=AnswerIn, responses={201: AnswerOut})
+    @extend_schema(request={"application/json": _answer_schema()}, responses={
+        201: AnswerOut,
+        **error_responses(409, s409="The question is closed, you answered it differently already, or it has no such "
+                                    "option (code no_such_option)."),
+    })
     def post(self, request, pk: int):
         question = DecisionQuestion.objects.filter(pk=pk).first()
         if question is None or not can(request.user, "consultations.view_question", question):

@@ -5,7 +5,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from django.apps import apps
-from django.db.models import Q
+from django.db.models import Count, Exists, OuterRef, Q
 
 from apps.consultations.models import (
     FLAGGED_ACTIONS,
@@ -157,15 +157,19 @@ class Stats:
         return self.per_action.get(NEEDS_ATTENTION, 0)
 
 
-def _count(results, stats: Stats) -> Stats:
+ANALYSIS_FIELDS = ("action", "sample__subset", "cited_rule_ids")
+
+
+def _count(rows, stats: Stats) -> Stats:
+    """Counts from (action, subset, cited rule ids) rows: plain values, no model instances."""
     per_action: Counter = Counter()
     by_subset: dict[str, Counter] = defaultdict(Counter)
     citations: Counter = Counter()
-    for r in results:
-        per_action[r.action] += 1
-        citations.update(r.cited_rule_ids)
-        if r.action in FLAGGED_ACTIONS:
-            by_subset[str(getattr(r.sample, "subset", ""))][r.action] += 1
+    for action, subset, cited in rows:
+        per_action[action] += 1
+        citations.update(cited or [])
+        if action in FLAGGED_ACTIONS:
+            by_subset[str(subset or "")][action] += 1
     stats.samples_analysed = sum(per_action.values())
     stats.per_action = dict(sorted(per_action.items()))
     stats.flagged_by_subset = {s: dict(c) for s, c in sorted(by_subset.items())}
@@ -173,21 +177,29 @@ def _count(results, stats: Stats) -> Stats:
     return stats
 
 
-def round_stats(round: Round) -> Stats:
-    """A round as it stands: its questions, and each sample in scope at its current (newest) analysis."""
-    questions = round.questions.all()
-    stats = Stats(
-        questions_raised=questions.count(),
-        questions_answered=questions.filter(status=QuestionStatus.DECIDED).count(),
-        samples_affected=DecisionQuestion.affected_samples.through.objects.filter(decisionquestion__round=round)
-        .values("sourcesample_id")
-        .distinct()
-        .count(),
+def _question_counts(round: Round, stats: Stats) -> Stats:
+    counts = round.questions.aggregate(raised=Count("pk"), answered=Count("pk", filter=Q(status=QuestionStatus.DECIDED)))
+    stats.questions_raised, stats.questions_answered = counts["raised"], counts["answered"]
+    stats.samples_affected = (
+        DecisionQuestion.affected_samples.through.objects.filter(decisionquestion__round=round)
+        .values("sourcesample_id").distinct().count()
     )
-    ids = list(scope_samples(round.scope).values_list("pk", flat=True))
-    current = [r.pk for r in latest_results(ids, rulebook=round.rulebook).values()]
-    results = AnalysisResult.objects.filter(pk__in=current).select_related("sample")
-    return _count(results, stats)
+    return stats
+
+
+def round_stats(round: Round) -> Stats:
+    """A round as it stands: its questions, and each sample in scope at its current (newest) analysis.
+
+    One read, values only: the analyses of the samples in scope under this rulebook for which no newer
+    version has analysed the same sample (an anti-join the database does in one pass)."""
+    stats = _question_counts(round, Stats())
+    analyses = AnalysisResult.objects.filter(version__rulebook=round.rulebook)
+    newer = analyses.filter(sample_id=OuterRef("sample_id"), version__number__gt=OuterRef("version__number"))
+    rows = (
+        analyses.filter(sample__in=scope_samples(round.scope)).exclude(Exists(newer))
+        .order_by().values_list(*ANALYSIS_FIELDS)
+    )
+    return _count(rows, stats)
 
 
 def version_stats(version: RulebookVersion) -> Stats:
@@ -195,14 +207,8 @@ def version_stats(version: RulebookVersion) -> Stats:
     stats = Stats()
     source_round = getattr(version, "from_round", None)
     if source_round is not None:
-        questions = source_round.questions.all()
-        stats.questions_raised = questions.count()
-        stats.questions_answered = questions.filter(status=QuestionStatus.DECIDED).count()
-        stats.samples_affected = (
-            DecisionQuestion.affected_samples.through.objects.filter(decisionquestion__round=source_round)
-            .values("sourcesample_id").distinct().count()
-        )
-    return _count(version.analyses.select_related("sample"), stats)
+        _question_counts(source_round, stats)
+    return _count(version.analyses.order_by().values_list(*ANALYSIS_FIELDS), stats)
 
 
 def round_history(round: Round):

@@ -153,10 +153,11 @@ def _option(question: DecisionQuestion, option) -> QuestionOption | None:
         if option.question_id != question.pk:
             raise InvalidInput("that option belongs to another question", field="option")
         return option
-    found = question.options.filter(pk=option).first() if str(option).isdigit() else None
+    found = question.options.filter(pk=option).first() if str(option).isdigit() and len(str(option)) <= 18 else None
     found = found or question.options.filter(key=str(option)).first()
     if found is None:
-        raise InvalidInput(f"question {question.number} has no option {option!r}", field="option")
+        # Conflict, not InvalidInput: a question's options are its state, which no request schema can list.
+        raise Conflict(f"question {question.number} has no option {option!r}", code="no_such_option")
     return found
 
 
@@ -200,7 +201,7 @@ def submit_answer(*, question: DecisionQuestion, acting_user, option=None, text:
     if bool(option_obj) == bool(text):
         raise InvalidInput("choose one option or write your own answer (not both)", field="option")
     if question.origin == QuestionOrigin.GROUND_TRUTH and not option_obj:
-        raise InvalidInput("a ground-truth question is answered with one of its options", field="option")
+        raise Conflict("a ground-truth question is answered with one of its options", code="options_only")
     confidence = _check_confidence(confidence)
     existing = ExpertAnswer.objects.filter(question=question, expert=acting_user).first()
     if existing and existing.is_submitted:

@@ -22,6 +22,6 @@ urlpatterns = [
 
 api_urlpatterns = [
     path("consultations/questions/", api.QuestionList.as_view(), name="questions"),
-    path("consultations/questions/<int:pk>/answers/", api.AnswerCreate.as_view(), name="answers"),
-    path("rulebooks/<slug:slug>/versions/<int:number>/", api.VersionDetail.as_view(), name="rulebook-version"),
+    path("consultations/questions/<id:pk>/answers/", api.AnswerCreate.as_view(), name="answers"),
+    path("rulebooks/<slug:slug>/versions/<id:number>/", api.VersionDetail.as_view(), name="rulebook-version"),
 ]

@@ -289,6 +289,9 @@ def round_list(request):
     })
 
 
+NEEDS_ATTENTION_SHOWN = 100
+
+
 @login_required
 def round_detail(request, pk: int):
     _require_admin(request.user)
@@ -297,12 +300,16 @@ def round_detail(request, pk: int):
     from apps.agents.models import AgentCall
 
     calls = AgentCall.objects.filter(job__in=jobs)
+    attention = round.analyses.filter(action=NEEDS_ATTENTION)
     return render(request, "consultations/round.html", {
         "round": round, "stats": selectors.round_stats(round),
         "questions": round.questions.annotate(submitted=Count("answers", filter=Q(answers__submitted_at__isnull=False))),
         "events": selectors.round_history(round),
         "jobs": jobs, "drafts": RuleDraft.objects.filter(question__round=round).select_related("question"),
-        "needs_attention": round.analyses.filter(action=NEEDS_ATTENTION).select_related("sample", "version"),
+        # The first hundred, without the samples' raw records (which can be large and are not shown).
+        "needs_attention": attention.select_related("sample", "version").defer("sample__raw")
+        .order_by("sample_id", "version__number")[:NEEDS_ATTENTION_SHOWN],
+        "needs_attention_count": attention.count(),
         "provider_notice": _provider_notice(),
         "agent_cost": calls.total_cost(), "agent_calls": calls.count(),
     })

@@ -1,6 +1,7 @@
 """The API's side of the refusal hierarchy: the one error body, as a serializer the schema can name, and
 the responses an endpoint declares for the refusals it can answer."""
 
+from django.http import QueryDict
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 
@@ -33,3 +34,40 @@ def error_responses(*statuses: int, **descriptions: str) -> dict[int, OpenApiRes
         status: OpenApiResponse(ErrorOut, description=descriptions.get(f"s{status}", _MEANING.get(status, "Refused.")))
         for status in statuses
     }
+
+
+_JSON_TYPES = [
+    # (field class, accepted JSON types, how to name them); the first match wins, so subclasses come first.
+    (serializers.BooleanField, (bool,), "true or false"),
+    (serializers.IntegerField, (int,), "a whole number"),
+    (serializers.FloatField, (int, float), "a number"),
+    (serializers.DecimalField, (int, float), "a number"),
+    (serializers.MultipleChoiceField, (list,), "a list"),
+    (serializers.ChoiceField, (str,), "text"),
+    (serializers.CharField, (str,), "text"),
+    (serializers.ListField, (list,), "a list"),
+    (serializers.DictField, (dict,), "an object"),
+    (serializers.Serializer, (dict,), "an object"),
+]
+
+
+# Base for In serializers: in a JSON body a value of the wrong type is refused, not coerced (DRF would read
+# "3" as 3 and 3 as "3"), so what the schema calls invalid the API refuses. Form bodies, where every value is
+# text, are left to the fields' own parsing. (A comment, not a docstring: the schema would show it on every
+# request body.)
+class StrictInput(serializers.Serializer):
+    def to_internal_value(self, data):
+        if isinstance(data, dict) and not isinstance(data, QueryDict):
+            errors = {}
+            for name, field in self.fields.items():
+                value = data.get(name)
+                if field.read_only or value is None:
+                    continue
+                for kind, types, label in _JSON_TYPES:
+                    if isinstance(field, kind):
+                        if isinstance(value, bool) and bool not in types or not isinstance(value, types):
+                            errors[name] = [f"must be {label}"]
+                        break
+            if errors:
+                raise serializers.ValidationError(errors)
+        return super().to_internal_value(data)

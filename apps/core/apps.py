@@ -8,3 +8,6 @@ class CoreConfig(AppConfig):
     name = "apps.core"
     label = "core"
     verbose_name = "Core"
+
+    def ready(self):
+        from apps.core import converters  # noqa: F401 (registers <id:...> before any URLconf is read)

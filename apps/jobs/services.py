@@ -112,7 +112,7 @@ def start_job(*, kind: str, title: str, params: dict | None = None, acting_user=
     return job
 
 
-def request_cancel(job: Job) -> None:
+def request_cancel(*, job: Job) -> None:
     """Ask a job to stop. A queued job stops at once; a running one at its next progress report."""
     Job.objects.filter(pk=job.pk, status=JobStatus.QUEUED).update(
         status=JobStatus.CANCELLED, cancel_requested=True, finished_at=timezone.now(), message="Cancelled"
@@ -127,7 +127,7 @@ def _resumable(now=None) -> Q:
     )
 
 
-def resume_job(job: Job) -> bool:
+def resume_job(*, job: Job) -> bool:
     """Queue a failed or cancelled job, or one whose worker was lost, again; its handler skips the work
     already done."""
     resumed = Job.objects.filter(_resumable(), pk=job.pk).update(

@@ -13,5 +13,5 @@ urlpatterns = [
 
 api_urlpatterns = [
     path("jobs/", views.JobListApi.as_view(), name="api-jobs"),
-    path("jobs/<int:pk>/", views.JobDetailApi.as_view(), name="api-job"),
+    path("jobs/<id:pk>/", views.JobDetailApi.as_view(), name="api-job"),
 ]

@@ -41,7 +41,7 @@ def job_progress(request, pk: int):
 @require_POST
 def job_cancel(request, pk: int):
     job = _get_job_for(request.user, pk, "jobs.control")
-    services.request_cancel(job)
+    services.request_cancel(job=job)
     return _progress_or_redirect(request, job)
 
 
@@ -49,7 +49,7 @@ def job_cancel(request, pk: int):
 @require_POST
 def job_resume(request, pk: int):
     job = _get_job_for(request.user, pk, "jobs.control")
-    services.resume_job(job)
+    services.resume_job(job=job)
     return _progress_or_redirect(request, job)
 
 

@@ -17,6 +17,7 @@ from rest_framework.views import APIView
 
 from apps.accounts.permissions import HasRole, IsSoriAdmin
 from apps.accounts.roles import Role
+from apps.core.api import StrictInput, error_responses
 from apps.listening import selectors, services
 from apps.listening.models import Clip, ListeningTest
 
@@ -34,7 +35,9 @@ class NextOut(serializers.Serializer):
 class NextClipView(APIView):
     permission_classes = [HasRole.of(Role.LISTENER)]
 
-    @extend_schema(request=None, responses={200: NextOut, 204: OpenApiResponse(description="nothing left")})
+    @extend_schema(request=None, responses={
+        200: NextOut, 204: OpenApiResponse(description="Nothing left for you in this test (or you were excluded)."),
+    })
     def post(self, request, pk: int):
         test = get_object_or_404(ListeningTest.objects.select_related("pool"), pk=pk)
         assignment = services.next_assignment(test=test, acting_user=request.user)
@@ -55,14 +58,16 @@ class PlaybackOut(serializers.Serializer):
 class PlaybackView(APIView):
     permission_classes = [HasRole.of(Role.LISTENER)]
 
-    @extend_schema(request=None, responses={200: PlaybackOut, 409: OpenApiResponse(description="no lease")})
+    @extend_schema(request=None, responses={
+        200: PlaybackOut, **error_responses(409, s409="No live lease on this clip (code no_lease), or already rated."),
+    })
     def post(self, request, pk: int):
         clip = get_object_or_404(Clip, pk=pk)
         services.report_playback(clip=clip, acting_user=request.user)
         return Response({"clip": clip.pk, "playback_complete": True})
 
 
-class RatingIn(serializers.Serializer):
+class RatingIn(StrictInput):
     score = serializers.IntegerField(min_value=1, max_value=5)
 
 
@@ -75,7 +80,11 @@ class RatingOut(serializers.Serializer):
 class RatingView(APIView):
     permission_classes = [HasRole.of(Role.LISTENER)]
 
-    @extend_schema(request=RatingIn, responses={201: RatingOut, 200: RatingOut, 409: OpenApiResponse(description="refused")})
+    @extend_schema(request=RatingIn, responses={
+        201: RatingOut,
+        200: OpenApiResponse(RatingOut, description="The same score again: the stored rating."),
+        **error_responses(409, s409="no_lease, slot_taken, playback_not_reported, or score_conflict (a different score)."),
+    })
     def post(self, request, pk: int):
         clip = get_object_or_404(Clip, pk=pk)
         data = RatingIn(data=request.data)

@@ -15,15 +15,28 @@ class Correlation:
     n: int
     srcc: float | None
     lcc: float | None
+    reason: str = ""  # why srcc/lcc are None, for the page
+
+
+def _undefined_because(n: int, human: np.ndarray, predicted: np.ndarray) -> str:
+    if n < 3:
+        return f"only {n} clip{'s' if n != 1 else ''} (a correlation needs at least 3)"
+    if np.ptp(predicted) == 0:
+        return "the prediction is the same for every clip here"
+    if np.ptp(human) == 0:
+        return "every clip here has the same human MOS"
+    return ""
 
 
 def correlations(human, predicted) -> Correlation:
-    """Spearman (SRCC) and Pearson (LCC) from scipy; None where undefined (fewer than 3 clips or a constant)."""
+    """Spearman (SRCC) and Pearson (LCC) from scipy; None where undefined (fewer than 3 clips or a
+    constant), with the reason."""
     y = np.asarray(human, dtype=float)
     x = np.asarray(predicted, dtype=float)
     n = int(y.size)
-    if n < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return Correlation(n, None, None)
+    reason = _undefined_because(n, y, x)
+    if reason:
+        return Correlation(n, None, None, reason)
     return Correlation(n, float(sps.spearmanr(y, x).statistic), float(sps.pearsonr(y, x).statistic))
 
 
@@ -46,10 +59,14 @@ def fit_affine(predicted, human) -> Calibration | None:
     return Calibration(float(result.slope), float(result.intercept))
 
 
+class NoInterval(ValueError):
+    """The bootstrap cannot give an interval; str() says why, for the page."""
+
+
 @dataclass(frozen=True)
 class BootstrapResult:
     n: int
-    resamples: int
+    resamples: int  # drawn
     seed: int
     srcc_a: float
     srcc_b: float
@@ -57,6 +74,16 @@ class BootstrapResult:
     ci_low: float
     ci_high: float
     p_value: float  # two-sided: how often the resampled difference falls on the other side of zero
+    dropped: int = 0  # resamples where a side was constant (no SRCC), left out of the interval and p
+
+    @property
+    def kept(self) -> int:
+        return self.resamples - self.dropped
+
+    @property
+    def p_below_resolution(self) -> bool:
+        """No kept resample reached zero: all the bootstrap can say is p < 1/kept."""
+        return self.p_value == 0
 
 
 def _rowwise_spearman(y: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -72,13 +99,21 @@ def _rowwise_spearman(y: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 def paired_bootstrap_srcc(human, pred_a, pred_b, *, resamples: int = 10_000, seed: int = 0) -> BootstrapResult:
     """95 % percentile CI of SRCC(a) - SRCC(b): resample clips with replacement (the same clips for both
-    predictors in each resample, hence paired). The same seed gives the same interval."""
+    predictors in each resample, hence paired). The same seed gives the same interval.
+
+    Raises NoInterval (saying why) when no interval can be given: fewer than 3 clips, a predictor or the
+    human MOS constant over the clips, or no resample where both sides vary. Resamples where a side is
+    constant have no SRCC; they are dropped and counted in `dropped`."""
     y = np.asarray(human, dtype=float)
     a = np.asarray(pred_a, dtype=float)
     b = np.asarray(pred_b, dtype=float)
     n = y.size
-    if n < 3 or a.size != n or b.size != n:
-        raise ValueError("the bootstrap needs at least 3 clips with both predictions")
+    if a.size != n or b.size != n:
+        raise ValueError("human MOS and both predictions must have one value per clip")
+    for label, values in (("predictor A", a), ("predictor B", b)):
+        reason = _undefined_because(n, y, values)
+        if reason:
+            raise NoInterval(f"no interval: {reason}" + (f" ({label})" if "prediction" in reason else ""))
     rng = np.random.default_rng(seed)
     diffs = np.empty(resamples)
     chunk = max(1, min(resamples, 2_000_000 // max(n, 1)))  # bound memory for large test sets
@@ -86,15 +121,14 @@ def paired_bootstrap_srcc(human, pred_a, pred_b, *, resamples: int = 10_000, see
         size = min(chunk, resamples - start)
         idx = rng.integers(0, n, size=(size, n))
         diffs[start:start + size] = _rowwise_spearman(y[idx], a[idx]) - _rowwise_spearman(y[idx], b[idx])
-    diffs = diffs[~np.isnan(diffs)]  # a resample where a side is constant has no SRCC
-    full_a = correlations(y, a).srcc
-    full_b = correlations(y, b).srcc
-    low, high = np.percentile(diffs, [2.5, 97.5])
-    p = 2 * min((diffs <= 0).mean(), (diffs >= 0).mean())
+    usable = diffs[~np.isnan(diffs)]
+    if usable.size == 0:
+        raise NoInterval(f"no interval: in every one of the {resamples} resamples a predictor or the human MOS is constant")
+    full_a = float(sps.spearmanr(y, a).statistic)
+    full_b = float(sps.spearmanr(y, b).statistic)
+    low, high = np.percentile(usable, [2.5, 97.5])
+    p = 2 * min((usable <= 0).mean(), (usable >= 0).mean())
     return BootstrapResult(
-        n=int(n), resamples=resamples, seed=seed,
-        srcc_a=float(full_a) if full_a is not None else float("nan"),
-        srcc_b=float(full_b) if full_b is not None else float("nan"),
-        difference=float((full_a or 0) - (full_b or 0)),
-        ci_low=float(low), ci_high=float(high), p_value=float(min(1.0, p)),
+        n=int(n), resamples=resamples, seed=seed, srcc_a=full_a, srcc_b=full_b, difference=full_a - full_b,
+        ci_low=float(low), ci_high=float(high), p_value=float(min(1.0, p)), dropped=int(resamples - usable.size),
     )

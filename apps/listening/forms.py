@@ -11,12 +11,22 @@ class SplitForm(forms.Form):
     validation = forms.FloatField(min_value=0, max_value=1, initial=0.09)
     test = forms.FloatField(min_value=0, max_value=1, initial=0.10)
     seed = forms.IntegerField(min_value=0, initial=0)
+    hold_out_speakers = forms.IntegerField(
+        min_value=0, initial=0, required=False, label="Held-out speakers",
+        help_text="every clip of this many random speakers goes to test first (speaker-disjoint subset)",
+    )
+    hold_out_texts = forms.IntegerField(
+        min_value=0, initial=0, required=False, label="Held-out texts",
+        help_text="every clip of this many random texts goes to test first (text-disjoint subset)",
+    )
 
     def clean(self):
         data = super().clean()
         ratios = [data.get(k) for k in ("train", "validation", "test")]
         if None not in ratios and abs(sum(ratios) - 1) > 1e-6:
             raise forms.ValidationError("the three ratios must add up to 1")
+        for field in ("hold_out_speakers", "hold_out_texts"):
+            data[field] = data.get(field) or 0  # left empty: hold out none
         return data
 
 

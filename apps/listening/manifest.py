@@ -7,12 +7,11 @@ unless every row is good."""
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from pydantic import PrivateAttr, ValidationInfo, field_validator, model_validator
 
-from apps.audio.services import AudioRejected, inspect_audio
+from apps.audio.services import AudioInfo, AudioRejected, inspect_many
 from apps.core.errors import FileProblem, FileRefused
 from apps.core.tabular import RowModel, parse_table, refuse
 
@@ -35,10 +34,16 @@ class ManifestRow(RowModel):
     gold_min: int | None = None
     gold_max: int | None = None
     _audio_path: Path = PrivateAttr()
+    _audio_info: AudioInfo | None = PrivateAttr(default=None)
 
     @property
     def audio_path(self) -> Path:
         return self._audio_path
+
+    @property
+    def audio_info(self) -> AudioInfo | None:
+        """What validating the audio found (read_manifest with check_audio); None before."""
+        return self._audio_info
 
     @property
     def is_gold(self) -> bool:
@@ -90,17 +95,6 @@ class ManifestRow(RowModel):
         return self
 
 
-AUDIO_CHECK_THREADS = 4
-
-
-def _audio_problem(audio_path: Path, name: str) -> str | None:
-    try:
-        inspect_audio(audio_path, name=name)
-    except AudioRejected as exc:
-        return str(exc)
-    return None
-
-
 def read_manifest(path: Path, *, check_audio: bool = True) -> list[ManifestRow]:
     """Parse and check every row and its audio; raise FileRefused naming each bad row by file and line."""
     path = Path(path)
@@ -108,12 +102,15 @@ def read_manifest(path: Path, *, check_audio: bool = True) -> list[ManifestRow]:
         raise FileRefused("a manifest must be a .csv or .jsonl file", file=path.name)
     parsed, problems = parse_table(path, ManifestRow, context={"base": path.parent}, unique="clip_id")
     if check_audio:
-        # Decoding every file is the slow part (ffprobe + ffmpeg per clip): run those checks side by side.
-        with ThreadPoolExecutor(max_workers=AUDIO_CHECK_THREADS) as pool:
-            outcomes = pool.map(lambda item: _audio_problem(item[1].audio_path, item[1].audio), parsed)
-            for (line, _), problem in zip(parsed, outcomes, strict=True):
-                if problem:
-                    problems.append(FileProblem(file=path.name, line=line, field="audio", reason=f"invalid audio: {problem}"))
+        # Each distinct file is checked once (rows may share one), side by side; each row keeps what its
+        # file's check found, so the import stores it without looking again.
+        checked = inspect_many([(row.audio_path, row.audio) for _, row in parsed])
+        for line, row in parsed:
+            outcome = checked[row.audio_path]
+            if isinstance(outcome, AudioRejected):
+                problems.append(FileProblem(file=path.name, line=line, field="audio", reason=f"invalid audio: {outcome}"))
+            else:
+                row._audio_info = outcome
     refuse(problems)
     rows = [row for _, row in parsed]
     if not any(not r.is_gold for r in rows):

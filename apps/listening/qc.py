@@ -76,26 +76,40 @@ def listener_qc(ratings: pd.DataFrame, gold: pd.DataFrame, thresholds: Threshold
 
     if ratings.empty:
         return result
+    # One vectorised pass: each rating beside the other listeners' mean of its clip (this listener's own
+    # score left out), then per-listener sums give variance and Pearson r without a loop over listeners.
+    frame = pd.DataFrame({"listener": ratings["listener"].to_numpy(), "x": ratings["score"].to_numpy(dtype=float)})
     sums = ratings.groupby("clip")["score"].agg(["sum", "count"])
-    for listener, part in ratings.groupby("listener"):
+    agg = sums.reindex(ratings["clip"].to_numpy())
+    others_n = agg["count"].to_numpy() - 1
+    usable = others_n > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        frame["y"] = np.where(usable, (agg["sum"].to_numpy(dtype=float) - frame["x"].to_numpy()) / others_n, np.nan)
+    per = frame.groupby("listener")["x"].agg(n="size", variance="var")  # sample variance, ddof=1
+    pairs = frame[usable].assign(xx=lambda f: f["x"] ** 2, yy=lambda f: f["y"] ** 2, xy=lambda f: f["x"] * f["y"])
+    moments = pairs.groupby("listener").agg(
+        m=("x", "size"), sx=("x", "sum"), sy=("y", "sum"), sxx=("xx", "sum"), syy=("yy", "sum"), sxy=("xy", "sum"),
+        x_lo=("x", "min"), x_hi=("x", "max"), y_lo=("y", "min"), y_hi=("y", "max"),
+    )
+    m = moments["m"]
+    cov = moments["sxy"] - moments["sx"] * moments["sy"] / m
+    var_x = moments["sxx"] - moments["sx"] ** 2 / m
+    var_y = moments["syy"] - moments["sy"] ** 2 / m
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (cov / np.sqrt(var_x * var_y)).clip(-1, 1)
+    defined = (m >= 3) & (moments["x_hi"] > moments["x_lo"]) & (moments["y_hi"] > moments["y_lo"])
+    for listener, row in per.iterrows():
         qc = result[listener]
-        scores = part["score"].to_numpy(dtype=float)
-        qc.ratings = int(scores.size)
-        if scores.size >= 2:
-            qc.variance = float(scores.var(ddof=1))
-        # The others' mean of each clip: leave this listener's own score out.
-        agg = sums.loc[part["clip"]]
-        others_n = agg["count"].to_numpy() - 1
-        usable = others_n > 0
-        if usable.sum() >= 3:
-            others_mean = (agg["sum"].to_numpy(dtype=float)[usable] - scores[usable]) / others_n[usable]
-            own = scores[usable]
-            if np.ptp(own) > 0 and np.ptp(others_mean) > 0:
-                qc.correlation = float(np.corrcoef(own, others_mean)[0, 1])
+        qc.ratings = int(row["n"])
+        if qc.ratings >= 2:
+            qc.variance = float(row["variance"])
+        n_usable = int(m.get(listener, 0))
+        if n_usable and defined.get(listener, False):
+            qc.correlation = float(r[listener])
         if qc.ratings >= t.min_ratings:
             if qc.variance is not None and qc.variance < t.min_variance:
                 qc.flags.append(LOW_VARIANCE)
-            if usable.sum() >= t.min_ratings and (qc.correlation is None or qc.correlation < t.min_correlation):
+            if n_usable >= t.min_ratings and (qc.correlation is None or qc.correlation < t.min_correlation):
                 # A constant listener has no correlation at all; that is no agreement either.
                 if qc.correlation is not None or LOW_VARIANCE not in qc.flags:
                     qc.flags.append(LOW_CORRELATION)

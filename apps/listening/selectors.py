@@ -6,10 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pandas as pd
+from django.db import connections
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from apps.listening import stats
+from apps.accounts.models import User
+from apps.listening import figures, stats
 from apps.listening.models import ListeningTest, Rating
 from apps.listening.qc import FLAG_LABELS, ListenerQC, listener_qc
 from apps.queues import selectors as queue_selectors
@@ -19,38 +21,75 @@ def excluded_listener_ids(test: ListeningTest) -> set[int]:
     return set(test.pool.excluded_workers.values_list("pk", flat=True))
 
 
+def frame_of(qs, columns: list[str]) -> pd.DataFrame:
+    """A values_list QuerySet read straight into a DataFrame: the ORM builds the SQL, the cursor's rows go
+    to pandas as they are (no model instances, no per-row dicts). Only for fields without converters."""
+    sql, params = qs.query.sql_with_params()
+    with connections[qs.db].cursor() as cursor:
+        cursor.execute(sql, params)
+        return pd.DataFrame(cursor.fetchall(), columns=columns)
+
+
+RATING_COLUMNS = ["clip", "listener", "score", "gold_min", "gold_max"]
+
+
+@dataclass
+class RatingSet:
+    """Every rating of a test, read in one query. `regular` holds every listener's ratings of regular clips
+    (excluded listeners too: QC judges them), `gold` the gold-clip ratings; `clean` is the clean set."""
+
+    regular: pd.DataFrame
+    gold: pd.DataFrame
+    excluded: set[int]
+
+    @property
+    def clean(self) -> pd.DataFrame:
+        return self.regular[~self.regular["listener"].isin(self.excluded)] if self.excluded else self.regular
+
+
+def rating_set(test: ListeningTest) -> RatingSet:
+    frame = frame_of(
+        Rating.objects.filter(clip__test=test).values_list("clip_id", "listener_id", "score", "clip__gold_min", "clip__gold_max"),
+        RATING_COLUMNS,
+    )
+    is_gold = frame["gold_min"].notna()
+    return RatingSet(
+        regular=frame.loc[~is_gold, ["clip", "listener", "score"]].reset_index(drop=True),
+        gold=frame[is_gold].reset_index(drop=True),
+        excluded=excluded_listener_ids(test),
+    )
+
+
 def ratings_frame(test: ListeningTest, *, clean: bool = True, gold: bool = False) -> pd.DataFrame:
-    """One row per rating: clip (pk), listener (user id), score, rated_at. Regular clips, or gold clips with
+    """One row per rating: clip (pk), listener (user id), score. Regular clips, or gold clips with
     gold_min/gold_max when gold=True. clean=True leaves out excluded listeners."""
     qs = Rating.objects.filter(clip__test=test, clip__gold_min__isnull=not gold)
     if clean:
         qs = qs.exclude(listener_id__in=excluded_listener_ids(test))
-    fields = ["clip_id", "listener_id", "score", "rated_at"] + (["clip__gold_min", "clip__gold_max"] if gold else [])
-    frame = pd.DataFrame.from_records(list(qs.values_list(*fields)), columns=fields)
-    return frame.rename(columns={
-        "clip_id": "clip", "listener_id": "listener", "clip__gold_min": "gold_min", "clip__gold_max": "gold_max",
-    })
+    fields = ["clip_id", "listener_id", "score"] + (["clip__gold_min", "clip__gold_max"] if gold else [])
+    return frame_of(qs.values_list(*fields), RATING_COLUMNS[:len(fields)])
 
 
 def clean_clip_table(test: ListeningTest) -> pd.DataFrame:
     return stats.clip_table(ratings_frame(test))
 
 
-def completion(test: ListeningTest, table: pd.DataFrame | None = None) -> list[tuple[int, int]]:
-    """(number of clean ratings, number of regular clips with that many) for 0..K."""
+def completion(test: ListeningTest, table: pd.DataFrame | None = None, regular: pd.Index | None = None) -> list[tuple[int, int]]:
+    """(number of clean ratings, number of regular clips with that many) for 0..K. `regular`: the regular
+    clips' pks when the caller has them."""
     k = test.pool.required_per_item
     table = clean_clip_table(test) if table is None else table
-    counts = {n: 0 for n in range(k + 1)}
-    regular = list(test.clips.regular().values_list("pk", flat=True))
-    for pk in regular:
-        n = int(table["n"].get(pk, 0)) if not table.empty else 0
-        counts[min(n, k)] += 1
-    return sorted(counts.items())
+    if regular is None:
+        regular = pd.Index(test.clips.regular().values_list("pk", flat=True))
+    n = table["n"].reindex(regular, fill_value=0).clip(upper=k) if len(regular) else pd.Series(dtype=int)
+    counts = n.value_counts()
+    return [(i, int(counts.get(i, 0))) for i in range(k + 1)]
 
 
-def qc_by_listener(test: ListeningTest) -> dict[int, ListenerQC]:
+def qc_by_listener(test: ListeningTest, ratings: RatingSet | None = None) -> dict[int, ListenerQC]:
     """QC over every listener's ratings (excluded ones included, so their flags stay visible)."""
-    return listener_qc(ratings_frame(test, clean=False), ratings_frame(test, clean=False, gold=True))
+    ratings = rating_set(test) if ratings is None else ratings
+    return listener_qc(ratings.regular, ratings.gold)
 
 
 @dataclass
@@ -66,23 +105,17 @@ class ListenerRow:
         return [FLAG_LABELS[f] for f in self.qc.flags] if self.qc else []
 
 
-def listener_rows(test: ListeningTest, qc: dict | None = None) -> list[ListenerRow]:
-    from apps.accounts.models import User
-
-    qc = qc_by_listener(test) if qc is None else qc
-    excluded = excluded_listener_ids(test)
-    counts = (
-        Rating.objects.filter(clip__test=test)
-        .values("listener_id")
-        .annotate(regular=Count("pk", filter=Q(clip__gold_min__isnull=True)), gold=Count("pk", filter=Q(clip__gold_min__isnull=False)))
-    )
-    by_id = {row["listener_id"]: row for row in counts}
-    ids = set(by_id) | excluded
+def listener_rows(test: ListeningTest, ratings: RatingSet | None = None) -> list[ListenerRow]:
+    ratings = rating_set(test) if ratings is None else ratings
+    qc = qc_by_listener(test, ratings)
+    regular = ratings.regular["listener"].value_counts()
+    gold = ratings.gold["listener"].value_counts()
+    ids = {int(pk) for pk in regular.index} | {int(pk) for pk in gold.index} | ratings.excluded
     users = {u.pk: u for u in User.objects.filter(pk__in=ids)}
     rows = [
         ListenerRow(
-            user=users[pk], regular=by_id.get(pk, {}).get("regular", 0), gold=by_id.get(pk, {}).get("gold", 0),
-            qc=qc.get(pk), excluded=pk in excluded,
+            user=users[pk], regular=int(regular.get(pk, 0)), gold=int(gold.get(pk, 0)),
+            qc=qc.get(pk), excluded=pk in ratings.excluded,
         )
         for pk in ids
     ]
@@ -91,19 +124,21 @@ def listener_rows(test: ListeningTest, qc: dict | None = None) -> list[ListenerR
 
 def summary(test: ListeningTest) -> dict:
     """What GET /api/listening/tests/{id}/summary/ returns."""
-    ratings = ratings_frame(test)
-    table = stats.clip_table(ratings)
+    ratings = rating_set(test)
+    clean = ratings.clean
+    table = stats.clip_table(clean)
     k = test.pool.required_per_item
-    rows = listener_rows(test)
+    rows = listener_rows(test, ratings)
+    counts = test.clips.aggregate(regular=Count("pk", filter=Q(gold_min__isnull=True)), gold=Count("pk", filter=Q(gold_min__isnull=False)))
     return {
         "id": test.pk,
         "name": test.name,
-        "clips": test.clips.regular().count(),
-        "gold_clips": test.clips.gold().count(),
-        "ratings": int(len(ratings)),
+        "clips": counts["regular"],
+        "gold_clips": counts["gold"],
+        "ratings": int(len(clean)),
         "complete_clips": int((table["n"] >= k).sum()) if not table.empty else 0,
         "ratings_per_clip": k,
-        "alpha_ordinal": stats.alpha_ordinal(ratings),
+        "alpha_ordinal": stats.alpha_ordinal(clean),
         "flagged_listeners": [
             {"username": r.user.username, "flags": list(r.qc.flags), "excluded": r.excluded}
             for r in rows if r.qc and r.qc.flagged
@@ -113,42 +148,39 @@ def summary(test: ListeningTest) -> dict:
 
 
 GROUP_FIELDS = (("source_type", "Source type"), ("style", "Style"), ("category", "Category"), ("system", "System"))
+CLIP_COLUMNS = ["clip", *[f for f, _ in GROUP_FIELDS], "split", "speaker_disjoint", "text_disjoint"]
 
 
 def dashboard(test: ListeningTest) -> dict:
-    from apps.listening import figures
-
-    ratings = ratings_frame(test)
-    table = stats.clip_table(ratings)
-    clips = pd.DataFrame.from_records(
-        list(test.clips.regular().values_list("pk", *[f for f, _ in GROUP_FIELDS])),
-        columns=["clip", *[f for f, _ in GROUP_FIELDS]],
-    ).set_index("clip")
+    """Everything the admin dashboard shows, from three reads: the ratings, the regular clips' metadata and
+    the listeners' names."""
+    ratings = rating_set(test)
+    clean = ratings.clean
+    table = stats.clip_table(clean)
+    clips = frame_of(test.clips.regular().values_list("pk", *CLIP_COLUMNS[1:]), CLIP_COLUMNS).set_index("clip")
     groups = []
     for field, label in GROUP_FIELDS:
-        rows = stats.group_cis(ratings, clips[field]) if not clips.empty else []
+        rows = stats.group_cis(clean, clips[field], table) if not clips.empty else []
         if rows:
             groups.append({
                 "field": field, "label": label, "rows": rows,
-                "svg": figures.ci_bars_svg([(v, ci.mean, ci.ci95) for v, ci, _ in rows], title=f"MOS by {label.lower()}"),
+                "svg": figures.ci_bars_svg([(g.value, g.ratings.mean, g.ratings.ci95) for g in rows], title=f"MOS by {label.lower()}"),
             })
     overall = stats.t_ci95(table["mos_mean"]) if not table.empty else stats.t_ci95([])
     hist = stats.histogram(table["mos_mean"], bins=stats.MOS_BINS) if not table.empty else []
-    split_counts = dict(
-        test.clips.regular().values_list("split").annotate(n=Count("pk")).values_list("split", "n")
-    )
+    in_test = clips["split"] == "test"
     return {
-        "completion": completion(test, table),
-        "ratings": int(len(ratings)),
+        "completion": completion(test, table, clips.index),
+        "ratings": int(len(clean)),
         "clips": int(len(clips)),
-        "alpha": stats.alpha_ordinal(ratings),
+        "alpha": stats.alpha_ordinal(clean),
         "overall": overall,
         "histogram_svg": figures.histogram_svg(hist, title="Histogram of clip MOS", xlabel="clip MOS"),
         "groups": groups,
-        "listeners": listener_rows(test),
-        "split_counts": split_counts,
-        "speaker_disjoint": test.clips.regular().filter(speaker_disjoint=True).count(),
-        "text_disjoint": test.clips.regular().filter(text_disjoint=True).count(),
+        "listeners": listener_rows(test, ratings),
+        "split_counts": {str(k): int(v) for k, v in clips["split"].value_counts().sort_index().items()},
+        "speaker_disjoint": int((in_test & clips["speaker_disjoint"].astype(bool)).sum()),
+        "text_disjoint": int((in_test & clips["text_disjoint"].astype(bool)).sum()),
     }
 
 
@@ -249,13 +281,19 @@ def evaluate_predictors(test: ListeningTest, predictors, *, compare: tuple | Non
                 xlabel="calibrated prediction", ylabel="human MOS",
             ) if points else "",
         })
-    bootstrap = None
+    bootstrap, bootstrap_error = None, ""
     if compare is not None:
         a, b = compare
         test_part = frame[(frame["split"] == "test") & frame[a.name].notna() & frame[b.name].notna()]
-        bootstrap = evaluation.paired_bootstrap_srcc(
-            test_part["human"], test_part[a.name], test_part[b.name],
-            resamples=resamples or settings.LISTENING_BOOTSTRAP_RESAMPLES, seed=seed,
-        )
-    return {"results": results, "bootstrap": bootstrap, "clips": int(len(frame)),
+        try:
+            bootstrap = evaluation.paired_bootstrap_srcc(
+                test_part["human"], test_part[a.name], test_part[b.name],
+                resamples=resamples or settings.LISTENING_BOOTSTRAP_RESAMPLES, seed=seed,
+            )
+        except evaluation.NoInterval as exc:
+            bootstrap_error = (
+                f"{a.name} against {b.name} on the {len(test_part)} test clip{'s' if len(test_part) != 1 else ''} "
+                f"with both predictions: {exc}."
+            )
+    return {"results": results, "bootstrap": bootstrap, "bootstrap_error": bootstrap_error, "clips": int(len(frame)),
             "has_splits": bool((frame["split"] != "").any()) if len(frame) else False}

@@ -20,7 +20,7 @@ from django.db.models import F
 from django.utils import timezone
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from apps.audio.services import atomic_import, import_audio_file
+from apps.audio.services import atomic_import, store_validated
 from apps.core.errors import Conflict, InvalidInput
 from apps.core.tabular import RowModel, read_table
 from apps.listening import splits as splitting
@@ -39,6 +39,8 @@ from apps.queues import services as queues
 from apps.queues.models import Assignment, WorkItem
 
 # --- import ---------------------------------------------------------------------------------------------
+
+PROGRESS_EVERY = 100  # clips between progress writes (each is an UPDATE of the job row)
 
 
 def import_listening_test(*, name: str, manifest: Path, acting_user=None, progress=None) -> ListeningTest:
@@ -69,17 +71,19 @@ def import_listening_test(*, name: str, manifest: Path, acting_user=None, progre
         # the manifest's order (often grouped by system or source type), nor whether a clip is gold.
         pairs = list(zip(regular + gold, items, strict=True))
         random.SystemRandom().shuffle(pairs)
-        for row, item in pairs:
-            asset, _ = import_audio_file(row.audio_path, name=Path(row.audio_path).name)
+        # Each distinct file is stored once, from the check read_manifest made (no second decode), in one
+        # lookup of what is stored already and one bulk insert.
+        assets = store_validated([(r.audio_path, r.audio_info, Path(r.audio_path).name) for r in rows])
+        for step, (row, item) in enumerate(pairs, start=1):
             clips.append(Clip(
-                test=test, work_item=item, clip_id=row.clip_id, asset=asset,
+                test=test, work_item=item, clip_id=row.clip_id, asset=assets[row.audio_info.sha256],
                 audio_name=row.audio,
                 text=row.text, speaker=row.speaker, source_type=row.source_type, style=row.style,
                 category=row.category, system=row.system, gold_min=row.gold_min, gold_max=row.gold_max,
             ))
-            if progress is not None:
-                progress.advance()
-        Clip.objects.bulk_create(clips)
+            if progress is not None and (step % PROGRESS_EVERY == 0 or step == len(pairs)):
+                progress.set_done(step)
+        Clip.objects.bulk_create(clips, batch_size=1000)
     return test
 
 
@@ -177,36 +181,48 @@ class SplitResult:
     text_disjoint: int
 
 
-def make_splits(*, test: ListeningTest, ratios=splitting.DEFAULT_RATIOS, seed: int = 0) -> SplitResult:
+def make_splits(*, test: ListeningTest, ratios=splitting.DEFAULT_RATIOS, seed: int = 0, hold_out_speakers: int = 0,
+                hold_out_texts: int = 0) -> SplitResult:
     """Split the regular clips by their clean MOS (clips without ratings count as MOS 0: they are split
     too, at the bottom of the range) and store split and disjoint flags. Re-running with the same seed and
-    the same ratings gives the same split."""
+    the same ratings gives the same split. `hold_out_speakers` / `hold_out_texts` put every clip of that
+    many random speakers (texts) in test first (see splits.stratified_split); InvalidInput if that cannot be.
+
+    A fixed number of queries whatever the number of clips: the ratings, the clips' speaker and text, and
+    one UPDATE per (split, speaker-disjoint, text-disjoint) combination."""
     from apps.listening.selectors import clean_clip_table
 
     table = clean_clip_table(test)
-    clips = list(test.clips.regular().only("pk", "speaker", "text"))
+    mos = table["mos_mean"].to_dict() if not table.empty else {}
     items = [
-        splitting.SplitClip(
-            key=c.pk, mos=float(table["mos_mean"].get(c.pk, 0.0)) if not table.empty else 0.0,
-            speaker=c.speaker, text=c.text,
-        )
-        for c in clips
+        splitting.SplitClip(key=pk, mos=float(mos.get(pk, 0.0)), speaker=speaker, text=text)
+        for pk, speaker, text in test.clips.regular().values_list("pk", "speaker", "text")
     ]
-    assignment = splitting.stratified_split(items, ratios=tuple(ratios), seed=seed)
+    try:
+        assignment = splitting.stratified_split(
+            items, ratios=tuple(ratios), seed=seed, hold_out_speakers=hold_out_speakers, hold_out_texts=hold_out_texts,
+        )
+    except ValueError as exc:
+        raise InvalidInput(str(exc), field="hold_out_speakers" if hold_out_speakers else "hold_out_texts") from None
     flags = splitting.disjoint_flags(items, assignment)
-    with transaction.atomic():
-        for c in clips:
-            c.split = assignment[c.pk]
-            c.speaker_disjoint, c.text_disjoint = flags[c.pk]
-        Clip.objects.bulk_update(clips, ["split", "speaker_disjoint", "text_disjoint"], batch_size=500)
-        test.split_params = {"ratios": list(ratios), "seed": seed, "made_at": timezone.now().isoformat()}
-        test.save(update_fields=["split_params"])
-    values = list(assignment.values())
-    return SplitResult(
-        counts={s: values.count(s) for s in splitting.SPLITS},
+    groups: dict[tuple[str, bool, bool], list[int]] = {}
+    for pk, split in assignment.items():
+        groups.setdefault((split, *flags[pk]), []).append(pk)
+    result = SplitResult(
+        counts={s: sum(len(pks) for (split, *_), pks in groups.items() if split == s) for s in splitting.SPLITS},
         speaker_disjoint=sum(1 for f in flags.values() if f[0]),
         text_disjoint=sum(1 for f in flags.values() if f[1]),
     )
+    with transaction.atomic():
+        for (split, speaker_disjoint, text_disjoint), pks in groups.items():
+            Clip.objects.filter(pk__in=pks).update(split=split, speaker_disjoint=speaker_disjoint, text_disjoint=text_disjoint)
+        test.split_params = {
+            "ratios": list(ratios), "seed": seed, "hold_out_speakers": hold_out_speakers,
+            "hold_out_texts": hold_out_texts, "speaker_disjoint": result.speaker_disjoint,
+            "text_disjoint": result.text_disjoint, "made_at": timezone.now().isoformat(),
+        }
+        test.save(update_fields=["split_params"])
+    return result
 
 
 class PredictionRow(RowModel):

@@ -33,18 +33,57 @@ def split_counts(n: int, ratios: tuple[float, float, float]) -> list[int]:
     return counts
 
 
-def stratified_split(clips: list[SplitClip], *, ratios=DEFAULT_RATIOS, seed: int = 0) -> dict[object, str]:
+def stratified_split(clips: list[SplitClip], *, ratios=DEFAULT_RATIOS, seed: int = 0, hold_out_speakers: int = 0,
+                     hold_out_texts: int = 0) -> dict[object, str]:
     """Assign each clip to train/validation/test so that every stretch of the MOS range is shared in the
-    given ratios, and the exact sizes follow `split_counts`. Reproducible from `seed`.
+    given ratios, and the exact sizes follow `split_counts`. Reproducible from `seed`, and independent of
+    the order the clips come in (they are sorted by key first).
 
-    How: order clips by MOS (ties broken at random), lay out the split labels along that order so that each
-    label's running count tracks its ideal share (the label furthest behind its share goes next), then
-    shuffle the labels inside consecutive blocks of about 1/smallest-ratio clips. Totals stay exact, every
-    block of the MOS range holds each split in proportion, and which clip of a block lands in test is random.
+    `hold_out_speakers` / `hold_out_texts`: that many speakers (texts), drawn at random with the seed, have
+    every clip put in test before the rest is stratified, so test holds speaker- and text-disjoint subsets
+    of a chosen size (KOMOS: 34 and 55 of 100 test clips). The held-out clips count towards the test size;
+    if they are more than it, the split is refused with ValueError.
+
+    How the rest is stratified: order clips by MOS (ties broken at random), lay out the split labels along
+    that order so that each label's running count tracks its ideal share (the label furthest behind its
+    share goes next), then shuffle the labels inside consecutive blocks of about 1/smallest-ratio clips.
+    Totals stay exact, every block of the MOS range holds each split in proportion, and which clip of a
+    block lands in test is random.
     """
+    if hold_out_speakers < 0 or hold_out_texts < 0:
+        raise ValueError("the number of held-out speakers and texts cannot be negative")
     rng = np.random.default_rng(seed)
+    clips = sorted(clips, key=lambda c: c.key)
+    counts = split_counts(len(clips), tuple(ratios))
+    held = _held_out(clips, rng, hold_out_speakers, hold_out_texts)
+    if len(held) > counts[2]:
+        raise ValueError(
+            f"the held-out speakers and texts have {len(held)} clips, more than the {counts[2]} clips of test; "
+            "hold out fewer speakers or texts, or give test a larger share"
+        )
+    rest = [c for c in clips if c.key not in held]
+    assignment = dict.fromkeys(held, "test")
+    assignment.update(_stratify(rest, [counts[0], counts[1], counts[2] - len(held)], ratios, rng))
+    return assignment
+
+
+def _held_out(clips: list[SplitClip], rng, speakers: int, texts: int) -> set:
+    """Keys of the clips of `speakers` random speakers and `texts` random texts (chosen from the sorted
+    distinct values, so the choice depends on the seed only)."""
+    keys: set = set()
+    for count, value_of, what in ((speakers, lambda c: c.speaker, "speakers"), (texts, lambda c: normalise_text(c.text), "texts")):
+        if not count:
+            continue
+        values = sorted({value_of(c) for c in clips})
+        if count >= len(values):
+            raise ValueError(f"cannot hold out {count} {what}: the clips have only {len(values)}, and train needs some")
+        chosen = {values[i] for i in rng.choice(len(values), size=count, replace=False)}
+        keys |= {c.key for c in clips if value_of(c) in chosen}
+    return keys
+
+
+def _stratify(clips: list[SplitClip], counts: list[int], ratios, rng) -> dict[object, str]:
     n = len(clips)
-    counts = split_counts(n, tuple(ratios))
     tiebreak = rng.permutation(n)
     order = sorted(range(n), key=lambda i: (clips[i].mos, tiebreak[i]))
     labels: list[int] = []
@@ -55,7 +94,7 @@ def stratified_split(clips: list[SplitClip], *, ratios=DEFAULT_RATIOS, seed: int
         labels.append(s)
         taken[s] += 1
     positive = [r / sum(ratios) for r in ratios if r > 0]
-    block = max(2, math.ceil(1 / min(positive))) if positive else n
+    block = max(2, math.ceil(1 / min(positive))) if positive else max(n, 1)
     for start in range(0, n, block):
         chunk = labels[start:start + block]
         rng.shuffle(chunk)

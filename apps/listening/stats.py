@@ -47,36 +47,60 @@ def t_ci95(values) -> MeanCI:
     return MeanCI(n, mean, float(sps.t.ppf(0.975, n - 1)) * sem)
 
 
+def t_factors(n) -> np.ndarray:
+    """t(0.975, n - 1) for an array of sample sizes, NaN where n < 2 (one vectorised scipy call)."""
+    n = np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return np.where(n >= 2, sps.t.ppf(0.975, np.maximum(n - 1, 1)), np.nan)
+
+
 def clip_table(ratings: pd.DataFrame) -> pd.DataFrame:
-    """One row per clip: n, mos_mean, mos_median, std (sample, ddof=1) and ci95 (t half-width)."""
+    """One row per clip: n, mos_mean, mos_median, std (sample, ddof=1) and ci95 (t half-width).
+
+    One groupby pass over the ratings and one vectorised t quantile for every clip at once."""
     columns = ["n", "mos_mean", "mos_median", "std", "ci95"]
     if ratings.empty:
         return pd.DataFrame(columns=columns, index=pd.Index([], name="clip"))
-    grouped = ratings.groupby("clip")["score"]
-    table = pd.DataFrame({
-        "n": grouped.size(),
-        "mos_mean": grouped.mean(),
-        "mos_median": grouped.median(),
-        "std": grouped.std(ddof=1),
-    })
-    t_factor = table["n"].map(lambda n: float(sps.t.ppf(0.975, n - 1)) if n >= 2 else np.nan)
-    table["ci95"] = t_factor * table["std"] / np.sqrt(table["n"])
+    table = ratings.groupby("clip")["score"].agg(n="size", mos_mean="mean", mos_median="median", std="std")
+    table["ci95"] = t_factors(table["n"].to_numpy()) * table["std"].to_numpy() / np.sqrt(table["n"].to_numpy())
     table.index.name = "clip"
     return table
 
 
-def group_cis(ratings: pd.DataFrame, groups: pd.Series) -> list[tuple[str, MeanCI, int]]:
-    """Mean MOS with a t-based 95 % CI per group value, computed over every rating of the group's clips
-    (as P.800/P.1401 compute a condition's MOS from its votes). `groups` maps clip -> group value.
-    Returns (value, MeanCI over ratings, number of clips), sorted by value."""
+@dataclass(frozen=True)
+class GroupCI:
+    """A group's MOS two ways. `ratings`: over every rating of the group's clips (as P.800/P.1401 compute a
+    condition's MOS from its votes; n = ratings). `clips`: over the group's clip means (n = clips); ratings
+    of one clip are not independent, so this interval is the honest one when clips are the unit."""
+
+    value: str
+    ratings: MeanCI
+    clips: MeanCI
+
+
+def _grouped_cis(values: pd.Series, keys: pd.Series) -> dict[str, MeanCI]:
+    stats = values.groupby(keys, sort=True).agg(["size", "mean", "std"])
+    half = t_factors(stats["size"].to_numpy()) * stats["std"].to_numpy() / np.sqrt(stats["size"].to_numpy())
+    return {
+        str(key): MeanCI(int(n), float(mean), None if math.isnan(h) else float(h))
+        for key, n, mean, h in zip(stats.index, stats["size"], stats["mean"], half, strict=True)
+    }
+
+
+def group_cis(ratings: pd.DataFrame, groups: pd.Series, table: pd.DataFrame | None = None) -> list[GroupCI]:
+    """Mean MOS with t-based 95 % intervals per group value, at rating level and at clip level. `groups`
+    maps clip -> group value (clips with an empty value are left out); `table` is `clip_table(ratings)`
+    when the caller has it already. Sorted by value."""
     if ratings.empty:
         return []
-    labelled = ratings.assign(group=ratings["clip"].map(groups)).dropna(subset=["group"])
-    labelled = labelled[labelled["group"].astype(str) != ""]
-    out = []
-    for value, part in labelled.groupby("group", sort=True):
-        out.append((str(value), t_ci95(part["score"].to_numpy()), int(part["clip"].nunique())))
-    return out
+    groups = groups[groups.notna() & (groups.astype(str) != "")].astype(str)
+    labels = ratings["clip"].map(groups)
+    rated = labels.notna()
+    by_rating = _grouped_cis(ratings.loc[rated, "score"].astype(float), labels[rated])
+    table = clip_table(ratings) if table is None else table
+    clip_labels = table.index.to_series().map(groups)
+    by_clip = _grouped_cis(table.loc[clip_labels.notna(), "mos_mean"], clip_labels[clip_labels.notna()])
+    return [GroupCI(value, by_rating[value], by_clip[value]) for value in sorted(by_rating)]
 
 
 def alpha_ordinal(ratings: pd.DataFrame) -> float | None:
@@ -84,12 +108,21 @@ def alpha_ordinal(ratings: pd.DataFrame) -> float | None:
     the `krippendorff` package. None when there is not enough data (fewer than two pairable ratings)."""
     if ratings.empty:
         return None
-    matrix = ratings.pivot_table(index="listener", columns="clip", values="score", aggfunc="first")
-    data = matrix.to_numpy(dtype=float)
+    data = reliability_matrix(ratings)
     pairable = (~np.isnan(data)).sum(axis=0)
     if (pairable >= 2).sum() == 0 or len(np.unique(data[~np.isnan(data)])) < 2:
         return None
     return float(krippendorff.alpha(reliability_data=data, level_of_measurement="ordinal", value_domain=list(SCORES)))
+
+
+def reliability_matrix(ratings: pd.DataFrame) -> np.ndarray:
+    """listeners x clips, NaN where a listener did not rate a clip (one rating per pair, as the database
+    guarantees). Built from factorised codes, which is much faster than a pivot table at 10,000 clips."""
+    rows, _ = pd.factorize(ratings["listener"])
+    cols, _ = pd.factorize(ratings["clip"])
+    data = np.full((rows.max() + 1, cols.max() + 1), np.nan)
+    data[rows, cols] = ratings["score"].to_numpy(dtype=float)
+    return data
 
 
 def histogram(values, *, bins: list[float]) -> list[tuple[float, float, int]]:

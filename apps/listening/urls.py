@@ -23,8 +23,8 @@ urlpatterns = [
 ]
 
 api_urlpatterns = [
-    path("listening/tests/<int:pk>/next/", api.NextClipView.as_view(), name="next"),
-    path("listening/clips/<int:pk>/playback/", api.PlaybackView.as_view(), name="playback"),
-    path("listening/clips/<int:pk>/ratings/", api.RatingView.as_view(), name="ratings"),
-    path("listening/tests/<int:pk>/summary/", api.SummaryView.as_view(), name="summary"),
+    path("listening/tests/<id:pk>/next/", api.NextClipView.as_view(), name="next"),
+    path("listening/clips/<id:pk>/playback/", api.PlaybackView.as_view(), name="playback"),
+    path("listening/clips/<id:pk>/ratings/", api.RatingView.as_view(), name="ratings"),
+    path("listening/tests/<id:pk>/summary/", api.SummaryView.as_view(), name="summary"),
 ]

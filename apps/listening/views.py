@@ -162,7 +162,8 @@ def dashboard(request, pk):
 def _split_initial(test):
     params = test.split_params or {}
     ratios = params.get("ratios") or [0.81, 0.09, 0.10]
-    return {"train": ratios[0], "validation": ratios[1], "test": ratios[2], "seed": params.get("seed", 0)}
+    return {"train": ratios[0], "validation": ratios[1], "test": ratios[2], "seed": params.get("seed", 0),
+            "hold_out_speakers": params.get("hold_out_speakers", 0), "hold_out_texts": params.get("hold_out_texts", 0)}
 
 
 @login_required
@@ -184,7 +185,14 @@ def make_splits(request, pk):
     form = SplitForm(request.POST)
     if form.is_valid():
         d = form.cleaned_data
-        result = services.make_splits(test=test, ratios=(d["train"], d["validation"], d["test"]), seed=d["seed"])
+        try:
+            result = services.make_splits(
+                test=test, ratios=(d["train"], d["validation"], d["test"]), seed=d["seed"],
+                hold_out_speakers=d["hold_out_speakers"], hold_out_texts=d["hold_out_texts"],
+            )
+        except InvalidInput as refused:
+            messages.error(request, f"No split drawn: {refused}")
+            return redirect("listening:dashboard", pk=test.pk)
         messages.success(
             request,
             f"Split: {result.counts['train']} train, {result.counts['validation']} validation, {result.counts['test']} test "
@@ -247,9 +255,7 @@ def evaluation(request, pk):
         if a in by_pk and b in by_pk:
             compare = (by_pk[a], by_pk[b])
     result = selectors.evaluate_predictors(test, predictors, compare=compare, seed=seed) if predictors else None
-    error = None
-    if compare and result and result["bootstrap"] is None:
-        error = "The bootstrap needs test clips with predictions from both predictors."
+    error = result["bootstrap_error"] if compare and result else None
     return render(request, "listening/evaluation.html", {
         "test": test, "predictors": predictors, "result": result, "compare": compare, "seed": seed, "error": error,
     })

@@ -230,13 +230,13 @@ def _meta_review(run: ReviewRun, correction: Correction, *, job=None) -> str:
     else:
         status = CorrectionStatus.REJECTED if verdict == MetaVerdict.REJECT else CorrectionStatus.UNRESOLVED
     record_meta_verdict(
-        correction, status=status, meta_verdict=verdict, meta_rationale=result.data.rationale,
+        correction=correction, status=status, meta_verdict=verdict, meta_rationale=result.data.rationale,
         meta_output=result.data.model_dump(mode="json"), meta_call=result.call,
     )
     return f"correction {status}"
 
 
-def record_meta_verdict(correction: Correction, *, status: str, **verdict) -> None:
+def record_meta_verdict(*, correction: Correction, status: str, **verdict) -> None:
     """The meta-reviewer's judgement and the status it leads to. A correction sent to an expert is handed to
     the expert inbox in the same transaction (correction_sent_to_expert), so it is never in one without
     the other."""

@@ -2,12 +2,13 @@
 summaries and the dashboard's statistics."""
 
 from collections import Counter, defaultdict
-from statistics import median
 
 import numpy as np
+import pandas as pd
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from apps.accounts.models import User
 from apps.queues.models import Assignment, AssignmentStatus
 from apps.verification.agreement import fleiss_kappa, krippendorff_nominal
 from apps.verification.models import (
@@ -141,49 +142,58 @@ def per_domain(summary: dict) -> dict:
     return out
 
 
+REVIEWERS = 3  # three-annotator verification (HPSU): agreement is computed over items with all three reviews
+
+
 def dashboard(project: VerificationProject) -> dict:
-    """Everything the admin dashboard shows, computed from the current reviews."""
+    """Everything the admin dashboard shows, computed from the current reviews in a few reads: the review
+    rows (ints and strings only), the non-empty reason lists, the annotators' names and the first split
+    decisions. Counts per item, agreement and per-annotator figures are vectorised over those rows."""
     summary = project_summary(project)
-    reviews = list(
-        Review.objects.filter(item__project=project).select_related("annotator").values_list(
-            "item_id", "annotator_id", "annotator__username", "decision", "reasons", "seconds_spent"
-        )
+    reviews = pd.DataFrame(
+        list(Review.objects.filter(item__project=project).values_list("item_id", "annotator_id", "decision", "seconds_spent")),
+        columns=["item", "annotator", "decision", "seconds"],
     )
-    reason_counts = Counter(reason for *_, decision, reasons, _s in reviews for reason in reasons)
+    # Only rejections usually carry reasons: read just the lists that are not empty.
+    reason_counts = Counter(
+        reason
+        for reasons in Review.objects.filter(item__project=project).exclude(reasons=[]).values_list("reasons", flat=True)
+        for reason in reasons
+    )
     reasons = [(Reason(r).label, reason_counts.get(r, 0)) for r in Reason.values]
 
-    by_item: dict[int, list[str]] = defaultdict(list)
-    for item_id, _a, _n, decision, *_ in reviews:
-        by_item[item_id].append(decision)
-    complete = {i: d for i, d in by_item.items() if len(d) == 3}
-    table = [[d.count(Decision.APPROVE), d.count(Decision.REJECT)] for d in complete.values()]
-    kappa = fleiss_kappa(table) if table else None
-    annotators = sorted({a for _i, a, *_ in reviews})
-    units = sorted(by_item)
-    matrix = np.full((len(annotators), len(units)), np.nan)
-    a_index, u_index = {a: i for i, a in enumerate(annotators)}, {u: i for i, u in enumerate(units)}
-    for item_id, annotator_id, _n, decision, *_ in reviews:
-        matrix[a_index[annotator_id], u_index[item_id]] = 1.0 if decision == Decision.APPROVE else 0.0
-    alpha = krippendorff_nominal(matrix.tolist()) if units else None
+    reviews["approve"] = reviews["decision"] == Decision.APPROVE
+    per_item = reviews.groupby("item")["approve"].agg(["sum", "size"])
+    complete = per_item[per_item["size"] == REVIEWERS]
+    table = np.stack([complete["sum"].to_numpy(), REVIEWERS - complete["sum"].to_numpy()], axis=1)
+    kappa = fleiss_kappa(table.tolist()) if len(table) else None
+    alpha = None
+    if len(reviews):
+        rows, _ = pd.factorize(reviews["annotator"])
+        cols, _ = pd.factorize(reviews["item"])
+        matrix = np.full((rows.max() + 1, cols.max() + 1), np.nan)
+        matrix[rows, cols] = reviews["approve"].to_numpy(dtype=float)
+        alpha = krippendorff_nominal(matrix)
 
-    per_annotator = defaultdict(lambda: {"reviews": 0, "approvals": 0, "times": []})
-    names = {}
-    for _i, annotator_id, username, decision, _r, seconds in reviews:
-        row = per_annotator[annotator_id]
-        names[annotator_id] = username
-        row["reviews"] += 1
-        row["approvals"] += decision == Decision.APPROVE
-        row["times"].append(seconds)
-    annotator_rows = [
-        {"username": names[a], "pseudonym": project.pseudonym(a), "reviews": r["reviews"],
-         "approval_rate": round(100 * r["approvals"] / r["reviews"], 1),
-         "median_seconds": round(median(r["times"]), 1)}
-        for a, r in sorted(per_annotator.items(), key=lambda kv: names[kv[0]])
-    ]
-    split_ids = [i for i, d in complete.items() if d.count(Decision.APPROVE) == 2]
+    per_annotator = reviews.groupby("annotator").agg(
+        reviews=("approve", "size"), approvals=("approve", "sum"), median_seconds=("seconds", "median")
+    )
+    names = dict(User.objects.filter(pk__in=per_annotator.index.tolist()).values_list("pk", "username"))
+    annotator_rows = sorted(
+        (
+            {"username": names[a], "pseudonym": project.pseudonym(a), "reviews": int(r["reviews"]),
+             "approval_rate": round(100 * r["approvals"] / r["reviews"], 1),
+             "median_seconds": round(float(r["median_seconds"]), 1)}
+            for a, r in per_annotator.iterrows()
+        ),
+        key=lambda row: row["username"],
+    )
+    split_ids = complete.index[complete["sum"] == REVIEWERS - 1]
     split = list(
-        VerificationItem.objects.filter(pk__in=split_ids).order_by("position")
-        .prefetch_related("reviews")[:200]
+        VerificationItem.objects.filter(project=project)
+        .annotate(n=Count("reviews"), approvals=Count("reviews", filter=Q(reviews__decision=Decision.APPROVE)))
+        .filter(n=REVIEWERS, approvals=REVIEWERS - 1)
+        .order_by("position").prefetch_related("reviews")[:200]
     )
     return {
         "summary": summary,
@@ -191,10 +201,10 @@ def dashboard(project: VerificationProject) -> dict:
         "reasons": reasons,
         "fleiss_kappa": None if kappa is None else round(kappa, 3),
         "krippendorff_alpha": None if alpha is None else round(alpha, 3),
-        "agreement_items": len(complete),
+        "agreement_items": int(len(complete)),
         "annotators": annotator_rows,
         "split_decisions": split,
-        "split_count": len(split_ids),
+        "split_count": int(len(split_ids)),
     }
 
 

@@ -22,8 +22,8 @@ urlpatterns = [
 ]
 
 api_urlpatterns = [
-    path("verification/projects/<int:pk>/next/", api.NextView.as_view(), name="next"),
-    path("verification/projects/<int:pk>/summary/", api.SummaryView.as_view(), name="summary"),
-    path("verification/items/<int:pk>/", api.ItemView.as_view(), name="item"),
-    path("verification/items/<int:pk>/reviews/", api.ReviewView.as_view(), name="reviews"),
+    path("verification/projects/<id:pk>/next/", api.NextView.as_view(), name="next"),
+    path("verification/projects/<id:pk>/summary/", api.SummaryView.as_view(), name="summary"),
+    path("verification/items/<id:pk>/", api.ItemView.as_view(), name="item"),
+    path("verification/items/<id:pk>/reviews/", api.ReviewView.as_view(), name="reviews"),
 ]

@@ -207,7 +207,7 @@ def test_a_failed_analysis_job_resumes_where_it_stopped(fake_llm, rulebooks, sam
     from apps.jobs.services import resume_job
 
     with django_capture_on_commit_callbacks(execute=True):
-        resume_job(job)
+        resume_job(job=job)
     job.refresh_from_db()
     assert job.status == JobStatus.SUCCEEDED and job.done == job.total == 2
     # Only the unfinished sample and the question writer were asked again.

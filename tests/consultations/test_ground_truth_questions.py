@@ -5,7 +5,7 @@ import pytest
 
 from apps.consultations import services
 from apps.consultations.models import DecisionQuestion, QuestionOrigin, QuestionStatus
-from apps.core.errors import Conflict, InvalidInput
+from apps.core.errors import Conflict
 from apps.transfer.models import (
     Correction,
     CorrectionStatus,
@@ -32,7 +32,7 @@ def correction_for_expert(samples):
         review=review, sample=sample, kind="add_aliases", proposed_aliases=["Nur-Sultan"],
         reviewer_rationale="The capital was called Nur-Sultan from 2019 to 2022.",
     )
-    record_meta_verdict(correction, status=CorrectionStatus.NEEDS_EXPERT, meta_verdict="reject",
+    record_meta_verdict(correction=correction, status=CorrectionStatus.NEEDS_EXPERT, meta_verdict="reject",
                         meta_rationale="The question asks for the current name.")
     return correction
 
@@ -67,7 +67,7 @@ def test_a_failed_hand_off_leaves_the_correction_where_it_was(samples, monkeypat
     review = GroundTruthReview.objects.create(sample=sample, run=run, outcome=ReviewOutcome.CORRECTION_PROPOSED)
     correction = Correction.objects.create(review=review, sample=sample, kind="unanswerable", reviewer_rationale="x")
     with pytest.raises(Conflict):
-        record_meta_verdict(correction, status=CorrectionStatus.NEEDS_EXPERT, meta_verdict="unsure")
+        record_meta_verdict(correction=correction, status=CorrectionStatus.NEEDS_EXPERT, meta_verdict="unsure")
     assert Correction.objects.get(pk=correction.pk).status == CorrectionStatus.PROPOSED
     assert not DecisionQuestion.objects.exists()
 
@@ -86,7 +86,7 @@ def test_a_correction_for_an_expert_becomes_an_inbox_question_and_the_answer_res
     api_client.force_authenticate(expert)
     assert [q["id"] for q in api_client.get("/api/consultations/questions/?status=open").json()["results"]] == [question.pk]
 
-    with pytest.raises(InvalidInput, match="answered with one of its options"):
+    with pytest.raises(Conflict, match="answered with one of its options"):
         services.submit_answer(question=question, acting_user=expert, text="maybe")
     response = api_client.post(f"/api/consultations/questions/{question.pk}/answers/", {"option": "A", "confidence": 4}, format="json")
     assert response.status_code == 201

@@ -115,3 +115,29 @@ def test_the_admin_upload_validates_and_names_the_file(client_for, admin, make_w
     response = client.post("/admin/audio/audioasset/add/", {"upload": good, "convert": "on"})
     assert response.status_code == 302
     assert AudioAsset.objects.get(original_name="good.wav").sample_rate == 16000
+
+
+def test_a_wav_header_gives_the_same_description_as_decoding_it(db, make_wav):
+    path = make_wav("stereo.wav", seconds=1.25, rate=22050, channels=2)
+    from_header = services.inspect_audio(path)
+    decoded = services._inspect_by_decoding(path, "stereo.wav", path.stat().st_size)
+    assert from_header == decoded
+
+
+def test_a_streamed_wav_without_a_data_size_is_described_by_what_it_holds(db, make_wav):
+    path = make_wav("stream.wav", seconds=0.5)
+    data = bytearray(path.read_bytes())
+    offset = data.index(b"data") + 4
+    data[offset:offset + 4] = (0xFFFFFFFF).to_bytes(4, "little")
+    path.write_bytes(bytes(data))
+    assert services.inspect_audio(path).duration_seconds == pytest.approx(0.5, abs=0.001)
+
+
+def test_many_files_are_checked_once_each_and_refusals_come_back_by_path(db, make_wav, tmp_path):
+    good = make_wav("many/good.wav")
+    bad = tmp_path / "many" / "bad.wav"
+    bad.write_text("not audio")
+    results = services.inspect_many([(good, "good.wav"), (bad, "bad.wav"), (good, "again.wav")])
+    assert set(results) == {good.resolve(), bad.resolve()}
+    assert results[good.resolve()].format == "wav"
+    assert str(results[bad.resolve()]) == "bad.wav: not an audio file (ffprobe found no audio stream)"

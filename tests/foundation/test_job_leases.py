@@ -65,7 +65,7 @@ def test_a_job_still_leased_is_not_claimed_again(item_rows):
         status=JobStatus.RUNNING, attempts=1, lease_expires_at=timezone.now() + timedelta(seconds=60)
     )
     services.run_job(job.pk)  # a duplicate delivery while the first worker is alive
-    assert services.reclaim_lost_jobs() == [] and not services.resume_job(job)
+    assert services.reclaim_lost_jobs() == [] and not services.resume_job(job=job)
     job.refresh_from_db()
     assert (job.status, job.attempts, item_rows(job.pk)) == (JobStatus.RUNNING, 1, [])
 

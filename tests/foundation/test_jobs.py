@@ -26,7 +26,7 @@ def count_items(job, progress):
         Job.objects.filter(pk=job.pk).update(result={"done": done})
         progress.advance(message=f"counted {item}")
         if item == job.params.get("cancel_after"):
-            services.request_cancel(job)
+            services.request_cancel(job=job)
             progress.check_cancelled()
     return {"done": done}
 
@@ -51,7 +51,7 @@ def test_a_failed_job_keeps_its_traceback_and_resumes_where_it_stopped(db, djang
     assert "ValueError: item c is broken" in job.error
     Job.objects.filter(pk=job.pk).update(params={"fail_at": "c", "fixed": True})
     with django_capture_on_commit_callbacks(execute=True):
-        assert services.resume_job(job)
+        assert services.resume_job(job=job)
     job.refresh_from_db()
     assert job.status == JobStatus.SUCCEEDED and job.result == {"done": ITEMS} and job.attempts == 2
 
@@ -63,14 +63,14 @@ def test_a_running_job_stops_at_its_next_report_when_cancelled_and_can_resume(db
     assert job.status == JobStatus.CANCELLED and job.result == {"done": ["a", "b"]}
     Job.objects.filter(pk=job.pk).update(params={})
     with django_capture_on_commit_callbacks(execute=True):
-        services.resume_job(job)
+        services.resume_job(job=job)
     job.refresh_from_db()
     assert job.status == JobStatus.SUCCEEDED and job.result == {"done": ITEMS}
 
 
 def test_a_queued_job_cancelled_before_it_starts_never_runs(db):
     job = start()  # on_commit never fires inside the test transaction: it stays queued
-    services.request_cancel(job)
+    services.request_cancel(job=job)
     services.run_job(job.pk)
     job.refresh_from_db()
     assert job.status == JobStatus.CANCELLED and job.done == 0

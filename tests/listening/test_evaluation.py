@@ -51,3 +51,37 @@ def test_bootstrap_resample_srcc_matches_scipy_on_one_resample():
     assert _rowwise_spearman(human[idx], good[idx])[0] == pytest.approx(
         sps.spearmanr(human[idx][0], good[idx][0]).statistic
     )
+
+
+def test_a_constant_predictor_gets_a_reason_not_an_interval():
+    from apps.listening.evaluation import NoInterval
+
+    human, good, _ = _data(n=40)
+    constant = np.full(40, 3.2)
+    assert correlations(human, constant).reason == "the prediction is the same for every clip here"
+    with pytest.raises(NoInterval, match=r"no interval: the prediction is the same for every clip here \(predictor B\)"):
+        paired_bootstrap_srcc(human, good, constant, resamples=200)
+
+
+def test_fewer_than_three_clips_get_a_reason_not_an_interval():
+    from apps.listening.evaluation import NoInterval
+
+    assert correlations([3.0, 4.0], [1.0, 2.0]).reason == "only 2 clips (a correlation needs at least 3)"
+    with pytest.raises(NoInterval, match=r"only 2 clips"):
+        paired_bootstrap_srcc([3.0, 4.0], [1.0, 2.0], [2.0, 1.0], resamples=100)
+
+
+def test_resamples_where_a_predictor_is_constant_are_counted_as_dropped():
+    # A predictor that varies on one clip only: most resamples of ten clips miss that clip and have no SRCC.
+    human = np.linspace(1, 5, 10)
+    near_constant = np.array([3.0] * 9 + [4.0])
+    result = paired_bootstrap_srcc(human, human, near_constant, resamples=2000, seed=0)
+    expected_share = (9 / 10) ** 10  # the chance a resample never draws the tenth clip
+    assert result.dropped == pytest.approx(expected_share * 2000, rel=0.15)
+    assert result.kept == 2000 - result.dropped
+
+
+def test_a_p_value_no_resample_reached_is_reported_as_below_the_resolution():
+    human, good, poor = _data(n=200)
+    result = paired_bootstrap_srcc(human, good, poor, resamples=500, seed=1)
+    assert result.p_value == 0 and result.p_below_resolution and result.kept == 500

@@ -59,16 +59,14 @@ def test_a_failure_while_storing_leaves_no_files_behind(write_manifest, monkeypa
     from apps.listening import services
 
     path = write_manifest(clip_rows(3))
-    real = services.import_audio_file
-    calls = {"n": 0}
+    real = services.store_validated
 
     def flaky(*args, **kwargs):
-        calls["n"] += 1
-        if calls["n"] == 3:
-            raise RuntimeError("disk full")
-        return real(*args, **kwargs)
+        real(*args, **kwargs)  # the audio files are written to storage...
+        assert any(p.is_file() for p in settings.MEDIA_ROOT.rglob("*"))
+        raise RuntimeError("disk full")  # ...and then the import fails
 
-    monkeypatch.setattr(services, "import_audio_file", flaky)
+    monkeypatch.setattr(services, "store_validated", flaky)
     with pytest.raises(RuntimeError):
         import_listening_test(name="half", manifest=path)
     assert not AudioAsset.objects.exists() and not ListeningTest.objects.exists()
@@ -104,3 +102,36 @@ def test_a_second_test_with_the_same_name_is_refused(write_manifest):
     import_listening_test(name="same", manifest=path)
     with pytest.raises(Conflict, match="already exists"):
         import_listening_test(name="same", manifest=path)
+
+
+def test_rows_that_share_a_file_have_it_validated_and_stored_once(write_manifest, monkeypatch):
+    from apps.audio import services as audio
+
+    rows = clip_rows(6)
+    for row in rows[1:4]:
+        row["audio"] = rows[0]["audio"]  # four conditions of one recording
+    path = write_manifest(rows)
+    real, checked = audio.inspect_audio, []
+
+    def counting(file, **kwargs):
+        checked.append(file.name)
+        return real(file, **kwargs)
+
+    monkeypatch.setattr(audio, "inspect_audio", counting)
+    test = import_listening_test(name="shared", manifest=path)
+    assert sorted(checked) == sorted({r["audio"] for r in rows})
+    assert test.clips.count() == 6 and AudioAsset.objects.count() == 3
+    assert len({c.asset_id for c in test.clips.filter(clip_id__in=[r["clip_id"] for r in rows[:4]])}) == 1
+
+
+def test_wav_clips_are_validated_from_their_headers_without_decoding(write_manifest, monkeypatch):
+    from apps.audio import services as audio
+
+    def no_decoding(*args, **kwargs):
+        raise AssertionError("a PCM WAV should not need ffprobe or a decode")
+
+    monkeypatch.setattr(audio, "mediainfo_json", no_decoding)
+    monkeypatch.setattr(audio.AudioSegment, "from_file", no_decoding)
+    test = import_listening_test(name="headers", manifest=write_manifest(clip_rows(3), seconds=0.75))
+    durations = {c.asset.duration_seconds for c in test.clips.select_related("asset")}
+    assert durations == {0.75}

@@ -38,12 +38,50 @@ def test_a_single_rating_has_no_interval():
 def test_group_intervals_use_every_rating_of_the_groups_clips():
     ratings = _ratings([("a", "x", 5), ("a", "y", 4), ("b", "x", 1), ("b", "y", 2), ("c", "x", 3)])
     groups = pd.Series({"a": "real", "b": "degraded", "c": "real"})
-    by_value = {value: (ci, clips) for value, ci, clips in group_cis(ratings, groups)}
-    ci, clips = by_value["real"]
-    assert clips == 2 and ci.n == 3
-    assert ci.mean == pytest.approx(4.0)
-    assert ci.ci95 == pytest.approx(sps.t.ppf(0.975, 2) * np.std([5, 4, 3], ddof=1) / math.sqrt(3))
-    assert by_value["degraded"][0].mean == pytest.approx(1.5)
+    by_value = {g.value: g for g in group_cis(ratings, groups)}
+    real = by_value["real"]
+    assert real.clips.n == 2 and real.ratings.n == 3
+    assert real.ratings.mean == pytest.approx(4.0)
+    assert real.ratings.ci95 == pytest.approx(sps.t.ppf(0.975, 2) * np.std([5, 4, 3], ddof=1) / math.sqrt(3))
+    assert by_value["degraded"].ratings.mean == pytest.approx(1.5)
+
+
+def test_the_clip_level_interval_is_the_t_interval_of_the_clip_means_and_wider_than_over_ratings():
+    rng = np.random.default_rng(11)
+    rows, groups = [], {}
+    for clip in range(300):
+        quality = rng.uniform(1.5, 4.5)
+        groups[f"c{clip}"] = ("real", "tts", "degraded")[clip % 3]
+        for listener in rng.choice(40, size=5, replace=False):
+            rows.append((f"c{clip}", f"l{listener}", int(np.clip(round(quality + rng.normal(0, 0.6)), 1, 5))))
+    ratings = _ratings(rows)
+    result = {g.value: g for g in group_cis(ratings, pd.Series(groups))}
+    for value in ("real", "tts", "degraded"):
+        clips = [c for c, v in groups.items() if v == value]
+        means = ratings[ratings["clip"].isin(clips)].groupby("clip")["score"].mean().to_numpy()
+        low, high = sps.t.interval(0.95, len(means) - 1, loc=means.mean(), scale=sps.sem(means))
+        assert result[value].clips.n == 100
+        assert (result[value].clips.low, result[value].clips.high) == pytest.approx((low, high), abs=1e-12)
+        votes = ratings[ratings["clip"].isin(clips)]["score"].to_numpy()
+        low, high = sps.t.interval(0.95, len(votes) - 1, loc=votes.mean(), scale=sps.sem(votes))
+        assert (result[value].ratings.low, result[value].ratings.high) == pytest.approx((low, high), abs=1e-12)
+        # Five ratings of one clip move together: treating them as independent understates the spread.
+        assert result[value].clips.ci95 > 1.3 * result[value].ratings.ci95
+
+
+def test_clip_table_matches_a_direct_computation_for_every_clip():
+    rng = np.random.default_rng(5)
+    rows = [(f"c{c}", f"l{j}", int(rng.integers(1, 6))) for c in range(200) for j in range(int(rng.integers(1, 7)))]
+    table = clip_table(_ratings(rows))
+    for clip, part in _ratings(rows).groupby("clip"):
+        scores = part["score"].to_numpy(dtype=float)
+        ci = t_ci95(scores)
+        assert table.loc[clip, "n"] == len(scores)
+        assert table.loc[clip, "mos_median"] == np.median(scores)
+        if ci.ci95 is None:
+            assert np.isnan(table.loc[clip, "ci95"])
+        else:
+            assert table.loc[clip, "ci95"] == pytest.approx(ci.ci95, abs=1e-12)
 
 
 def test_alpha_equals_the_krippendorff_package_on_the_same_data():

@@ -164,7 +164,7 @@ def test_the_budget_cap_stops_the_job_before_the_cost_passes_it(
     # Raise the budget and resume: the reviewed samples are skipped.
     Job.objects.filter(pk=job.pk).update(params=job.params | {"budget_usd": 5})
     with django_capture_on_commit_callbacks(execute=True):
-        assert resume_job(job)
+        assert resume_job(job=job)
     job.refresh_from_db()
     assert job.status == JobStatus.SUCCEEDED and GroundTruthReview.objects.count() == 5
     assert len(fake.requests) == 5
@@ -190,7 +190,7 @@ def test_cancel_stops_the_job_and_resume_skips_what_is_done(source_samples, scri
     assert job.status == JobStatus.CANCELLED
     assert GroundTruthReview.objects.count() == 3 and job.done == 3
 
-    assert resume_job(job)
+    assert resume_job(job=job)
     job.refresh_from_db()
     assert job.status == JobStatus.SUCCEEDED and job.done == 5
     assert GroundTruthReview.objects.count() == 5
@@ -372,7 +372,7 @@ def test_cancel_with_parallel_workers_stops_submitting_and_resume_finishes(sourc
     stopped_at = GroundTruthReview.objects.count()
     assert 2 <= stopped_at < 5
 
-    assert resume_job(job)
+    assert resume_job(job=job)
     job.refresh_from_db()
     assert job.status == JobStatus.SUCCEEDED and GroundTruthReview.objects.count() == 5
     assert len(fake.requests) == 5

@@ -1,0 +1,39 @@
+"""How /api/schema/ is generated (settings: REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"]).
+
+Each endpoint declares its request body and its own answers with extend_schema (In/Out serializers that
+really parse the request and render the response, plus error_responses(409, ...) for its refusals); this
+AutoSchema adds the answers every endpoint shares, all in the one error shape (apps.core.api.ErrorOut):
+400 when it takes a body or query parameters, 401/403 unless anyone may call it, 404 when its path names
+an object (or a paginated list, for a page past its end). Request bodies are documented as JSON only, the one format clients are expected to send."""
+
+from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
+from rest_framework.permissions import AllowAny
+
+from apps.core.api import error_responses
+
+
+class AutoSchema(SpectacularAutoSchema):
+    def map_parsers(self):
+        return ["application/json"]
+
+    def _get_request_body(self, direction="request"):
+        body = super()._get_request_body(direction)
+        if body and self.method in ("POST", "PUT", "PATCH"):
+            body["required"] = True  # every body our endpoints take is needed (raw schemas are not marked)
+        return body
+
+    def _get_response_bodies(self, direction="response"):
+        bodies = super()._get_response_bodies(direction)
+        shared = []
+        if self.method in ("POST", "PUT", "PATCH") or self._is_list_view() or self._has_query_parameters():
+            shared.append(400)
+        if not all(isinstance(p, AllowAny) for p in self.view.get_permissions()):
+            shared += [401, 403]
+        if "{" in self.path or self._is_list_view():  # a list answers 404 for a page past its end
+            shared.append(404)
+        for status, response in error_responses(*shared).items():
+            bodies.setdefault(str(status), self._get_response_for_code(response, str(status), direction=direction))
+        return bodies
+
+    def _has_query_parameters(self) -> bool:
+        return any(p.get("in") == "query" for p in self._get_parameters())

@@ -1,0 +1,101 @@
+#!/usr/bin/env python
+"""Clips per second when importing a listening test from a manifest and its audio.
+
+(Re)creates the PostgreSQL database `sori_import_bench`, migrates it, then for each size (1,000 and
+10,000 clips by default) writes a manifest of N rows over short WAV files (0.5-2 s, 16 kHz mono; every
+`--share`-th row reuses the file of the row before it, as manifests with one recording rated in several
+conditions do) and times `apps.listening.services.import_listening_test` on it: reading the manifest,
+validating every distinct audio file, storing the files and creating the pool, its items and the clips.
+
+    .venv/bin/python benchmarks/import_clips.py                   # 1,000 and 10,000 clips
+    .venv/bin/python benchmarks/import_clips.py --sizes 1000 --share 0
+
+Run it from the repository root with the project's virtualenv.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+PG = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
+DB_NAME = "sori_import_bench"
+
+
+def recreate_database() -> None:
+    import psycopg
+
+    with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{DB_NAME}"')
+
+
+def write_bundle(folder: Path, n: int, share: int) -> tuple[Path, int]:
+    """A manifest of n rows and its WAV files; returns (manifest, number of distinct files)."""
+    from tests.conftest import write_wav
+
+    folder.mkdir(parents=True)
+    header = ["clip_id", "audio", "text", "speaker", "source_type", "style", "category", "system"]
+    files = 0
+    with open(folder / "manifest.csv", "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(header)
+        audio = ""
+        for i in range(n):
+            if not (share and i % share == share - 1 and audio):
+                audio = f"clip{i:05d}.wav"
+                write_wav(folder / audio, seconds=0.5 + (i % 4) / 2.5, freq=200 + i % 997)
+                files += 1
+            writer.writerow([f"c{i:05d}", audio, f"문장 {i % 900}", f"spk{i % 120}", ("real", "tts", "degraded")[i % 3],
+                             ("read", "spontaneous")[i % 2], "CFQEPS"[i % 6], f"sys{i % 8}"])
+    return folder / "manifest.csv", files
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="1000,10000", help="comma-separated clip counts")
+    parser.add_argument("--share", type=int, default=5,
+                        help="every share-th row reuses the previous row's file (0: every row has its own file)")
+    args = parser.parse_args()
+
+    recreate_database()
+    work = Path(tempfile.mkdtemp(prefix="sori-import-bench-"))
+    os.environ.update({
+        "DATABASE_URL": f"{PG}/{DB_NAME}", "DJANGO_SETTINGS_MODULE": "config.settings", "DEBUG": "0",
+        "SECRET_KEY": "import-benchmark-only-key-0123456789abcdefghijklmnopqrstuvwxyz0123",
+        "ALLOWED_HOSTS": "127.0.0.1", "SECURE_SSL_REDIRECT": "0", "LOG_LEVEL": "WARNING",
+        "SORI_JOB_RUNNER": "sync", "SORI_DATA_DIR": str(work / "data"),
+    })
+    os.environ.pop("REDIS_URL", None)
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    from apps.listening.services import import_listening_test
+
+    print(f"cores: {os.cpu_count()}")
+    print(f"{'clips':>7}{'files':>7}{'seconds':>9}{'clips/s':>9}")
+    try:
+        for n in [int(s) for s in args.sizes.split(",")]:
+            manifest, files = write_bundle(work / f"bundle-{n}", n, args.share)
+            start = time.perf_counter()
+            test = import_listening_test(name=f"import bench {n}", manifest=manifest)
+            seconds = time.perf_counter() - start
+            assert test.clips.count() == n
+            print(f"{n:>7}{files:>7}{seconds:>9.1f}{n / seconds:>9.0f}", flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
