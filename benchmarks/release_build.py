@@ -41,7 +41,7 @@ def tiny_wav(n: int, seconds: float = 0.1, rate: int = 16000) -> bytes:
     return buffer.getvalue()
 
 
-def make_assets(count: int, prefix: str):
+def make_assets(count: int):
     import hashlib
 
     from django.core.files.base import ContentFile
@@ -51,10 +51,10 @@ def make_assets(count: int, prefix: str):
 
     assets = []
     for n in range(count):
-        data = tiny_wav(n + (0 if prefix == "mos" else 1_000_000))
+        data = tiny_wav(n)
         digest = hashlib.sha256(data).hexdigest()
         name = default_storage.save(f"audio/{digest[:2]}/{digest}.wav", ContentFile(data))
-        assets.append(AudioAsset(file=name, sha256=digest, original_name=f"{prefix}{n}.wav", format="wav",
+        assets.append(AudioAsset(file=name, sha256=digest, original_name=f"clip{n:05d}.wav", format="wav",
                                  duration_seconds=0.1, sample_rate=16000, channels=1, size_bytes=len(data)))
     return AudioAsset.objects.bulk_create(assets, batch_size=2000)
 
@@ -72,7 +72,7 @@ def mos_test(clips: int):
     listeners = User.objects.bulk_create([User(username=f"bench_listener{i}", password="!") for i in range(29)])
     pool = create_pool(name="bench", kind="listening", required_per_item=5)
     test = ListeningTest.objects.create(name="bench", pool=pool)
-    items, assets = add_items(pool, clips), make_assets(clips, "mos")
+    items, assets = add_items(pool, clips), make_assets(clips)
     splits = ["train"] * 81 + ["validation"] * 9 + ["test"] * 10
     rows = Clip.objects.bulk_create([
         Clip(test=test, work_item=item, clip_id=f"clip{n:05d}", asset=asset, audio_name=f"clip{n:05d}.wav",
