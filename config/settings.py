@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "apps.listening",
     "apps.verification",
     "apps.authoring",
+    "apps.releases",
     "apps.pages",
 ]
 
@@ -488,3 +489,9 @@ if SORI_S3_BUCKET:
             "querystring_auth": True,
         },
     }
+
+# --- releases ---
+# Optional upload of published releases to a Hugging Face dataset repository (apps/releases). The token is
+# read here only when set; without one the upload button says what is missing.
+HF_ENDPOINT = env_str("HF_ENDPOINT", "https://huggingface.co")
+HF_TOKEN = env_str("HF_TOKEN")
