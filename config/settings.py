@@ -200,6 +200,10 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # Request bodies get their own components, so required text says minLength 1 and read-only fields drop out.
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "apps.core.schema.forbid_nul_in_request_text",
+    ],
     # <id:pk> (apps.core.converters) is an integer that fits a database id.
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 999_999_999_999_999_999}},
 }

@@ -78,12 +78,14 @@ class TokenView(ObtainAuthToken):
     def post(self, request, *args, **kwargs):
         if not isinstance(request.data, dict):
             raise ValidationError({"non_field_errors": ["Expected an object with username and password."]})
-        # django-axes refuses a locked-out login inside authenticate(), which DRF would report as a plain
-        # "wrong credentials"; say what happened instead.
-        if AxesProxyHandler.is_locked(request._request, {"username": request.data.get("username")}):
-            raise Throttled(detail="Too many failed logins for this account from your address; try again later.")
+        # Validated first: the lockout lookup below queries with the username, and text the database
+        # cannot hold (a NUL character) must be a 400, not a 500.
         given = TokenIn(data=request.data)
         given.is_valid(raise_exception=True)
+        # django-axes refuses a locked-out login inside authenticate(), which DRF would report as a plain
+        # "wrong credentials"; say what happened instead.
+        if AxesProxyHandler.is_locked(request._request, {"username": given.validated_data["username"]}):
+            raise Throttled(detail="Too many failed logins for this account from your address; try again later.")
         serializer = self.get_serializer(data=request.data)
         if not serializer.is_valid():
             raise AuthenticationFailed(" ".join(serializer.errors.get("non_field_errors", ["Unable to log in."])))

@@ -94,6 +94,14 @@ def test_an_api_error_names_the_field_that_was_wrong(api_client, listener):
     assert body["detail"].startswith("password:")
 
 
+def test_a_username_with_a_nul_character_is_refused_not_a_server_error(api_client, client):
+    # PostgreSQL cannot store NUL; the lockout lookup used to send the raw username to the database.
+    response = api_client.post("/api/auth/token/", {"username": "ali\x00ce", "password": "x"}, format="json")
+    assert response.status_code == 400
+    assert "username" in response.json()["fields"]
+    assert client.post("/login/", {"username": "ali\x00ce", "password": "x"}).status_code == 200
+
+
 def test_repeated_failed_logins_are_throttled(client, listener):
     for _ in range(5):
         client.post("/login/", {"username": listener.username, "password": "wrong"})
