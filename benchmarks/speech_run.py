@@ -80,6 +80,7 @@ def main() -> None:
     call_command("migrate", verbosity=0)
 
     from apps.audio.services import import_audio_file
+    from apps.consultations.models import Rulebook
     from apps.consultations.rulebooks import get_version, load_rulebooks
     from apps.speech import gate, services
     from apps.speech.models import ReferenceVoice, SampleStatus, SpeechCall, SynthesisAttempt
@@ -98,7 +99,8 @@ def main() -> None:
 
     rng = random.Random(11)
     load_rulebooks()
-    hyper, norm = get_version("ko-hypertranslation", 1), get_version("ko-normalization", 1)
+    hyper = get_version("ko-hypertranslation", 1)
+    norm = Rulebook.objects.get(slug="ko-normalization").latest_version()
     source = workdir / "sd-qa.jsonl"
     source.write_text("\n".join(json.dumps({"prompt": f"Question {i}?", "reference": str(i)}) for i in range(args.samples)))
     import_benchmark(fmt="voicebench", subset="sd-qa", path=source)

@@ -5,7 +5,8 @@ synthesized, with jiwer. Before comparing, both sides are
 2. stripped of every punctuation character (Unicode category P*: . , ? ! · " ' ( ) and the like),
 3. stripped of all whitespace (Korean spacing varies between writers and ASR models),
 
-and the ASR side is first passed through the normalization stage's normalizer (`normalize_transcript`),
+and the ASR side is first passed through the normalization stage's deterministic normalizer (the caller
+passes it: apps.speech.services reads the transcript under the sample's normalization rulebook version),
 since an ASR writes numerals and symbols (3개, 25%) that the normalized text spells out (세 개, 이십오 퍼센트).
 CER = (substitutions + deletions + insertions) / characters of the reference. The word error rate that the
 paper used is computed on the same text with spaces kept (steps 1-2 only), and stored beside it."""
@@ -17,8 +18,7 @@ import jiwer
 
 
 def normalize_transcript(text: str) -> str:
-    """Hook: the ASR transcript through the normalization stage's rules. apps.transfer does not expose a
-    text-in, text-out normalizer yet, so this returns the text unchanged until it does."""
+    """The reading used when the caller passes none (pure uses of the gate): the transcript as it is."""
     return text
 
 

@@ -27,6 +27,7 @@ from apps.speech.models import (
     SynthesisDecision,
     SynthesisRun,
 )
+from apps.transfer.normalizer import normalizer_for
 from apps.transfer.selectors import ready_for_speech
 
 RUN_JOB = "speech.run"
@@ -171,12 +172,21 @@ def _attempt(synthesis, number, voice, seed, tts, asr, job) -> SynthesisAttempt:
         attempt.error = str(exc)
         attempt.save(update_fields=["error", "updated_at"])
         raise
-    result = gate.check(text=text, transcript=heard.text, threshold=run.cer_threshold)
+    result = gate.check(text=text, transcript=heard.text, threshold=run.cer_threshold,
+                        normalize=_transcript_reader(synthesis))
     attempt.asset, attempt.sentences, attempt.transcript = asset, sentences, heard.text
     attempt.compared_reference, attempt.compared_hypothesis = result.reference, result.hypothesis
     attempt.cer, attempt.wer, attempt.passed = result.cer, result.wer, result.passed
     attempt.save()
     return attempt
+
+
+def _transcript_reader(synthesis: SampleSynthesis):
+    """The ASR transcript read by the same deterministic normalizer, under the same normalization rulebook
+    version, that made the text (an ASR writes 3개 where the text says 세 개). Context-dependent spans, which
+    that stage hands to an agent, stay as heard: the gate makes no agent call."""
+    engine = normalizer_for(synthesis.normalized.rulebook_version)
+    return lambda transcript: engine.normalize(transcript).text
 
 
 def _voice_spec(voice: ReferenceVoice, tts) -> VoiceSpec:

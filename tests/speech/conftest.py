@@ -3,6 +3,7 @@ import json
 import pytest
 
 from apps.audio.services import import_audio_file
+from apps.consultations.models import Rulebook
 from apps.consultations.rulebooks import get_version, load_rulebooks
 from apps.speech.models import ReferenceVoice
 from apps.transfer.models import NormalizedText, SourceBenchmark, Translation
@@ -41,7 +42,9 @@ def ready(db, tmp_path):
 
     def make(texts=KOREAN, subset="sd-qa"):
         load_rulebooks()
-        hyper, norm = get_version("ko-hypertranslation", 1), get_version("ko-normalization", 1)
+        # The newest normalization version: the normalizer reads transcripts with its tables (v2 and later).
+        hyper = get_version("ko-hypertranslation", 1)
+        norm = Rulebook.objects.get(slug="ko-normalization").latest_version()
         path = tmp_path / f"{subset}.jsonl"
         path.write_text("\n".join(json.dumps({"prompt": f"Question {i}?", "reference": f"answer {i}"})
                                   for i in range(len(texts))))

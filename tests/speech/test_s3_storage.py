@@ -37,7 +37,9 @@ def test_synthesized_audio_is_stored_in_the_bucket_and_served_with_ranges(
     benchmark = ready(["거미는 다리가 몇 개인가요?"])
     with django_capture_on_commit_callbacks(execute=True):
         run = services.start_run(acting_user=admin, benchmark=benchmark)
-    attempt = run.samples.get().final_attempt
+    synthesis = run.samples.get()
+    assert synthesis.status == "passed", synthesis.attention_reason
+    attempt = synthesis.final_attempt
     keys = {o["Key"] for o in s3.list_objects_v2(Bucket="sori-audio")["Contents"]}
     assert f"sori/{attempt.asset.file.name}" in keys
     assert any(k.startswith("sori/speech/cache/") for k in keys)

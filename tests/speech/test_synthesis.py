@@ -250,3 +250,17 @@ def test_requests_in_flight_stay_within_the_backends_limit(admin, voices, ready,
     run = services.start_run(acting_user=admin, benchmark=ready())
     assert set(run.samples.values_list("status", flat=True)) == {SampleStatus.PASSED}
     assert fake_speech.max_in_flight["tts"] == 2
+
+
+def test_the_transcript_is_read_by_the_normalizer_before_comparing(admin, voices, ready, fake_speech):
+    """An ASR writes digits where the normalized text spells the number out; the normalizer of the same
+    rulebook version reads them back, so the sample passes."""
+    from apps.transfer.models import NormalizedText
+    from apps.transfer.normalizer import normalizer_for
+
+    benchmark = ready(["사과 세 개를 샀어요."])
+    engine = normalizer_for(NormalizedText.objects.get().rulebook_version)
+    assert engine.normalize("사과 3개를 샀어요.").text == "사과 세 개를 샀어요."
+    fake_speech.hear_as("사과 3개를 샀어요.")
+    attempt = _run(admin, benchmark).samples.get().final_attempt
+    assert attempt.transcript == "사과 3개를 샀어요." and attempt.cer == 0.0 and attempt.number == 1
