@@ -51,6 +51,8 @@ INSTALLED_APPS = [
     "apps.listening",
     "apps.verification",
     "apps.authoring",
+    "apps.releases",
+    "apps.pages",
 ]
 
 MIDDLEWARE = [
@@ -84,6 +86,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "apps.accounts.context_processors.navigation",
+                "apps.pages.context_processors.demo_provider",
             ],
         },
     },
@@ -298,6 +301,9 @@ if _agent_prices_json:
     except ValueError as exc:
         raise ImproperlyConfigured(f"SORI_AGENT_PRICES_JSON is not valid JSON: {exc}") from None
 
+# Set by ./scripts/demo when it runs the scripted demo provider (no API key): pages say the agents' answers
+# are recorded demo answers, not a real model.
+SORI_DEMO_PROVIDER = env_bool("SORI_DEMO_PROVIDER", False)
 AGENTS_MAX_OUTPUT_TOKENS = env_int("SORI_AGENT_MAX_OUTPUT_TOKENS", 1024, minimum=16)
 AGENTS_TIMEOUT_SECONDS = float(env_int("SORI_AGENT_TIMEOUT_SECONDS", 120, minimum=1))
 # Our own retry policy (the SDKs' built-in retries are switched off so this is the only one).
@@ -321,6 +327,10 @@ except ValueError:
 # Samples the ground-truth job reviews at once (each in its own thread; the per-provider limit in
 # AGENTS_CONCURRENCY still caps requests in flight). 1 reviews one sample at a time.
 TRANSFER_REVIEW_WORKERS = env_int("SORI_TRANSFER_REVIEW_WORKERS", 4, minimum=1)
+# The same for hypertranslation and normalization runs (normalization calls the agent only for the few
+# context-dependent spans; the deterministic work is CPU-bound).
+TRANSFER_TRANSLATE_WORKERS = env_int("SORI_TRANSFER_TRANSLATE_WORKERS", 4, minimum=1)
+TRANSFER_NORMALIZE_WORKERS = env_int("SORI_TRANSFER_NORMALIZE_WORKERS", 2, minimum=1)
 
 # --- queues ---------------------------------------------------------------------------------------------
 # How long a claimed item stays reserved for its worker (a pool may override it).
@@ -352,6 +362,8 @@ LISTENING_QC_MIN_CORRELATION = _listening_float("LISTENING_QC_MIN_CORRELATION", 
 # The variance and correlation flags need at least this many rated regular clips to mean anything.
 LISTENING_QC_MIN_RATINGS = env_int("LISTENING_QC_MIN_RATINGS", 8, minimum=2)
 LISTENING_BOOTSTRAP_RESAMPLES = env_int("LISTENING_BOOTSTRAP_RESAMPLES", 10_000, minimum=100)
+# A playback report must come at least the clip's duration minus this after the clip was served.
+LISTENING_PLAYBACK_TOLERANCE_SECONDS = _listening_float("LISTENING_PLAYBACK_TOLERANCE_SECONDS", 0.5)
 
 # --- consultations ---
 # Rulebook files under version control (rulebooks/<language>/<kind>/v<N>.yaml and .md).
@@ -363,3 +375,123 @@ CONSULTATION_EXAMPLES_PER_QUESTION = env_int("CONSULTATION_EXAMPLES_PER_QUESTION
 # Samples the analysis job sends to the analyst at once (the paper ran six sub-agents; the per-provider limit
 # in AGENTS_CONCURRENCY still caps requests in flight). 1 analyses one sample at a time.
 CONSULTATION_ANALYSIS_WORKERS = env_int("CONSULTATION_ANALYSIS_WORKERS", 6, minimum=1)
+
+# --- speech ---------------------------------------------------------------------------------------------
+# TTS and ASR for the spoken-QA transfer (apps/speech). No model name is hard-coded: an OpenAI-compatible
+# backend needs SORI_TTS_MODEL / SORI_ASR_MODEL. The TTS backend "openai" serves OpenAI itself and
+# self-hosted servers (vLLM-Omni with Qwen3-TTS or CosyVoice3) by SORI_TTS_BASE_URL; "espeak" is offline.
+def _speech_json(name: str) -> dict:
+    raw = env_str(name)
+    if not raw:
+        return {}
+    import json as _json
+
+    try:
+        value = _json.loads(raw)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name} is not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise ImproperlyConfigured(f"{name} must be a JSON object")
+    return value
+
+
+def _speech_price(name: str) -> float | None:
+    raw = env_str(name)
+    if not raw:
+        return None
+    try:
+        return float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a number") from None
+
+
+SPEECH_TTS = {
+    "backend": env_str("SORI_TTS_BACKEND", "espeak"),
+    "base_url": env_str("SORI_TTS_BASE_URL") or None,
+    "api_key": env_str("SORI_TTS_API_KEY") or env_str("OPENAI_API_KEY") or None,
+    "model": env_str("SORI_TTS_MODEL") or None,
+    # The `voice` sent when a reference voice names none (OpenAI presets; vLLM-Omni Base takes any label).
+    "voice": env_str("SORI_TTS_VOICE") or None,
+    "response_format": env_str("SORI_TTS_RESPONSE_FORMAT", "wav"),
+    # Extra request fields, e.g. {"task_type": "Base", "language": "Korean"} for vLLM-Omni Qwen3-TTS.
+    "extra_body": _speech_json("SORI_TTS_EXTRA_BODY_JSON"),
+    # Send the reference voice's clip (ref_audio, base64 data URL) and exact transcript (ref_text).
+    "send_reference": env_bool("SORI_TTS_SEND_REFERENCE", False),
+    # The request field that carries the attempt's seed (e.g. "seed"); empty sends none.
+    "seed_field": env_str("SORI_TTS_SEED_FIELD", ""),
+    "timeout": float(env_int("SORI_TTS_TIMEOUT_SECONDS", 120, minimum=1)),
+    "concurrency": env_int("SORI_TTS_CONCURRENCY", 4, minimum=1),
+    "usd_per_million_chars": _speech_price("SORI_TTS_USD_PER_MILLION_CHARS"),
+}
+if SPEECH_TTS["backend"] not in {"espeak", "openai"}:
+    raise ImproperlyConfigured(f"SORI_TTS_BACKEND={SPEECH_TTS['backend']!r} must be espeak or openai")
+SPEECH_ASR = {
+    # "openai" covers OpenAI and OpenAI-compatible servers (faster-whisper servers, vLLM) by base URL.
+    "backend": env_str("SORI_ASR_BACKEND", "openai"),
+    "base_url": env_str("SORI_ASR_BASE_URL") or None,
+    "api_key": env_str("SORI_ASR_API_KEY") or env_str("OPENAI_API_KEY") or None,
+    "model": env_str("SORI_ASR_MODEL") or None,
+    "language": env_str("SORI_ASR_LANGUAGE", "ko"),
+    "timeout": float(env_int("SORI_ASR_TIMEOUT_SECONDS", 120, minimum=1)),
+    "concurrency": env_int("SORI_ASR_CONCURRENCY", 4, minimum=1),
+    "usd_per_minute": _speech_price("SORI_ASR_USD_PER_MINUTE"),
+}
+if SPEECH_ASR["backend"] != "openai":
+    raise ImproperlyConfigured(f"SORI_ASR_BACKEND={SPEECH_ASR['backend']!r} must be openai")
+SPEECH_MAX_HTTP_ATTEMPTS = env_int("SORI_SPEECH_MAX_HTTP_ATTEMPTS", 5, minimum=1)
+SPEECH_BACKOFF_BASE_SECONDS = float(env_int("SORI_SPEECH_BACKOFF_BASE_MS", 1000, minimum=0)) / 1000
+SPEECH_BACKOFF_MAX_SECONDS = float(env_int("SORI_SPEECH_BACKOFF_MAX_MS", 60000, minimum=0)) / 1000
+# Run defaults (a run may set its own): the CER gate, attempts per sample, the pause between sentences,
+# the asset's sample rate and the loudness target (EBU R128).
+SPEECH_CER_THRESHOLD = _listening_float("SORI_SPEECH_CER_THRESHOLD", 0.1)
+SPEECH_MAX_ATTEMPTS = env_int("SORI_SPEECH_MAX_ATTEMPTS", 3, minimum=1)
+SPEECH_PAUSE_MS = env_int("SORI_SPEECH_PAUSE_MS", 300, minimum=0)
+SPEECH_SAMPLE_RATE = env_int("SORI_SPEECH_SAMPLE_RATE", 24000, minimum=8000)
+if SPEECH_SAMPLE_RATE not in {16000, 24000}:
+    raise ImproperlyConfigured(f"SORI_SPEECH_SAMPLE_RATE={SPEECH_SAMPLE_RATE} must be 16000 or 24000")
+SPEECH_TARGET_LUFS = _listening_float("SORI_SPEECH_TARGET_LUFS", -23.0)
+# Samples a run synthesizes at once when it runs in-process (no Celery); with Celery the speech workers'
+# concurrency decides.
+SPEECH_WORKERS = env_int("SORI_SPEECH_WORKERS", 4, minimum=1)
+# How samples are dispatched: "celery" (a task per sample on the `speech` queue) or "inline" (the job's
+# own threads). Defaults to celery when jobs run on Celery.
+SPEECH_DISPATCH = env_str("SORI_SPEECH_DISPATCH") or ("celery" if JOB_RUNNER == "celery" else "inline")
+if SPEECH_DISPATCH not in {"celery", "inline"}:
+    raise ImproperlyConfigured(f"SORI_SPEECH_DISPATCH={SPEECH_DISPATCH!r} must be celery or inline")
+SPEECH_POLL_SECONDS = 1.0  # how often a Celery-dispatched run checks its samples' progress
+
+# Speech work has its own queue, so GPU hosts run `celery -A workers worker -Q speech` next to the
+# inference servers while the other workers stay as they are.
+CELERY_TASK_ROUTES = {"sori.speech.*": {"queue": "speech"}}
+# A message not acknowledged within this time is delivered again (Redis); above the longest speech task.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 7 * 3600, minimum=60),
+}
+
+# --- storage --------------------------------------------------------------------------------------------
+# Audio and exports go through Django's storage API. Set SORI_S3_BUCKET to keep them in S3-compatible
+# object storage (django-storages), shared by every host; credentials come from the usual AWS variables
+# or the SORI_S3_* ones below.
+SORI_S3_BUCKET = env_str("SORI_S3_BUCKET") or None
+if SORI_S3_BUCKET:
+    STORAGES["default"] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": SORI_S3_BUCKET,
+            "endpoint_url": env_str("SORI_S3_ENDPOINT_URL") or None,
+            "region_name": env_str("SORI_S3_REGION") or None,
+            "access_key": env_str("SORI_S3_ACCESS_KEY_ID") or None,
+            "secret_key": env_str("SORI_S3_SECRET_ACCESS_KEY") or None,
+            "location": env_str("SORI_S3_PREFIX", ""),
+            "default_acl": None,
+            "file_overwrite": False,
+            # Audio leaves only through permission-checked views, never through a presigned URL.
+            "querystring_auth": True,
+        },
+    }
+
+# --- releases ---
+# Optional upload of published releases to a Hugging Face dataset repository (apps/releases). The token is
+# read here only when set; without one the upload button says what is missing.
+HF_ENDPOINT = env_str("HF_ENDPOINT", "https://huggingface.co")
+HF_TOKEN = env_str("HF_TOKEN")

@@ -8,7 +8,9 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from apps.accounts.api import MeView, TokenView
 from apps.accounts.health import healthz
 
-WORKFLOW_APPS = ["queues", "agents", "speech", "transfer", "consultations", "listening", "verification", "authoring"]
+WORKFLOW_APPS = [
+    "queues", "agents", "speech", "transfer", "consultations", "listening", "verification", "authoring", "releases",
+]
 
 
 def _api(app: str):

@@ -20,7 +20,7 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 CHROMIUM = "/usr/bin/chromium"
 
 # The fake LLM provider server and its `fake_llm` fixture (and a guard hiding real provider keys).
-pytest_plugins = ["tests.fakes.llm_server"]
+pytest_plugins = ["tests.fakes.llm_server", "tests.fakes.speech_server"]
 
 
 def pytest_runtest_setup(item):

@@ -7,7 +7,7 @@ class AgentsConfig(AppConfig):
     verbose_name = "Agents (LLM calls)"
 
     def ready(self):
-        from apps.agents import rules  # noqa: F401
+        from apps.agents import jobs, rules  # noqa: F401  (register the job handler and permission rules)
 
     def nav_links(self, user):
         from django.urls import reverse

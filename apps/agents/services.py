@@ -29,6 +29,7 @@ from apps.agents import providers
 from apps.agents.models import AgentCall, AgentRole, CachedResponse, CallStatus, RoleAssignment
 from apps.agents.prompting import load_prompt
 from apps.agents.slots import provider_slot
+from apps.jobs.services import start_job
 
 log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
@@ -110,6 +111,16 @@ def set_role_assignment(*, role: str, provider: str, model: str, acting_user=Non
 class _ProviderCheck(BaseModel):
     ok: bool
     echo: str
+
+
+CHECK_ROLE_JOB = "agents.check_role"
+
+
+def start_role_check(*, role: str, acting_user=None):
+    """The provider check as a job (apps.agents.jobs), so the admin's request never waits on the provider."""
+    role = AgentRole(role)
+    return start_job(kind=CHECK_ROLE_JOB, title=f"Check the {role.label} agent", params={"role": role.value},
+                     acting_user=acting_user)
 
 
 def check_role(role: str) -> AgentCall:

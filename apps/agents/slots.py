@@ -44,9 +44,10 @@ def _redis():
 
 
 @contextmanager
-def provider_slot(provider: str, *, poll: float = 0.05):
-    """Hold one of the provider's slots for the duration of a request (waits for a free one)."""
-    limit = _limit(provider)
+def provider_slot(provider: str, *, limit: int | None = None, poll: float = 0.05):
+    """Hold one of the provider's slots for the duration of a request (waits for a free one). `limit`
+    overrides settings.AGENTS_CONCURRENCY (apps.speech passes its own per-backend limits)."""
+    limit = limit or _limit(provider)
     if settings.REDIS_URL:
         client, key, token = _redis(), f"sori:agents:slots:{provider}", uuid.uuid4().hex
         acquire = client.register_script(_ACQUIRE)

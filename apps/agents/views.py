@@ -1,4 +1,3 @@
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
@@ -6,7 +5,7 @@ from django.views.decorators.http import require_POST
 
 from apps.agents import selectors
 from apps.agents.models import AgentCall, AgentRole, CallStatus
-from apps.agents.services import AgentError, check_role
+from apps.agents.services import start_role_check
 
 
 def _require_admin(user) -> None:
@@ -39,16 +38,10 @@ def call_detail(request, pk: int):
 @login_required
 @require_POST
 def check(request, role: str):
-    """A one-line round trip to the role's provider and model (never from the cache), so an admin can see
-    that a key, endpoint and model name work before starting a stage."""
+    """Start a one-line round trip to the role's provider and model (never from the cache), so an admin can
+    see that a key, endpoint and model name work before starting a stage; the job page shows the answer."""
     _require_admin(request.user)
     if role not in AgentRole.values:
         raise PermissionDenied
-    try:
-        call = check_role(role)
-    except AgentError as exc:
-        messages.error(request, f"{AgentRole(role).label}: {exc}")
-    else:
-        messages.success(request, f"{AgentRole(role).label}: {call.provider}:{call.model} answered in {call.latency_ms} ms "
-                                  f"(${call.cost_usd}).")
-    return redirect("agents:overview")
+    job = start_role_check(role=role, acting_user=request.user)
+    return redirect("jobs:detail", pk=job.pk)

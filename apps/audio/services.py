@@ -144,10 +144,13 @@ def _inspect_by_decoding(path: Path, name: str, size: int) -> AudioInfo:
     )
 
 
-def inspect_many(files: list[tuple[Path, str]], *, threads: int | None = None) -> dict[Path, AudioInfo | AudioRejected]:
+def inspect_many(files: list[tuple[Path, str]], *, threads: int | None = None,
+                 on_checked=None) -> dict[Path, AudioInfo | AudioRejected]:
     """Validate many files, each distinct file once (rows that share a file share its check), side by
     side: hashing and ffprobe/ffmpeg run outside the GIL. `files`: (path, name for messages); the answer
-    maps each resolved path to its AudioInfo or to the AudioRejected naming it (the first name given)."""
+    maps each resolved path to its AudioInfo or to the AudioRejected naming it (the first name given).
+    `on_checked()` is called after each file, in order (a job's progress); if it raises, the checks not
+    started yet are dropped and the exception goes on."""
     names: dict[Path, str] = {}
     for path, name in files:
         names.setdefault(Path(path).resolve(), name)
@@ -160,8 +163,18 @@ def inspect_many(files: list[tuple[Path, str]], *, threads: int | None = None) -
             return exc
 
     workers = threads or min(8, (os.cpu_count() or 2) * 2)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return dict(zip(names, pool.map(check, names.items()), strict=True))
+    pool = ThreadPoolExecutor(max_workers=workers)
+    results: dict[Path, AudioInfo | AudioRejected] = {}
+    try:
+        for path, outcome in zip(names, pool.map(check, names.items()), strict=True):
+            results[path] = outcome
+            if on_checked is not None:
+                on_checked()
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)  # a cancelled job stops within the files in flight
+        raise
+    pool.shutdown()
+    return results
 
 
 def import_audio_file(path: Path, *, name: str | None = None) -> tuple[AudioAsset, bool]:
@@ -233,6 +246,17 @@ def convert_to_16k_mono(asset: AudioAsset) -> AudioAsset:
     info = AudioInfo("wav", round(len(segment) / 1000, 3), 16000, 1, len(data), digest)
     stem = Path(asset.original_name or asset.sha256).stem
     return _store(ContentFile(data, name=f"{stem}.wav"), info, original_name=f"{stem}.16k.wav", converted_from=asset)
+
+
+def store_generated_wav(data: bytes, *, name: str, duration_seconds: float, sample_rate: int, channels: int) -> AudioAsset:
+    """Store a WAV that Sori wrote itself (the speech stage's joined audio): its format and length are known,
+    so it skips the ffprobe validation an import needs. The same bytes stored again return the existing asset."""
+    digest = hashlib.sha256(data).hexdigest()
+    existing = AudioAsset.objects.filter(sha256=digest).first()
+    if existing:
+        return existing
+    info = AudioInfo("wav", round(duration_seconds, 3), sample_rate, channels, len(data), digest)
+    return _store(ContentFile(data, name=name), info, original_name=name)
 
 
 def _store(content: File, info: AudioInfo, *, original_name: str, converted_from: AudioAsset | None = None) -> AudioAsset:

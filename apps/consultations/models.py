@@ -75,6 +75,9 @@ class Rule(models.Model):
     examples = models.JSONField(default=list, blank=True, help_text='[{"input": ..., "output": ...}]')
     scope = models.JSONField(default=dict, blank=True, help_text='{"task_types": [...], "subsets": [...]}')
     provenance = models.JSONField(default=dict, blank=True)
+    # Tables a deterministic engine reads (the normalizer's counters, units, letter readings...). Nullable
+    # without a default so adding the column keeps SQLite's immutability trigger (no table rebuild).
+    data = models.JSONField(null=True, blank=True, help_text="tables the rule's engine reads, e.g. counters")
 
     class Meta:
         ordering = ["version", "position"]
@@ -93,7 +96,7 @@ class Rule(models.Model):
 
     def content(self) -> dict:
         """What a rule says, in the order the YAML files use; the diff compares this."""
-        return {
+        content = {
             "id": self.rule_id,
             "category": self.category,
             "statement": self.statement,
@@ -101,6 +104,9 @@ class Rule(models.Model):
             "scope": self.scope,
             "provenance": self.provenance,
         }
+        if self.data:
+            content["data"] = self.data
+        return content
 
     @property
     def applies_everywhere(self) -> bool:

@@ -34,6 +34,7 @@ class RuleSpec(BaseModel):
     examples: list[Example] = Field(default_factory=list)
     scope: Scope = Field(default_factory=Scope)
     provenance: dict = Field(default_factory=dict)
+    data: dict | None = None  # tables for a deterministic engine (normalization v2 on); omitted when absent
 
     @field_validator("provenance")
     @classmethod
@@ -101,7 +102,8 @@ def version_dir(root: Path, language: str, kind: str) -> Path:
 
 def dump_yaml(spec: VersionSpec) -> str:
     data = spec.model_dump(mode="json")
-    rules = data.pop("rules")
+    rules = [{k: (_sorted_keys(v) if k == "data" else v) for k, v in rule.items() if not (k == "data" and v is None)}
+             for rule in data.pop("rules")]
     head = yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=110)
     body = yaml.dump(
         {"rules": rules}, Dumper=_FlowListDumper, allow_unicode=True, sort_keys=False, width=10_000
@@ -152,8 +154,27 @@ def render_markdown(spec: VersionSpec) -> str:
                 lines += ["| input | expected output |", "|---|---|"]
                 lines += [f"| {_cell(ex.input)} | {_cell(ex.output)} |" for ex in rule.examples]
                 lines.append("")
+            for name, table in _sorted_keys(rule.data or {}).items():
+                lines += [f"Table `{name}`: {_table_text(table)}", ""]
             lines += [f"Provenance: {provenance_text(rule.provenance)}", ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _sorted_keys(value):
+    """Tables in key order: PostgreSQL's jsonb does not keep the order a file wrote, so the files use this one."""
+    if isinstance(value, dict):
+        return {k: _sorted_keys(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted_keys(v) for v in value]
+    return value
+
+
+def _table_text(table) -> str:
+    if isinstance(table, dict):
+        return ", ".join(f"{k} = {v}" for k, v in table.items())
+    if isinstance(table, list):
+        return ", ".join(str(v) for v in table)
+    return str(table)
 
 
 def _cell(text: str) -> str:

@@ -65,6 +65,7 @@ def load_version(spec: files.VersionSpec, *, source: str, user=None) -> tuple[Ru
             examples=[e.model_dump() for e in r.examples],
             scope=r.scope.model_dump(),
             provenance=r.provenance,
+            data=r.data,
         )
         for i, r in enumerate(spec.rules, start=1)
     )

@@ -1,10 +1,12 @@
 """Reads for the consultation loop: which samples a round covers, each sample's current analysis, an
 expert's inbox, and the statistics per round and per version."""
 
+import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from django.apps import apps
+from django.db import connections
 from django.db.models import Count, Exists, OuterRef, Q
 
 from apps.consultations.models import (
@@ -199,7 +201,16 @@ def round_stats(round: Round) -> Stats:
         analyses.filter(sample__in=scope_samples(round.scope)).exclude(Exists(newer))
         .order_by().values_list(*ANALYSIS_FIELDS)
     )
-    return _count(rows, stats)
+    return _count(_raw_rows(rows), stats)
+
+
+def _raw_rows(rows):
+    """The rows of a values_list of ANALYSIS_FIELDS straight from the cursor, the cited ids decoded here:
+    at 10,000 samples the ORM's per-value JSON converter costs more than the query itself."""
+    sql, params = rows.query.sql_with_params()
+    with connections[rows.db].cursor() as cursor:
+        cursor.execute(sql, params)
+        return [(action, subset, json.loads(cited) if isinstance(cited, str) else cited) for action, subset, cited in cursor.fetchall()]
 
 
 def version_stats(version: RulebookVersion) -> Stats:

@@ -130,7 +130,8 @@ def question_submit(request, pk: int):
     try:
         services.submit_answer(question=question, acting_user=request.user, **_answer_fields(request))
     except ApplicationError as exc:
-        messages.error(request, str(exc))
+        # Shown beside the submit button (static/js/sori.js), where the expert is looking.
+        messages.error(request, str(exc), extra_tags="near:submit-answer")
         return redirect("consultations:question", pk=pk)
     messages.success(request, f"Your answer to Q{question.number} is submitted.")
     following = selectors.open_questions_for(request.user).first()
@@ -248,8 +249,15 @@ def version_diff(request, slug: str):
         old_n = int(request.GET.get("from") or max(1, new_n - 1))
     except ValueError:
         return HttpResponse("from and to must be version numbers", status=400)
-    old = get_object_or_404(RulebookVersion, rulebook=rulebook, number=old_n)
-    new = get_object_or_404(RulebookVersion, rulebook=rulebook, number=new_n)
+    by_number = {v.number: v for v in versions}
+    missing = [n for n in (old_n, new_n) if n not in by_number]
+    if missing:
+        # Say which versions exist (and offer them) rather than a bare "not found".
+        return render(request, "consultations/diff.html", {
+            "rulebook": rulebook, "versions": versions, "missing": missing,
+            "old": by_number.get(old_n, versions[0]), "new": by_number.get(new_n, versions[-1]),
+        }, status=404)
+    old, new = by_number[old_n], by_number[new_n]
     changes = rulebooks.diff_versions(old, new)
     return render(request, "consultations/diff.html", {
         "rulebook": rulebook, "old": old, "new": new, "versions": versions,

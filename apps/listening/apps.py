@@ -8,7 +8,7 @@ class ListeningConfig(AppConfig):
     verbose_name = "MOS listening tests"
 
     def ready(self):
-        from apps.listening import jobs, rules  # noqa: F401
+        from apps.listening import jobs, rules, services  # noqa: F401  (services registers who may rate)
 
     def nav_links(self, user):
         from apps.accounts.navigation import NavLink

@@ -4,8 +4,10 @@ clips, imported through the same manifest path as a real test, with three demo l
 import csv
 import random
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 
+from django.utils import timezone
 from pydub import AudioSegment
 from pydub.generators import WhiteNoise
 
@@ -84,6 +86,10 @@ def seed_listening_demo(stdout=None):
         return existing
     with tempfile.TemporaryDirectory() as tmp:
         test = services.import_listening_test(name=DEMO_NAME, manifest=write_demo_manifest(Path(tmp)))
+    services.publish_test(test=test, acting_user=None)
+    # The demo listeners rated earlier today: each rating comes a clip's length after its clip was served, as
+    # the server requires of a real playback.
+    clock = timezone.now() - timedelta(hours=3)
     # Three demo listeners rate everything, so the dashboard has numbers; listener1-4 still have clips.
     rng = random.Random(3)
     # Each clip has a latent quality the demo listeners agree on, up to a little noise.
@@ -93,14 +99,16 @@ def seed_listening_demo(stdout=None):
         if user is None:
             continue
         services.record_consent(test=test, acting_user=user)
-        while (assignment := services.next_assignment(test=test, acting_user=user)) is not None:
-            clip = test.clips.get(work_item_id=assignment.item_id)
+        while (assignment := services.next_assignment(test=test, acting_user=user, now=clock)) is not None:
+            clip = test.clips.select_related("asset").get(work_item_id=assignment.item_id)
             if clip.is_gold:
                 score = rng.randint(clip.gold_min, clip.gold_max)
             else:
                 score = max(1, min(5, round(quality[clip.pk] + rng.gauss(0, 0.45))))
-            services.report_playback(clip=clip, acting_user=user)
-            services.rate_clip(clip=clip, acting_user=user, score=score)
+            clock += timedelta(seconds=clip.asset.duration_seconds + 0.2)
+            services.report_playback(clip=clip, acting_user=user, now=clock)
+            clock += timedelta(seconds=rng.uniform(1.0, 3.0))
+            services.rate_clip(clip=clip, acting_user=user, score=score, now=clock)
     if stdout:
         stdout.write(f"listening: demo test {test.pk} with {test.clips.count()} clips")
     return test

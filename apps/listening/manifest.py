@@ -95,8 +95,9 @@ class ManifestRow(RowModel):
         return self
 
 
-def read_manifest(path: Path, *, check_audio: bool = True) -> list[ManifestRow]:
-    """Parse and check every row and its audio; raise FileRefused naming each bad row by file and line."""
+def read_manifest(path: Path, *, check_audio: bool = True, progress=None) -> list[ManifestRow]:
+    """Parse and check every row and its audio; raise FileRefused naming each bad row by file and line.
+    `progress` (a jobs Progress) hears of each audio file checked, and may cancel between files."""
     path = Path(path)
     if path.suffix.lower() not in MANIFEST_FORMATS:
         raise FileRefused("a manifest must be a .csv or .jsonl file", file=path.name)
@@ -104,7 +105,12 @@ def read_manifest(path: Path, *, check_audio: bool = True) -> list[ManifestRow]:
     if check_audio:
         # Each distinct file is checked once (rows may share one), side by side; each row keeps what its
         # file's check found, so the import stores it without looking again.
-        checked = inspect_many([(row.audio_path, row.audio) for _, row in parsed])
+        files = [(row.audio_path, row.audio) for _, row in parsed]
+        on_checked = None
+        if progress is not None:
+            progress.set_total(len({Path(p).resolve() for p, _ in files}), message="Checking every audio file")
+            on_checked = progress.advance  # the page's bar moves with the checks; a cancel stops them
+        checked = inspect_many(files, on_checked=on_checked)
         for line, row in parsed:
             outcome = checked[row.audio_path]
             if isinstance(outcome, AudioRejected):

@@ -10,19 +10,55 @@ from django.conf import settings
 from django.db import models
 
 
+class TestStatus(models.TextChoices):
+    DRAFT = "draft", "Draft"
+    PUBLISHED = "published", "Published"
+
+
+class Audience(models.TextChoices):
+    EVERYONE = "everyone", "everyone with the listener role"
+    NAMED = "named", "named listeners"
+
+
+class ListeningTestQuerySet(models.QuerySet):
+    def open_to(self, listener):
+        """Published tests this listener may rate: open to every listener, or naming them."""
+        return self.filter(status=TestStatus.PUBLISHED).filter(
+            models.Q(audience=Audience.EVERYONE) | models.Q(listeners=listener)
+        ).distinct()
+
+
 class ListeningTest(models.Model):
+    """A test starts as a draft that no listener sees; an admin publishes it to every listener or to the
+    listeners they name."""
+
     name = models.CharField(max_length=200, unique=True)
+    status = models.CharField(max_length=20, choices=TestStatus.choices, default=TestStatus.DRAFT)
+    audience = models.CharField(max_length=20, choices=Audience.choices, default=Audience.EVERYONE)
+    listeners = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="assigned_listening_tests")
+    published_at = models.DateTimeField(null=True, blank=True)
     pool = models.OneToOneField("queues.WorkPool", on_delete=models.PROTECT, related_name="listening_test")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     # The last split made for this test (ratios and seed), so the page can say how it was drawn.
     split_params = models.JSONField(default=dict, blank=True)
 
+    objects = ListeningTestQuerySet.as_manager()
+
     class Meta:
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def is_published(self) -> bool:
+        return self.status == TestStatus.PUBLISHED
+
+    def is_open_to(self, listener) -> bool:
+        if not self.is_published:
+            return False
+        return self.audience == Audience.EVERYONE or self.listeners.filter(pk=listener.pk).exists()
 
 
 class SourceType(models.TextChoices):
@@ -105,6 +141,21 @@ class Consent(models.Model):
         return f"{self.listener_id} agreed to {self.test_id}"
 
 
+class ClipServing(models.Model):
+    """When a clip was first handed to a listener. A playback report earlier than the clip's duration after
+    this is refused: the clip cannot have played to its end yet."""
+
+    clip = models.ForeignKey(Clip, on_delete=models.CASCADE, related_name="servings")
+    listener = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    served_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["clip", "listener"], name="listening_serving_once")]
+
+    def __str__(self) -> str:
+        return f"clip {self.clip_id} served to {self.listener_id}"
+
+
 class PlaybackEnd(models.Model):
     """The listener's player reported that the clip played to its end (required before a rating)."""
 
@@ -125,6 +176,8 @@ class Rating(models.Model):
     listener = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="listening_ratings")
     score = models.PositiveSmallIntegerField()
     rated_at = models.DateTimeField()
+    # Seconds from the clip being served to this listener to the rating (null for ratings from before).
+    listening_seconds = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["pk"]

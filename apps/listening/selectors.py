@@ -202,7 +202,7 @@ def rated_by(test: ListeningTest, listener) -> int:
 def tests_for_listener(listener) -> list[tuple[ListeningTest, int, int]]:
     """(test, clips left, clips rated) for every test with something left or already rated."""
     out = []
-    for test in ListeningTest.objects.select_related("pool"):
+    for test in ListeningTest.objects.open_to(listener).select_related("pool"):
         left, done = clips_left(test, listener), rated_by(test, listener)
         if left or done:
             out.append((test, left, done))

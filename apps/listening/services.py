@@ -11,7 +11,7 @@ import csv
 import io
 import random
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -21,12 +21,14 @@ from django.utils import timezone
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from apps.audio.services import atomic_import, store_validated
-from apps.core.errors import Conflict, InvalidInput
+from apps.core.errors import Conflict, InvalidInput, NotFound
 from apps.core.tabular import RowModel, read_table
 from apps.listening import splits as splitting
 from apps.listening.manifest import read_manifest
 from apps.listening.models import (
+    Audience,
     Clip,
+    ClipServing,
     Consent,
     ListenerPseudonym,
     ListeningTest,
@@ -34,6 +36,7 @@ from apps.listening.models import (
     Prediction,
     Predictor,
     Rating,
+    TestStatus,
 )
 from apps.queues import services as queues
 from apps.queues.models import Assignment, WorkItem
@@ -45,16 +48,21 @@ PROGRESS_EVERY = 100  # clips between progress writes (each is an UPDATE of the 
 
 def import_listening_test(*, name: str, manifest: Path, acting_user=None, progress=None) -> ListeningTest:
     """Create a test from a CSV/JSONL manifest. Atomic: a bad row (reported with its line) stores nothing,
-    audio files included. `progress` (a jobs Progress) hears of each stored clip and may cancel, which
+    audio files included. `progress` (a jobs Progress) hears of each checked file and the stored clips and may cancel, which
     rolls everything back."""
     name = name.strip()
     if not name:
         raise InvalidInput("the test needs a name", field="name")
-    rows = read_manifest(Path(manifest))
+    rows = read_manifest(Path(manifest), progress=progress)
     if ListeningTest.objects.filter(name=name).exists():
         raise Conflict(f"a listening test named {name!r} already exists; choose another name", code="name_taken")
     regular = [r for r in rows if not r.is_gold]
     gold = [r for r in rows if r.is_gold]
+    # The bar: first every audio file checked (the slow part, reported by read_manifest as it goes), then
+    # the clips stored; those commit together, so a page sees the second part complete at once.
+    offset = progress.job.done if progress is not None else 0
+    if progress is not None:
+        progress.set_total(offset + len(rows), message="Storing the clips (saved together at the end)")
     with atomic_import():
         pool = queues.create_pool(
             name=f"listening: {name}", kind="listening",
@@ -65,8 +73,6 @@ def import_listening_test(*, name: str, manifest: Path, acting_user=None, progre
         # Gold clips go to every listener once, mixed into their own random order; they take no K slots.
         items += queues.add_items(pool, len(gold), capacity=WorkItem.UNLIMITED) if gold else []
         clips = []
-        if progress is not None:
-            progress.set_total(len(items), message="Storing clips")
         # Clip ids reach listeners (API, form URLs): store clips in random order so an id says nothing about
         # the manifest's order (often grouped by system or source type), nor whether a clip is gold.
         pairs = list(zip(regular + gold, items, strict=True))
@@ -82,7 +88,7 @@ def import_listening_test(*, name: str, manifest: Path, acting_user=None, progre
                 category=row.category, system=row.system, gold_min=row.gold_min, gold_max=row.gold_max,
             ))
             if progress is not None and (step % PROGRESS_EVERY == 0 or step == len(pairs)):
-                progress.set_done(step)
+                progress.set_done(offset + step)
         Clip.objects.bulk_create(clips, batch_size=1000)
     return test
 
@@ -95,9 +101,54 @@ def record_consent(*, test: ListeningTest, acting_user) -> Consent:
     return consent
 
 
+def publish_test(*, test: ListeningTest, acting_user, audience: str = Audience.EVERYONE, listeners=()) -> ListeningTest:
+    """Open a draft test (or change who a published one is for): to every listener, or to the listeners
+    named. Listeners see only published tests meant for them."""
+    from apps.accounts.roles import Role
+
+    if audience not in Audience.values:
+        raise InvalidInput(f"audience must be one of {', '.join(Audience.values)}, not {audience!r}", field="audience")
+    listeners = list(listeners)
+    if audience == Audience.NAMED:
+        if not listeners:
+            raise InvalidInput("name at least one listener, or open the test to everyone", field="listeners")
+        not_listeners = [u.username for u in listeners if not u.has_role(Role.LISTENER)]
+        if not_listeners:
+            raise InvalidInput(f"not listeners: {', '.join(not_listeners)}", field="listeners")
+    with transaction.atomic():
+        test.status, test.audience = TestStatus.PUBLISHED, audience
+        test.published_at = test.published_at or timezone.now()
+        test.save(update_fields=["status", "audience", "published_at"])
+        test.listeners.set(listeners if audience == Audience.NAMED else [])
+    return test
+
+
 def next_assignment(*, test: ListeningTest, acting_user, now: datetime | None = None) -> Assignment | None:
-    """The listener's current clip (their live lease) or a newly leased one; None when nothing is left."""
-    return queues.claim_next(test.pool, acting_user, now=now)
+    """The listener's current clip (their live lease) or a newly leased one; None when nothing is left.
+    Records when the clip was first served to them (see report_playback)."""
+    if not test.is_open_to(acting_user):
+        raise NotFound("There is no listening test here for you.", code="test_not_open")
+    assignment = queues.claim_next(test.pool, acting_user, now=now)
+    if assignment is not None:
+        clip_pk = Clip.objects.filter(work_item_id=assignment.item_id).values_list("pk", flat=True).first()
+        ClipServing.objects.get_or_create(
+            clip_id=clip_pk, listener=acting_user, defaults={"served_at": now or timezone.now()}
+        )
+    return assignment
+
+
+@queues.register_eligible_workers("listening")
+def eligible_listeners(pool) -> list[int]:
+    """Who may rate the test's clips: nobody while it is a draft, then every listener or the named ones."""
+    from apps.accounts.models import User
+    from apps.accounts.roles import Role
+
+    test = ListeningTest.objects.filter(pool=pool).first()
+    if test is None or not test.is_published:
+        return []
+    if test.audience == Audience.NAMED:
+        return list(test.listeners.filter(is_active=True).values_list("pk", flat=True))
+    return list(User.objects.with_role(Role.LISTENER).filter(is_active=True).values_list("pk", flat=True))
 
 
 def _has_live_lease(clip: Clip, listener, now: datetime) -> bool:
@@ -111,6 +162,15 @@ def report_playback(*, clip: Clip, acting_user, now: datetime | None = None) -> 
         if Rating.objects.filter(clip=clip, listener=acting_user).exists():
             raise Conflict("You have already rated this clip.", code="already_rated")
         raise Conflict("This clip is not assigned to you (or your time for it ran out).", code="no_lease")
+    served = ClipServing.objects.filter(clip=clip, listener=acting_user).values_list("served_at", flat=True).first()
+    duration = clip.asset.duration_seconds
+    earliest = (served or now) + timedelta(seconds=max(0.0, duration - settings.LISTENING_PLAYBACK_TOLERANCE_SECONDS))
+    if served is None or now < earliest:
+        # The clip cannot have played to its end yet (skipped ahead, or a script).
+        raise Conflict(
+            f"The clip is {duration:.1f} s long and has not had time to play to its end; listen to all of it.",
+            code="playback_too_early",
+        )
     playback, created = PlaybackEnd.objects.get_or_create(clip=clip, listener=acting_user)
     if not created:
         PlaybackEnd.objects.filter(pk=playback.pk).update(plays=F("plays") + 1)
@@ -138,7 +198,11 @@ def rate_clip(*, clip: Clip, acting_user, score: int, now: datetime | None = Non
             if not PlaybackEnd.objects.filter(clip=clip, listener=acting_user).exists():
                 raise Conflict("Listen to the clip to its end before rating it.", code="playback_not_reported")
             assignment = queues.lease_for_submission(clip.work_item, acting_user, now=now)  # or a queue Conflict
-            rating = Rating.objects.create(clip=clip, listener=acting_user, score=score, rated_at=now)
+            served = ClipServing.objects.filter(clip=clip, listener=acting_user).values_list("served_at", flat=True).first()
+            rating = Rating.objects.create(
+                clip=clip, listener=acting_user, score=score, rated_at=now,
+                listening_seconds=(now - served).total_seconds() if served else None,
+            )
             queues.mark_submitted(assignment, now=now)
             return rating, True
     except IntegrityError:

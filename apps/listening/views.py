@@ -10,7 +10,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.files.storage import default_storage
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -24,6 +24,7 @@ from apps.listening import exports, selectors, services
 from apps.listening.forms import ImportForm, PredictionsForm, SplitForm
 from apps.listening.jobs import BUNDLE_FOLDER
 from apps.listening.models import Clip, Consent, ListeningTest, Predictor
+from apps.queues.selectors import unreachable_items
 
 ACR_SCALE = [
     (5, "Excellent", "아주 좋음"),
@@ -56,7 +57,7 @@ def index(request):
 def start(request, pk):
     """Instructions and consent; agreeing leads to the first clip."""
     _require(request, "listening.rate")
-    test = _test(pk)
+    test = _open_test(request, pk)
     if request.method == "POST":
         if request.POST.get("agree") != "yes":
             messages.error(request, "Please confirm that you have read the instructions.")
@@ -71,7 +72,7 @@ def start(request, pk):
 def rate(request, pk):
     """One clip at a time: the listener's current lease or the next clip in their own order."""
     _require(request, "listening.rate")
-    test = _test(pk)
+    test = _open_test(request, pk)
     if not Consent.objects.filter(test=test, listener=request.user).exists():
         return redirect("listening:start", pk=test.pk)
     done = selectors.rated_by(test, request.user)
@@ -80,11 +81,21 @@ def rate(request, pk):
         return render(request, "listening/done.html", {"test": test, "done": done})
     clip = Clip.objects.select_related("asset").get(work_item_id=assignment.item_id)
     played = clip.playbacks.filter(listener=request.user).exists()
+    left = selectors.clips_left(test, request.user)
     return render(request, "listening/rate.html", {
         "test": test, "clip_pk": clip.pk, "audio_url": clip.asset.get_absolute_url(), "played": played,
-        "done": done, "left": selectors.clips_left(test, request.user), "scale": ACR_SCALE,
+        "done": done, "left": left, "total": done + left, "number": done + 1, "scale": ACR_SCALE,
+        "duration": clip.asset.duration_seconds,
         "playback_url": reverse("listening-api:playback", args=[clip.pk]),
     })
+
+
+def _open_test(request, pk) -> ListeningTest:
+    """A test the listener may rate: published and meant for them (a draft is a 404 to listeners)."""
+    test = _test(pk)
+    if not test.is_open_to(request.user):
+        raise Http404("no such listening test for you")
+    return test
 
 
 @login_required
@@ -95,8 +106,11 @@ def submit_rating(request, pk, clip_pk):
     clip = get_object_or_404(Clip, pk=clip_pk, test=test)
     try:
         score = int(request.POST.get("score", ""))
-        services.rate_clip(clip=clip, acting_user=request.user, score=score)
-    except (ValueError, TypeError, InvalidInput):
+        _rating, created = services.rate_clip(clip=clip, acting_user=request.user, score=score)
+        labels = {value: f"{value} ({en} · {ko})" for value, en, ko in ACR_SCALE}
+        number = selectors.rated_by(test, request.user)
+        messages.success(request, f"Saved: clip {number} rated {labels[score]}." if created else "That rating was already saved.")
+    except (ValueError, TypeError, KeyError, InvalidInput):
         messages.error(request, "Choose a score from 1 to 5.")
     except Conflict as refused:
         messages.error(request, str(refused))
@@ -154,9 +168,30 @@ def dashboard(request, pk):
     context = selectors.dashboard(test)
     context.update({
         "test": test, "k": test.pool.required_per_item, "split_form": SplitForm(initial=_split_initial(test)),
+        "all_listeners": User.objects.with_role("listener").order_by("username"),
+        "assigned": set(test.listeners.values_list("pk", flat=True)),
+        "unreachable": unreachable_items(test.pool) if test.is_published else None,
         "predictors": test.predictors.all(), "predictions_form": PredictionsForm(),
     })
     return render(request, "listening/dashboard.html", context)
+
+
+@login_required
+@require_POST
+def publish(request, pk):
+    """Publish a draft (or change its listeners): to everyone with the role, or to the listeners chosen."""
+    _require(request, "listening.manage")
+    test = _test(pk)
+    audience = request.POST.get("audience", "everyone")
+    chosen = User.objects.filter(pk__in=[v for v in request.POST.getlist("listeners") if v.isdigit()])
+    try:
+        services.publish_test(test=test, acting_user=request.user, audience=audience, listeners=chosen)
+    except InvalidInput as refused:
+        messages.error(request, f"Not published: {refused.message}")
+        return redirect(f"{reverse('listening:dashboard', args=[test.pk])}#publish")
+    who = "every listener" if audience == "everyone" else ", ".join(u.username for u in chosen)
+    messages.success(request, f"{test.name} is published to {who}.")
+    return redirect("listening:dashboard", pk=test.pk)
 
 
 def _split_initial(test):

@@ -109,7 +109,8 @@ class WorkItem(models.Model):
 class AssignmentStatus(models.TextChoices):
     LEASED = "leased", "Leased"
     SUBMITTED = "submitted", "Submitted"
-    RELEASED = "released", "Released"
+    RELEASED = "released", "Released"  # skipped: "later", offered again when no one else can take it
+    DECLINED = "declined", "Declined"  # skipped with a reason: never offered to this worker again
     EXPIRED = "expired", "Expired"
     INVALIDATED = "invalidated", "Invalidated"
 
@@ -147,6 +148,8 @@ class Assignment(models.Model):
     leased_at = models.DateTimeField()
     expires_at = models.DateTimeField()
     submitted_at = models.DateTimeField(null=True, blank=True)
+    # db_default: the claim writes leases with a raw INSERT that names only the lease columns.
+    decline_reason = models.CharField(max_length=500, blank=True, db_default="", help_text="why the worker declined the item")
 
     objects = AssignmentQuerySet.as_manager()
 

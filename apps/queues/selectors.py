@@ -1,5 +1,6 @@
 """Reads over the assignment engine: progress of a pool, per-worker counts, a worker's current lease."""
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.db.models import Count, Q
@@ -104,3 +105,79 @@ def remaining_for_worker(pool: WorkPool, worker, *, now: datetime | None = None)
         1 for capacity, submitted, live in candidates
         if capacity == WorkItem.UNLIMITED or submitted + live < (capacity if capacity is not None else k)
     )
+
+
+@dataclass(frozen=True)
+class Unreachable:
+    """An item that cannot reach its count with the people available, and why."""
+
+    item_id: int
+    submitted: int
+    needed: int  # submissions still missing
+    available: int  # eligible workers who could still give one (never held it, or skipped it or let it lapse)
+    declined: list[tuple[int, str]]  # (worker id, reason)
+    submitted_by: int
+    excluded: int
+
+    @property
+    def why(self) -> str:
+        parts = [f"needs {self.needed} more, but only {self.available} of the people who may work on it could still take it"]
+        if self.submitted_by:
+            parts.append(f"{self.submitted_by} already submitted")
+        if self.declined:
+            parts.append(f"{len(self.declined)} declined ({'; '.join(reason for _w, reason in self.declined)})")
+        if self.excluded:
+            parts.append(f"{self.excluded} excluded")
+        return ", ".join(parts)
+
+
+def unreachable_items(pool: WorkPool, *, limit: int = 200) -> list[Unreachable] | None:
+    """Open items that cannot get their missing submissions from the eligible workers (as the pool's kind
+    defines them; None when it defines none). Someone who skipped an item or let its lease lapse still
+    counts as available: the engine offers it to them again when no one else can take it."""
+    from apps.queues.services import eligible_worker_ids
+
+    eligible = eligible_worker_ids(pool)
+    if eligible is None:
+        return None
+    excluded = set(PoolExclusion.objects.filter(pool=pool).values_list("worker_id", flat=True))
+    k = pool.required_per_item
+    open_items = list(
+        WorkItem.objects.filter(pool=pool, closed=False, complete=False)
+        .exclude(capacity=WorkItem.UNLIMITED)
+        .values_list("id", "capacity", "submitted_count")
+    )
+    if len(eligible) >= max((c if c is not None else k for _i, c, _s in open_items), default=k):
+        # Enough people for a full count: only items some of them are out of can fall short. Read just those.
+        touched = set(
+            Assignment.objects.filter(pool=pool, status__in=[AssignmentStatus.DECLINED, AssignmentStatus.SUBMITTED])
+            .values_list("item_id", flat=True)
+        )
+        open_items = [row for row in open_items if row[0] in touched]
+    done: dict[int, dict] = {}
+    rows = Assignment.objects.filter(pool=pool, item_id__in=[row[0] for row in open_items]).values_list(
+        "item_id", "worker_id", "status", "decline_reason"
+    )
+    for item_id, worker_id, status, reason in rows:
+        entry = done.setdefault(item_id, {"out": set(), "declined": [], "submitted": 0, "excluded": 0})
+        if worker_id in excluded:
+            entry["excluded"] += 1
+        elif status == AssignmentStatus.SUBMITTED:
+            entry["out"].add(worker_id)
+            entry["submitted"] += 1
+        elif status == AssignmentStatus.DECLINED:
+            entry["out"].add(worker_id)
+            entry["declined"].append((worker_id, reason))
+    result = []
+    for item_id, capacity, submitted in open_items:
+        entry = done.get(item_id, {"out": set(), "declined": [], "submitted": 0, "excluded": 0})
+        needed = (capacity if capacity is not None else k) - submitted
+        available = len(eligible - entry["out"])
+        if needed > available:
+            result.append(Unreachable(
+                item_id=item_id, submitted=submitted, needed=needed, available=available,
+                declined=entry["declined"], submitted_by=entry["submitted"], excluded=entry["excluded"],
+            ))
+            if len(result) >= limit:
+                break
+    return result

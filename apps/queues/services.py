@@ -39,27 +39,36 @@ repeated submission stores one record. Claims commit asynchronously (synchronous
 transaction only): a lease lost in a database crash just means the item is offered again; submissions
 commit durably.
 
-Consumers use: create_pool, add_items, claim_next, lease_for_submission + mark_submitted, release,
-close_item, exclude_worker; and apps.queues.selectors for reads. The refusals (NoLease, SlotTaken,
-ItemClosed, WorkerExcluded) subclass QueueError, an apps.core.errors.Conflict: an API view lets one propagate
-and answers 409 with its code.
+Coming back to an item: once a worker's lease ran out, or they skipped the item (`release`: "later"), the
+fresh claim above never offers it to them again, so that others get it first. When nothing fresh is left
+for them, `claim_next` offers such an item again if no one else can take it: fewer eligible workers who
+never held it than the item still needs (the consumer says who is eligible with
+`register_eligible_workers`; without that, nobody else is assumed). A worker who declines an item for a
+reason (`decline`) is never offered it again. apps.queues.selectors.unreachable_items lists what cannot
+reach its count with the people available, and why.
+
+Consumers use: create_pool, add_items, claim_next, lease_for_submission + mark_submitted, release, decline,
+close_item, exclude_worker, register_eligible_workers; and apps.queues.selectors for reads. The refusals
+(NoLease, SlotTaken, ItemClosed, WorkerExcluded) subclass QueueError, an apps.core.errors.Conflict: an API
+view lets one propagate and answers 409 with its code.
 """
 
 import random
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 
 from django.db import connection, transaction
-from django.db.models import Exists, F
+from django.db.models import Exists, F, Q
 from django.utils import timezone
 
 from apps.core.errors import Conflict
 from apps.queues.models import Assignment, AssignmentStatus, PoolExclusion, WorkItem, WorkPool
-from apps.queues.ordering import ORDER_PRIME, order_seed
+from apps.queues.ordering import ORDER_PRIME, order_seed, rank
 
 __all__ = [
     "QueueError", "NoLease", "SlotTaken", "ItemClosed", "WorkerExcluded",
-    "create_pool", "add_items", "claim_next", "lease_for_submission", "mark_submitted", "release",
-    "close_item", "exclude_worker", "expire_stale_leases",
+    "create_pool", "add_items", "claim_next", "lease_for_submission", "mark_submitted", "release", "decline",
+    "close_item", "exclude_worker", "expire_stale_leases", "register_eligible_workers", "eligible_worker_ids",
 ]
 
 
@@ -111,6 +120,32 @@ def add_items(pool: WorkPool, count: int, *, capacity: int | None = None) -> lis
     rng = random.SystemRandom()
     items = [WorkItem(pool=pool, capacity=capacity, order_key=rng.randrange(ORDER_PRIME)) for _ in range(count)]
     return WorkItem.objects.bulk_create(items, batch_size=1000)
+
+
+# ---- who may work on a pool --------------------------------------------------------------------------------
+
+_ELIGIBLE: dict[str, Callable[[WorkPool], Iterable[int]]] = {}
+
+
+def register_eligible_workers(kind: str):
+    """Decorator: `fn(pool) -> user ids` names everyone who may work on pools of this kind (the listeners
+    a test is assigned to, every annotator...). The engine uses it to decide whether an expired or skipped
+    item must come back to the same worker, and to explain items that cannot reach their count."""
+
+    def register(fn):
+        _ELIGIBLE[kind] = fn
+        return fn
+
+    return register
+
+
+def eligible_worker_ids(pool: WorkPool) -> set[int] | None:
+    """Who may work on the pool, excluded workers left out; None when its kind registered no rule."""
+    fn = _ELIGIBLE.get(pool.kind)
+    if fn is None:
+        return None
+    excluded = set(PoolExclusion.objects.filter(pool=pool).values_list("worker_id", flat=True))
+    return set(fn(pool)) - excluded
 
 
 # ---- claiming ---------------------------------------------------------------------------------------------
@@ -165,7 +200,7 @@ def _claim(pool: WorkPool, worker, now: datetime, *, wait: bool, async_commit: b
             pool, worker, now, exclude=tried, window=None, lock="none"
         ) is not None:
             raise _MustWait
-        return None
+        return _offer_again(pool, worker, now)
     # Slow path (PostgreSQL): wait for each busy candidate in turn. The candidate is chosen without locking
     # and then locked alone: a locking query with ORDER BY ... LIMIT would keep the locks of rows that fail
     # its re-check and lock the next ones too. Each attempt runs in a savepoint that is rolled back when the
@@ -175,7 +210,7 @@ def _claim(pool: WorkPool, worker, now: datetime, *, wait: bool, async_commit: b
             with transaction.atomic():
                 item_id = _candidate_id(pool, worker, now, exclude=tried, window=None, lock="none")
                 if item_id is None:
-                    return None
+                    return _offer_again(pool, worker, now)
                 WorkItem.objects.select_for_update().filter(pk=item_id).values_list("pk").first()
                 assignment = _lease_if_room(pool, worker, item_id, now)
                 if assignment is None:
@@ -183,6 +218,57 @@ def _claim(pool: WorkPool, worker, now: datetime, *, wait: bool, async_commit: b
                 return assignment
         except _NoRoom as no_room:
             tried.append(no_room.item_id)
+
+
+def _offer_again(pool: WorkPool, worker, now: datetime) -> Assignment | None:
+    """Nothing fresh is left for the worker: lease them again an item whose lease ran out or that they
+    skipped, if it still has a free slot and no one else can take it (fewer eligible workers who never held
+    it than the slots it still needs). Items they declined or submitted never come back."""
+    if PoolExclusion.objects.filter(pool=pool, worker=worker).exists():
+        return None
+    mine = (
+        Assignment.objects.filter(pool=pool, worker=worker, item__closed=False, item__complete=False)
+        .filter(
+            Q(status__in=[AssignmentStatus.EXPIRED, AssignmentStatus.RELEASED])
+            | Q(status=AssignmentStatus.LEASED, expires_at__lte=now)
+        )
+        .select_related("item")
+    )
+    candidates = sorted(mine, key=lambda a: (rank(a.item.order_key, order_seed(pool.pk, worker.pk)), a.item_id))
+    if not candidates:
+        return None
+    eligible = eligible_worker_ids(pool)
+    held_by_others: dict[int, set[int]] = {}
+    if eligible is not None:
+        rows = Assignment.objects.filter(item_id__in=[a.item_id for a in candidates], worker_id__in=eligible)
+        for item_id, worker_id in rows.exclude(worker=worker).values_list("item_id", "worker_id"):
+            held_by_others.setdefault(item_id, set()).add(worker_id)
+    for assignment in candidates:
+        item = assignment.item
+        # The lock a submission takes; an item someone is busy with is left for the next claim.
+        locked = WorkItem.objects.select_for_update(of=("self",), skip_locked=True).filter(pk=item.pk).first()
+        if locked is None or locked.closed or locked.complete:
+            continue
+        capacity = locked.effective_capacity(pool)
+        if capacity is None:
+            continue  # gold items: once per worker, and this worker had theirs
+        live_others = Assignment.objects.filter(
+            item_id=item.pk, status=AssignmentStatus.LEASED, expires_at__gt=now
+        ).exclude(worker=worker).count()
+        free = capacity - locked.submitted_count - live_others
+        if free <= 0:
+            continue
+        if eligible is not None:
+            fresh_others = len(eligible - {worker.pk} - held_by_others.get(item.pk, set()))
+            if fresh_others >= free:
+                continue  # others who never had it can fill it; it waits for them
+        expires = now + timedelta(seconds=pool.lease_seconds)
+        Assignment.objects.filter(pk=assignment.pk).update(
+            status=AssignmentStatus.LEASED, leased_at=now, expires_at=expires, decline_reason=""
+        )
+        assignment.status, assignment.leased_at, assignment.expires_at = AssignmentStatus.LEASED, now, expires
+        return assignment
+    return None
 
 
 def _lock_worker(pool_id: int, worker_id: int, *, async_commit: bool = False) -> None:
@@ -376,6 +462,8 @@ def _lease_for_submission(item_id: int, worker_id: int, now: datetime, *, who: s
         return assignment
     if assignment.status == AssignmentStatus.INVALIDATED:
         raise WorkerExcluded(f"{who}'s work on item {item_id} was invalidated; it cannot be submitted again.")
+    if assignment.status == AssignmentStatus.DECLINED:
+        raise NoLease(f"{who} declined item {item_id} of {pool.name!r}; it goes to someone else.")
     if locked.closed:
         raise ItemClosed(f"Item {item_id} of {pool.name!r} is closed; it takes no more submissions.")
     if assignment.is_live(now):
@@ -408,14 +496,29 @@ def _lease_for_submission(item_id: int, worker_id: int, now: datetime, *, who: s
 
 
 def release(assignment: Assignment) -> Assignment:
-    """The worker gives the item back (skips it): the slot is free at once, and claim_next will not offer
-    this item to them again. A no-op unless the assignment is leased."""
+    """The worker gives the item back for later (skips it): the slot is free at once; claim_next offers it
+    to them again only when nothing fresh is left and no one else can take it. A no-op unless leased."""
     with transaction.atomic():
         _lock_item(assignment.item_id)
         Assignment.objects.filter(pk=assignment.pk, status=AssignmentStatus.LEASED).update(
             status=AssignmentStatus.RELEASED
         )
         assignment.refresh_from_db(fields=["status"])
+    return assignment
+
+
+def decline(assignment: Assignment, *, reason: str) -> Assignment:
+    """The worker will not do this item, for a reason (a conflict of interest, audio they cannot judge...):
+    the slot is free at once and the item is never offered to them again. A no-op unless leased."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise ValueError("declining an item needs a reason; without one, skip it for later")
+    with transaction.atomic():
+        _lock_item(assignment.item_id)
+        Assignment.objects.filter(pk=assignment.pk, status=AssignmentStatus.LEASED).update(
+            status=AssignmentStatus.DECLINED, decline_reason=reason[:500]
+        )
+        assignment.refresh_from_db(fields=["status", "decline_reason"])
     return assignment
 
 

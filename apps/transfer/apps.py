@@ -14,9 +14,13 @@ class TransferConfig(AppConfig):
 
         from apps.accounts.navigation import NavLink
 
+        links = []
         if getattr(user, "is_sori_admin", False):
-            return [NavLink("Source benchmarks", reverse("transfer:home"))]
-        return []
+            links.append(NavLink("Source benchmarks", reverse("transfer:home")))
+        if getattr(user, "is_sori_admin", False) or (hasattr(user, "has_role") and user.has_role("expert")):
+            links += [NavLink("Hypertranslation", reverse("transfer:translation_runs")),
+                      NavLink("Normalization", reverse("transfer:normalize"))]
+        return links
 
     def home_panels(self, user):
         from django.urls import reverse

@@ -24,3 +24,37 @@ class OverturnForm(forms.Form):
     to_status = forms.ChoiceField(choices=[(CorrectionStatus.CONFIRMED, "Confirm (apply)"),
                                            (CorrectionStatus.REJECTED, "Reject (exclude)")])
     note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=2000)
+
+
+class StartTranslationForm(forms.Form):
+    benchmark = forms.ModelChoiceField(queryset=SourceBenchmark.objects.all(), to_field_name="name")
+    subset = forms.CharField(max_length=100, required=False, help_text="empty: every subset")
+    limit = forms.IntegerField(min_value=1, required=False, help_text="only the first N included samples")
+    version = forms.IntegerField(min_value=1, required=False, label="Rulebook version",
+                                 help_text="a published hypertranslation version; empty: the latest")
+    budget_usd = forms.DecimalField(min_value=0, decimal_places=2, required=False, label="Budget cap (USD)")
+
+
+class CorrectTranslationForm(forms.Form):
+    transcription_ko = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), label="Korean transcription")
+    answer_ko = forms.CharField(required=False, label="Korean answer")
+    aliases_ko = forms.CharField(required=False, label="Korean aliases", help_text="one per line")
+    note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), label="Why")
+
+    def aliases(self) -> list[str]:
+        return [a.strip() for a in self.cleaned_data["aliases_ko"].splitlines() if a.strip()]
+
+
+class NormalizeTextForm(forms.Form):
+    text = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=5000, label="Korean text")
+    preserve = forms.CharField(required=False, label="Keep as written", help_text="English terms, comma-separated")
+    use_agent = forms.BooleanField(required=False, initial=True, label="Ask the normalizer agent for context-dependent spans")
+
+
+class StartNormalizationForm(forms.Form):
+    benchmark = forms.ModelChoiceField(queryset=SourceBenchmark.objects.all(), to_field_name="name")
+    subset = forms.CharField(max_length=100, required=False, help_text="empty: every subset")
+    limit = forms.IntegerField(min_value=1, required=False)
+    version = forms.IntegerField(min_value=1, required=False, label="Rulebook version",
+                                 help_text="a published normalization version; empty: the latest")
+    budget_usd = forms.DecimalField(min_value=0, decimal_places=2, required=False, label="Budget cap (USD)")

@@ -1,7 +1,17 @@
 from apps.jobs.services import job_handler
-from apps.transfer import services
+from apps.transfer import hypertranslation, normalization, services
 
 
 @job_handler("transfer.ground_truth_review")
 def ground_truth_review(job, progress):
     return services.run_ground_truth_review(job, progress)
+
+
+@job_handler("transfer.normalize")
+def normalize(job, progress):
+    return normalization.run_normalization(job, progress)
+
+
+@job_handler("transfer.translate")
+def translate(job, progress):
+    return hypertranslation.run_translation(job, progress)

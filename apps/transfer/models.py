@@ -237,6 +237,7 @@ class Translation(models.Model):
     answer_ko = models.TextField(blank=True)
     aliases_ko = models.JSONField(default=list, blank=True, help_text="Korean aliases, deduplicated")
     rule_ids = models.JSONField(default=list, blank=True, help_text="rule ids of the pinned version applied")
+    kept_terms = models.JSONField(default=list, blank=True, help_text="English terms kept verbatim (normalization preserves them)")
     reason = models.TextField(blank=True, help_text="why deleted or replaced, or what the version does not settle")
     attention_reason = models.TextField(blank=True)
     agent_call = models.ForeignKey("agents.AgentCall", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")

@@ -32,7 +32,11 @@ def krippendorff_nominal(matrix: list[list[float]]) -> float | None:
     import krippendorff
 
     data = np.asarray(matrix, dtype=float)
-    if data.size == 0 or np.count_nonzero(~np.isnan(data)) < 2:
+    if data.size == 0 or data.ndim != 2:
+        return None
+    # The package refuses data in which no unit has two ratings ("not enough overlapping reviews"): alpha
+    # is undefined there, not an error.
+    if not np.any(np.count_nonzero(~np.isnan(data), axis=0) >= 2):
         return None
     values = np.unique(data[~np.isnan(data)])
     if len(values) < 2:

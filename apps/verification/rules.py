@@ -4,6 +4,7 @@ from apps.accounts.permissions import rule
 from apps.accounts.roles import Role
 from apps.audio.rules import grants_audio_access
 from apps.queues.models import Assignment, AssignmentStatus
+from apps.queues.services import register_eligible_workers
 
 
 @rule("verification.review")
@@ -33,7 +34,15 @@ def _reviewer_hears_item_audio(user, asset) -> bool:
         return False
     work_items = VerificationItem.objects.filter(audio=asset).values("work_item_id")
     if Assignment.objects.filter(item_id__in=work_items, worker=user).exclude(
-        status__in=[AssignmentStatus.INVALIDATED, AssignmentStatus.RELEASED]
+        status__in=[AssignmentStatus.INVALIDATED, AssignmentStatus.RELEASED, AssignmentStatus.DECLINED]
     ).exists():
         return True
     return BaselineItem.objects.filter(item__audio=asset).exists()
+
+
+@register_eligible_workers("verification")
+def _annotators(pool):
+    """Every annotator may review every project's items (the engine keeps them to three each)."""
+    from apps.accounts.models import User
+
+    return User.objects.with_role(Role.ANNOTATOR).filter(is_active=True).values_list("pk", flat=True)

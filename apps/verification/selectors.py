@@ -5,7 +5,7 @@ from collections import Counter, defaultdict
 
 import numpy as np
 import pandas as pd
-from django.db.models import Count, Q
+from django.db.models import Count, Prefetch, Q
 from django.utils import timezone
 
 from apps.accounts.models import User
@@ -25,6 +25,8 @@ from apps.verification.models import (
 )
 from apps.verification.taxonomy import DOMAINS, PROMPT_VARIANTS, TASKS
 
+# Below this many fully reviewed items an agreement figure is shown with a warning that it is rough.
+THIN_AGREEMENT_ITEMS = 20
 PAPER_ACCEPTANCE_RATE = 81.26  # HPSU (seed 003): share of items kept after three-annotator verification
 
 
@@ -190,10 +192,9 @@ def dashboard(project: VerificationProject) -> dict:
     )
     split_ids = complete.index[complete["sum"] == REVIEWERS - 1]
     split = list(
-        VerificationItem.objects.filter(project=project)
-        .annotate(n=Count("reviews"), approvals=Count("reviews", filter=Q(reviews__decision=Decision.APPROVE)))
-        .filter(n=REVIEWERS, approvals=REVIEWERS - 1)
-        .order_by("position").prefetch_related("reviews")[:200]
+        VerificationItem.objects.filter(pk__in=split_ids.tolist())
+        .order_by("position").only("pk", "external_id", "task", "position")
+        .prefetch_related(Prefetch("reviews", queryset=Review.objects.only("item_id", "decision", "reasons", "comment")))[:200]
     )
     return {
         "summary": summary,
@@ -202,6 +203,9 @@ def dashboard(project: VerificationProject) -> dict:
         "fleiss_kappa": None if kappa is None else round(kappa, 3),
         "krippendorff_alpha": None if alpha is None else round(alpha, 3),
         "agreement_items": int(len(complete)),
+        # Items with at least two reviews: alpha needs one, and says "not enough overlapping reviews" without.
+        "overlap_items": int((per_item["size"] >= 2).sum()),
+        "thin_agreement": 0 < len(complete) < THIN_AGREEMENT_ITEMS,
         "annotators": annotator_rows,
         "split_decisions": split,
         "split_count": int(len(split_ids)),
@@ -213,6 +217,10 @@ def waiting_for(project: VerificationProject, user) -> int:
     from apps.queues.selectors import remaining_for_worker
 
     return remaining_for_worker(project.pool, user)
+
+
+def reviewed_by(project: VerificationProject, user) -> int:
+    return Review.objects.filter(item__project=project, annotator=user).count()
 
 
 def unsettled_reviews(project: VerificationProject, user) -> list[Review]:

@@ -222,10 +222,15 @@ def set_settle_on_first_rejection(*, project: VerificationProject, value: bool) 
     return settled
 
 
-def skip_item(*, item: VerificationItem, acting_user) -> None:
-    """Give an item back unreviewed: its slot goes to someone else, and the annotator will not get it again."""
+def skip_item(*, item: VerificationItem, acting_user, reason: str = "") -> None:
+    """Give an item back unreviewed. Without a reason it is "later": its slot goes to someone else, and it
+    comes back to this annotator when no one else can take it. With a reason it is declined for good."""
     assignment = Assignment.objects.filter(item_id=item.work_item_id, worker=acting_user, status=AssignmentStatus.LEASED).first()
-    if assignment:
+    if assignment is None:
+        return
+    if reason.strip():
+        queues.decline(assignment, reason=reason)
+    else:
         queues.release(assignment)
 
 

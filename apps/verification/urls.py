@@ -9,6 +9,7 @@ urlpatterns = [
     path("upload/", views.upload, name="upload"),
     path("projects/<int:pk>/", views.dashboard, name="dashboard"),
     path("projects/<int:pk>/review/", views.review, name="review"),
+    path("projects/<int:pk>/review/as-annotator/", views.review_as_annotator, name="review_as_annotator"),
     path("projects/<int:pk>/items/", views.item_list, name="items"),
     path("projects/<int:pk>/export.zip", views.export, name="export"),
     path("projects/<int:pk>/baselines/", views.create_baseline, name="create_baseline"),

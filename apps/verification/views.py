@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 from apps.accounts.permissions import can
 from apps.core.errors import ApplicationError, InvalidInput
 from apps.core.tabular import extract_zip
+from apps.queues.selectors import unreachable_items
 from apps.verification import selectors, services
 from apps.verification.exports import export_zip
 from apps.verification.forms import BaselineForm, ImportForm, PredictionsForm, ReviewForm, SettingsForm
@@ -54,11 +55,17 @@ def review(request, pk):
     project = get_object_or_404(VerificationProject, pk=pk)
     if not can(request.user, "verification.review", project):
         raise PermissionDenied
+    if request.user.is_sori_admin and not _reviewing_as_annotator(request, project):
+        # An admin looking at the project must not take a review slot: they browse read-only, and taking
+        # work is the explicit "review as annotator" button on that page.
+        messages.info(request, "You are browsing as an admin: nothing here takes a review slot.")
+        return redirect("verification:items", pk=project.pk)
     item = services.next_item(project=project, acting_user=request.user)
     context = {"project": project, "reason_keys": REASON_KEYS}
     if item is not None:
         context["item"] = selectors.item_for_reviewer(item, request.user)
         context["item_obj"] = item
+        context["reviewed"] = selectors.reviewed_by(project, request.user)
     context["waiting"] = selectors.waiting_for(project, request.user)
     return render(request, "verification/review.html", context)
 
@@ -90,12 +97,38 @@ def submit(request, pk):
     return redirect("verification:review", pk=item.project_id)
 
 
+def _reviewing_as_annotator(request, project) -> bool:
+    return project.pk in request.session.get("verification_review_as_annotator", [])
+
+
+@login_required
+@require_POST
+def review_as_annotator(request, pk):
+    """An admin who is also an annotator chooses to take review work in this project (or stops)."""
+    project = get_object_or_404(VerificationProject, pk=pk)
+    if not request.user.is_sori_admin:
+        return redirect("verification:review", pk=project.pk)
+    chosen = set(request.session.get("verification_review_as_annotator", []))
+    if request.POST.get("stop"):
+        chosen.discard(project.pk)
+        request.session["verification_review_as_annotator"] = sorted(chosen)
+        return redirect("verification:items", pk=project.pk)
+    chosen.add(project.pk)
+    request.session["verification_review_as_annotator"] = sorted(chosen)
+    messages.info(request, "You are reviewing as an annotator: each item you are shown takes one of its three review slots.")
+    return redirect("verification:review", pk=project.pk)
+
+
 @login_required
 @require_POST
 def skip(request, pk):
     item = get_object_or_404(VerificationItem, pk=pk)
-    services.skip_item(item=item, acting_user=request.user)
-    messages.info(request, f"Skipped {item.external_id}; it goes to someone else.")
+    reason = request.POST.get("reason", "")[:500]
+    services.skip_item(item=item, acting_user=request.user, reason=reason)
+    if reason.strip():
+        messages.info(request, f"Declined {item.external_id} ({reason.strip()}); it will not come back to you.")
+    else:
+        messages.info(request, f"Skipped {item.external_id} for now; it comes back to you if no one else can take it.")
     return redirect("verification:review", pk=item.project_id)
 
 
@@ -138,10 +171,19 @@ def dashboard(request, pk):
         return redirect("verification:dashboard", pk=pk)
     return render(request, "verification/dashboard.html", {
         "project": project, "stats": selectors.dashboard(project),
+        "unreachable": _with_items(unreachable_items(project.pool), project),
         "baseline_form": BaselineForm(initial={"name": f"{project.name} human baseline", "size": 300}),
         "predictions_form": PredictionsForm(), "runs": project.scoring_runs.all()[:20],
         "baselines": project.baselines.all(),
     })
+
+
+def _with_items(unreachable, project):
+    """[(VerificationItem, Unreachable)] for the dashboard's list of items that cannot reach three reviews."""
+    if not unreachable:
+        return []
+    items = project.items.in_bulk([u.item_id for u in unreachable], field_name="work_item_id")
+    return [(items[u.item_id], u) for u in unreachable if u.item_id in items]
 
 
 @login_required
@@ -160,6 +202,7 @@ def item_list(request, pk):
     page = Paginator(items, 50).get_page(request.GET.get("page"))
     return render(request, "verification/item_list.html", {
         "project": project, "page": page, "status": status, "task": task,
+        "may_review": request.user.has_role("annotator"), "reviewing": _reviewing_as_annotator(request, project),
         "tasks": project.items.values_list("task", flat=True).distinct().order_by("task"),
     })
 

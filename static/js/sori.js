@@ -8,3 +8,23 @@ document.addEventListener("htmx:responseError", (event) => {
   note.textContent = `The server answered ${status}. ${event.detail.xhr.responseText.slice(0, 200)}`;
   box.prepend(note);
 });
+
+// A message that names the field or button it concerns (data-near: an element id or a field name) is
+// shown beside it, and scrolled to, instead of at the top of a long page.
+document.addEventListener("DOMContentLoaded", () => {
+  document.querySelectorAll(".messages [data-near]").forEach((message) => {
+    const near = message.dataset.near;
+    const target = document.getElementById(near) || document.querySelector(`[name="${CSS.escape(near)}"]`);
+    if (!target) return;
+    const note = document.createElement("p");
+    note.className = `field-error ${message.className}`;
+    note.setAttribute("role", "alert");
+    note.id = `error-near-${near}`;
+    note.textContent = message.textContent;
+    target.insertAdjacentElement("afterend", note);
+    target.setAttribute("aria-describedby", note.id);
+    message.remove();
+    note.scrollIntoView({ block: "center" });
+  });
+  document.querySelectorAll(".messages:empty").forEach((list) => list.remove());
+});

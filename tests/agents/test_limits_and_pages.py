@@ -136,15 +136,24 @@ def test_admins_get_agent_and_transfer_links_and_panels_and_others_do_not(admin,
 
 
 @pytest.mark.django_db
-def test_an_admin_checks_a_role_and_a_repeat_check_is_never_served_from_the_cache(fake_llm, admin, client_for):
+def test_an_admin_checks_a_role_and_a_repeat_check_is_never_served_from_the_cache(
+    fake_llm, admin, client_for, django_capture_on_commit_callbacks
+):
     fake_llm.always(lambda body: {"ok": True, "echo": body["messages"][-1]["content"].split('"echo": "')[1].split('"')[0]})
     client = client_for(admin)
-    for _ in range(2):
-        page = client.post("/agents/roles/reviewer/check/", follow=True).content.decode()
-        assert "Reviewer: openai:gpt-4.1 answered in" in page
+    for sent_before in range(2):
+        with django_capture_on_commit_callbacks() as queued:
+            response = client.post("/agents/roles/reviewer/check/")
+        assert response.status_code == 302 and "/jobs/" in response.url
+        assert len(fake_llm.requests) == sent_before  # the request only queued the check
+        for run in queued:  # what the worker does once the request has committed
+            run()
+        assert "Reviewer: openai:gpt-4.1 answered in" in client.get(response.url).content.decode()
     assert len(fake_llm.requests) == 2
 
     fake_llm.reset()
     fake_llm.always({"ok": True, "echo": "something else"})
-    page = client.post("/agents/roles/meta_reviewer/check/", follow=True).content.decode()
-    assert "echoed &#x27;something else&#x27;" in page
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post("/agents/roles/meta_reviewer/check/")
+    page = client.get(response.url).content.decode()
+    assert "echoed &#x27;something else&#x27;" in page and 'data-status="failed"' in page

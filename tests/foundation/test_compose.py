@@ -26,6 +26,6 @@ def test_docker_compose_accepts_the_file_with_the_example_env(tmp_path):
     (project / ".env").write_text((ROOT / ".env.example").read_text())
     result = subprocess.run([*command, "config"], cwd=project, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    for service in ["postgres:", "redis:", "web:", "worker:", "beat:"]:
+    for service in ["postgres:", "redis:", "web:", "worker:", "speech-worker:", "beat:"]:
         assert service in result.stdout
     assert "media:" in result.stdout

@@ -64,10 +64,14 @@ def make_test(write_manifest, db):
 
     counter = {"n": 0}
 
-    def make(n=6, *, gold=0, name=None, lease_seconds=None):
+    def make(n=6, *, gold=0, name=None, lease_seconds=None, publish=True):
         counter["n"] += 1
         path = write_manifest(clip_rows(n, gold=gold, prefix=f"t{counter['n']}c"), name=f"m{counter['n']}.csv")
         test = import_listening_test(name=name or f"test {counter['n']}", manifest=path)
+        if publish:
+            from apps.listening.services import publish_test
+
+            publish_test(test=test, acting_user=None)
         if lease_seconds is not None:
             test.pool.lease_seconds = lease_seconds
             test.pool.save(update_fields=["lease_seconds"])

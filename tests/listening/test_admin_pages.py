@@ -38,7 +38,7 @@ def test_an_admin_uploads_a_bundle_and_the_import_job_creates_the_test(
     status = client.get(response.url).content.decode()
     assert "Imported 3 clips and 1 gold clips" in status and f"/listening/manage/tests/{test.pk}/" in status
     job = Job.objects.get(kind="listening.import")
-    assert job.status == "succeeded" and job.done == job.total == 4
+    assert job.status == "succeeded" and job.done == job.total == 8  # four files checked, then four stored
     assert not default_storage.exists(job.params["bundle"])  # the uploaded zip is not kept
 
 

@@ -40,7 +40,7 @@ def test_a_listener_rates_with_a_key_only_after_playback_and_gets_the_next_clip(
         page.keyboard.press("4")
     rating = Rating.objects.get()
     assert rating.score == 4 and rating.listener == listener
-    assert page.locator("#progress").inner_text().startswith("Rated so far: 1")
+    assert page.locator("#progress").inner_text().startswith("1 of 3 rated")
     next_src = page.get_attribute("#clip-audio", "src")
     assert next_src and next_src != first_src
     assert all(page.locator("button[data-score]").nth(i).is_disabled() for i in range(5))

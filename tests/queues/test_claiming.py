@@ -162,7 +162,7 @@ def test_lease_for_submission_must_run_inside_a_transaction(make_pool, listener)
         services.mark_submitted(assignment)
 
 
-def test_release_frees_the_slot_at_once_and_the_worker_does_not_get_it_again(make_pool, listeners):
+def test_release_frees_the_slot_at_once_and_the_skipped_item_comes_last(make_pool, listeners):
     pool = make_pool(2, k=1)
     alice, bob = listeners[0], listeners[1]
     first = services.claim_next(pool, alice)
@@ -172,6 +172,30 @@ def test_release_frees_the_slot_at_once_and_the_worker_does_not_get_it_again(mak
     assert second.item_id != first.item_id
     assert services.claim_next(pool, bob).item_id == first.item_id
     services.release(second)
+    # Nothing fresh is left for Alice and the pool's kind names nobody else: "later" has come.
+    assert services.claim_next(pool, alice).item_id == second.item_id
+
+
+def test_a_skipped_item_waits_for_others_who_could_take_it(make_pool, listeners):
+    pool = make_pool(1, k=1)
+    pool.kind = "test-eligible"
+    pool.save(update_fields=["kind"])
+    alice, bob = listeners[0], listeners[1]
+    eligible = {alice.pk, bob.pk}
+    services.register_eligible_workers("test-eligible")(lambda p: eligible)
+    services.release(services.claim_next(pool, alice))
+    assert services.claim_next(pool, alice) is None  # Bob never had it: it waits for him
+    eligible.discard(bob.pk)
+    assert services.claim_next(pool, alice) is not None  # no one else can take it now: back to Alice
+
+
+def test_a_declined_item_never_comes_back(make_pool, listeners):
+    pool = make_pool(1, k=1)
+    alice = listeners[0]
+    with pytest.raises(ValueError):
+        services.decline(services.claim_next(pool, alice), reason=" ")
+    declined = services.decline(services.claim_next(pool, alice), reason="I know the speaker")
+    assert declined.status == AssignmentStatus.DECLINED and declined.decline_reason == "I know the speaker"
     assert services.claim_next(pool, alice) is None
 
 

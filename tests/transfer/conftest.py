@@ -35,6 +35,8 @@ def _one_sample_at_a_time(settings):
     """Worker threads cannot see a test transaction's rows; tests of the parallel path use transactional_db
     and set TRANSFER_REVIEW_WORKERS themselves."""
     settings.TRANSFER_REVIEW_WORKERS = 1
+    settings.TRANSFER_TRANSLATE_WORKERS = 1
+    settings.TRANSFER_NORMALIZE_WORKERS = 1
 
 
 @pytest.fixture

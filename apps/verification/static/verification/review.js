@@ -1,4 +1,5 @@
-// Review page keys: A approves, R rejects (with at least one reason), 1-6 toggle the reasons.
+// Review page keys: A approves, R rejects (with at least one reason), 1-6 toggle the reasons; anywhere
+// on the page except in text fields.
 // Time spent (seconds since the item was shown) goes with the decision.
 (() => {
   const form = document.getElementById("review-form");
@@ -35,10 +36,25 @@
     });
   });
 
-  document.addEventListener("keydown", (event) => {
+  // Chromium's player controls keep every key pressed while they have focus, and a click on Play gives
+  // them focus: hand focus back to the page when playback starts or the player is clicked.
+  document.querySelectorAll("audio").forEach((audio) => {
+    const back = () => { if (document.activeElement === audio) { form.tabIndex = -1; form.focus({ preventScroll: true }); } };
+    audio.addEventListener("play", back);
+    audio.addEventListener("click", () => setTimeout(back, 0));
+    audio.addEventListener("mouseup", () => setTimeout(back, 0));
+  });
+
+  // Capture phase on window, so no other handler on the page takes the key first.
+  window.addEventListener("keydown", (event) => {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
-    const tag = (event.target.tagName || "").toLowerCase();
-    if (tag === "textarea" || (tag === "input" && event.target.type === "text")) return;
+    const target = event.target;
+    const tag = (target.tagName || "").toLowerCase();
+    const typing = tag === "textarea" || target.isContentEditable
+      || (tag === "input" && !["checkbox", "radio", "button", "submit"].includes(target.type));
+    if (typing) return;
+    if (!/^[ar1-6]$/i.test(event.key)) return;
+    event.stopPropagation();
     const key = event.key.toLowerCase();
     if (key === "a") { event.preventDefault(); submit("approve"); }
     else if (key === "r") { event.preventDefault(); submit("reject"); }
@@ -46,5 +62,5 @@
       const box = form.querySelector(`input[data-key="${key}"]`);
       if (box) { event.preventDefault(); box.checked = !box.checked; hint.textContent = ""; }
     }
-  });
+  }, true);
 })();

@@ -1,0 +1,229 @@
+"""A fake LLM provider on 127.0.0.1, for tests and for the demo's scripted provider (apps/pages/demo_provider.py).
+It speaks the Anthropic Messages API (POST /v1/messages) and the OpenAI Chat Completions API (POST /v1/chat/completions), so the real `anthropic` and `openai` SDKs talk
+to it over HTTP. No test mocks the SDKs and no test reaches the internet.
+
+The `fake_llm` fixture (tests/fakes/llm_server.py) points the SDKs at the server (ANTHROPIC_BASE_URL, OPENAI_BASE_URL, dummy keys) for
+one test and makes our retry backoff short. Script it:
+
+    fake_llm.reply({"verdict": "confirm"})          # the next answer (a dict is sent as JSON text)
+    fake_llm.reply("plain text", times=3)            # the next three answers
+    fake_llm.reply_when(lambda body: "Paris" in str(body), {...})   # whenever the request matches
+    fake_llm.always({...})                           # fallback for any request nothing else answers
+    fake_llm.fail(status=429, retry_after=0.2)       # the next request gets an error (times=N for more)
+    fake_llm.fail(status=500)
+    fake_llm.malformed()                             # the next answer is text that is not valid JSON
+    fake_llm.slow(1.5)                               # the next request waits 1.5 s before answering
+    fake_llm.requests                                # what arrived: [{"api", "path", "body", "model"}]
+    fake_llm.max_in_flight, fake_llm.max_in_flight_by_api["openai"]   # most requests open at once
+
+A scripted payload may also be a callable `payload(body) -> dict | str`. Usage is counted like a real
+provider would, roughly (characters / 4 tokens), so cost and budget code sees realistic numbers; pass
+`usage=(input_tokens, output_tokens)` to pin it. A request that nothing answers gets a 500 whose message says
+so, which fails the test loudly instead of hanging.
+"""
+
+import json
+import math
+import threading
+import time
+import uuid
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def _text_of(body: dict) -> str:
+    """All the prompt text in a request, for token counting."""
+    parts: list[str] = []
+    system = body.get("system")
+    if isinstance(system, str):
+        parts.append(system)
+    elif isinstance(system, list):
+        parts.extend(block.get("text", "") for block in system if isinstance(block, dict))
+    for message in body.get("messages", []):
+        content = message.get("content")
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts.extend(block.get("text", "") for block in content if isinstance(block, dict))
+    return "\n".join(parts)
+
+
+def count_tokens(text: str) -> int:
+    return max(1, math.ceil(len(text) / 4))
+
+
+class FakeLLM:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.reset()
+
+    # --- scripting ---------------------------------------------------------------------------------------
+    def reset(self) -> None:
+        with self._lock:
+            self._queue: deque = deque()
+            self._rules: list = []
+            self._fallback = None
+            self._delays: deque = deque()
+            self.requests: list[dict] = []
+            self.in_flight = 0
+            self.max_in_flight = 0
+            self._in_flight_by_api = {"anthropic": 0, "openai": 0}
+            self.max_in_flight_by_api = {"anthropic": 0, "openai": 0}
+
+    def reply(self, payload, *, times: int = 1, usage: tuple[int, int] | None = None) -> None:
+        with self._lock:
+            for _ in range(times):
+                self._queue.append(("reply", payload, usage))
+
+    def reply_when(self, predicate, payload, *, usage: tuple[int, int] | None = None) -> None:
+        """Answer `payload` to every request whose JSON body satisfies `predicate` (checked before the queue)."""
+        with self._lock:
+            self._rules.append((predicate, payload, usage))
+
+    def always(self, payload, *, usage: tuple[int, int] | None = None) -> None:
+        with self._lock:
+            self._fallback = (payload, usage)
+
+    def fail(self, status: int = 500, *, retry_after: float | None = None, times: int = 1) -> None:
+        with self._lock:
+            for _ in range(times):
+                self._queue.append(("fail", status, retry_after))
+
+    def malformed(self, *, times: int = 1) -> None:
+        self.reply('{"verdict": "confirm", "rationale": "unterminated', times=times)
+
+    def slow(self, seconds: float, *, times: int = 1) -> None:
+        with self._lock:
+            for _ in range(times):
+                self._delays.append(seconds)
+
+    @property
+    def http_requests(self) -> int:
+        return len(self.requests)
+
+    # --- serving -----------------------------------------------------------------------------------------
+    def _next(self, body: dict):
+        with self._lock:
+            delay = self._delays.popleft() if self._delays else 0.0
+            for predicate, payload, usage in self._rules:
+                try:
+                    matched = predicate(body)
+                except Exception:  # a predicate that cannot read this request does not match it
+                    matched = False
+                if matched:
+                    return delay, ("reply", payload, usage)
+            if self._queue:
+                return delay, self._queue.popleft()
+            if self._fallback is not None:
+                return delay, ("reply", *self._fallback)
+        return delay, ("fail", 500, None, "the fake LLM server has no scripted answer for this request")
+
+    def handle(self, api: str, path: str, body: dict):
+        """-> (status, headers, response body dict)"""
+        with self._lock:
+            self.requests.append({"api": api, "path": path, "body": body, "model": body.get("model")})
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            self._in_flight_by_api[api] += 1
+            self.max_in_flight_by_api[api] = max(self.max_in_flight_by_api[api], self._in_flight_by_api[api])
+        try:
+            delay, action = self._next(body)
+            if delay:
+                time.sleep(delay)
+            if action[0] == "fail":
+                status, retry_after = action[1], action[2]
+                message = action[3] if len(action) > 3 else f"scripted failure {status}"
+                headers = {"retry-after": f"{retry_after:g}"} if retry_after is not None else {}
+                return status, headers, _error_body(api, status, message)
+            _, payload, usage = action
+            if callable(payload):
+                payload = payload(body)
+            text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
+            input_tokens, output_tokens = usage or (count_tokens(_text_of(body)), count_tokens(text))
+            return 200, {}, _answer_body(api, body.get("model", "fake"), text, input_tokens, output_tokens)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+                self._in_flight_by_api[api] -= 1
+
+
+def _error_body(api: str, status: int, message: str) -> dict:
+    kind = {429: "rate_limit_error", 529: "overloaded_error"}.get(status, "api_error")
+    if api == "anthropic":
+        return {"type": "error", "error": {"type": kind, "message": message}}
+    return {"error": {"message": message, "type": kind, "code": None, "param": None}}
+
+
+def _answer_body(api: str, model: str, text: str, input_tokens: int, output_tokens: int) -> dict:
+    if api == "anthropic":
+        return {
+            "id": f"msg_{uuid.uuid4().hex[:24]}", "type": "message", "role": "assistant", "model": model,
+            "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": None,
+            "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+        }
+    return {
+        "id": f"chatcmpl-{uuid.uuid4().hex[:24]}", "object": "chat.completion", "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop",
+                     "logprobs": None}],
+        "usage": {"prompt_tokens": input_tokens, "completion_tokens": output_tokens,
+                  "total_tokens": input_tokens + output_tokens},
+    }
+
+
+def _make_handler(fake: FakeLLM):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):  # keep test output quiet
+            pass
+
+        def do_POST(self):
+            length = int(self.headers.get("content-length") or 0)
+            raw = self.rfile.read(length)
+            path = self.path.split("?", 1)[0]
+            if path.endswith("/messages"):
+                api = "anthropic"
+            elif path.endswith("/chat/completions"):
+                api = "openai"
+            else:
+                return self._send(404, {}, {"error": {"message": f"unknown path {path}"}})
+            try:
+                body = json.loads(raw or b"{}")
+            except ValueError:
+                return self._send(400, {}, _error_body(api, 400, "request body is not JSON"))
+            status, headers, payload = fake.handle(api, path, body)
+            self._send(status, headers, payload)
+
+        def _send(self, status: int, headers: dict, payload: dict):
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+    return Handler
+
+
+class FakeLLMServer:
+    def __init__(self):
+        self.fake = FakeLLM()
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self.fake))
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> "FakeLLMServer":
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

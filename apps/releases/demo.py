@@ -1,0 +1,36 @@
+"""Demo data: a published MOS release of the demo listening test, so the release pages have something to
+show. Idempotent."""
+
+from django.test.utils import override_settings
+
+from apps.jobs.services import run_job
+
+DEMO_NAME = "komos-demo"
+
+
+def seed(stdout=None):
+    from apps.accounts.models import User
+    from apps.listening.demo import DEMO_NAME as TEST_NAME
+    from apps.listening.models import ListeningTest
+    from apps.releases.models import Release
+    from apps.releases.services import create_release, publish_release
+
+    existing = Release.objects.filter(name=DEMO_NAME).first()
+    admin = User.objects.filter(username="admin").first()
+    test = ListeningTest.objects.filter(name=TEST_NAME).first()
+    if existing or admin is None or test is None:
+        if stdout and existing:
+            stdout.write(f"releases: demo release exists ({existing})")
+        return existing
+    # The demo builds inline, whatever the runner, so the release is there when seed_demo returns.
+    with override_settings(JOB_RUNNER="sync"):
+        release = create_release(acting_user=admin, kind="mos", source_id=test.pk, name=DEMO_NAME, version="1.0.0",
+                                 license="CC-BY-4.0", sources=[{"name": "Sori demo clips (espeak-ng)", "license": "CC-BY-4.0"}],
+                                 description="The demo listening test's clips and ratings (synthetic voices, demo listeners).")
+    run_job(release.job_id)  # inside an outer transaction on-commit has not fired yet; never runs twice
+    release.refresh_from_db()
+    if release.status == "built":
+        release = publish_release(release=release, acting_user=admin)
+    if stdout:
+        stdout.write(f"releases: demo release {release} ({release.get_status_display()})")
+    return release

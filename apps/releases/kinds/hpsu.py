@@ -1,0 +1,124 @@
+"""HPSU verification release (seed 003): the accepted items of a verification project in the HPSU release
+format that Sori imports (`HPSU_data.json` and its media, written by apps.verification.exports, so importing
+the folder again gives the same items), plus one Parquet config per task with the audio as an Audio column.
+Reviews travel as `reviews.csv` with annotator pseudonyms; rejected items are not part of a release."""
+
+import csv
+import json
+from pathlib import Path, PurePosixPath
+
+from apps.releases.kinds import Built, Item, SourceMissing, Ticker
+
+COLUMNS = {
+    "id": "string", "audio": "audio", "audio_path": "string", "category": "string", "sub-category": "string",
+    "type": "string", "question": "string", "choice": "list:string", "answer": "string", "attributes": "string",
+    "prompts": "string", "transcript": "string", "source": "string", "metric": "string", "language": "string",
+}
+
+
+def source(source_id: int):
+    from apps.verification.models import VerificationProject
+
+    project = VerificationProject.objects.filter(pk=source_id).first()
+    if project is None:
+        raise SourceMissing(f"no verification project with id {source_id}")
+    return project
+
+
+def default_license(obj) -> str | None:
+    return None
+
+
+def selection(project) -> dict:
+    return {"source": "verification project", "id": project.pk, "name": project.name,
+            "statuses": ["accepted (three approvals)"]}
+
+
+def default_sources(project) -> list[dict]:
+    return []
+
+
+def build(project, folder: Path, progress) -> Built:
+    from apps.verification.exports import export_project
+    from apps.verification.models import ItemStatus, Review
+
+    accepted = list(project.items.filter(status=ItemStatus.ACCEPTED).select_related("audio", "item_import").order_by("position"))
+    for item in accepted:
+        rel = PurePosixPath(item.audio_path)
+        if rel.is_absolute() or ".." in rel.parts:
+            raise ValueError(f"item {item.external_id}: audio_path {item.audio_path!r} leaves the release folder")
+    ticker = Ticker(progress, len(accepted) + 1, "Writing the HPSU file and its media")
+    export_project(project, folder)
+    (folder / "items.json").rename(folder / "HPSU_data.json")
+    # Rejected items (and their reviews) stay in the admin export, never in a release.
+    (folder / "rejected.jsonl").unlink()
+    _keep_accepted_reviews(folder / "reviews.csv")
+    ticker.tick()
+
+    reviews: dict[int, list] = {}
+    for review in Review.objects.filter(item__in=accepted).order_by("created_at", "id"):
+        reviews.setdefault(review.item_id, []).append(review)
+    items = []
+    for item in accepted:
+        record = json.loads(item.record)
+        row = {
+            "id": item.external_id, "audio": item.audio_path, "audio_path": item.audio_path,
+            "category": str(record.get("category", "")), "sub-category": str(record.get("sub-category", "")),
+            "type": str(record.get("type", "")), "question": item.question, "choice": list(item.options),
+            "answer": str(record.get("answer", "")),
+            # Free-form in the source (an object, or ""), so JSON text keeps Parquet's columns one type.
+            "attributes": json.dumps(record.get("attributes", ""), ensure_ascii=False, sort_keys=True),
+            "prompts": json.dumps(record.get("prompts", {}), ensure_ascii=False, sort_keys=True),
+            "transcript": item.transcript, "source": item.source, "metric": item.metric, "language": item.language,
+        }
+        mine = reviews.get(item.pk, [])
+        decisions = [{"kind": "review", "by": project.pseudonym(r.annotator_id), "at": r.created_at.isoformat(),
+                      "what": r.decision + (f" ({', '.join(r.reasons)})" if r.reasons else "")} for r in mine]
+        items.append(Item(
+            item_id=item.external_id, config=item.task, split="test", row=row, audio_sha256=item.audio.sha256,
+            provenance={
+                "id": item.external_id,
+                "source": {"project": project.name, "external_id": item.external_id, "file": item.item_import.file_name,
+                           "file_sha256": item.item_import.file_sha256, "audio_sha256": item.audio.sha256,
+                           "source": item.source},
+                "agent_calls": [], "rulebook_versions": [],
+                "human_decisions": {"count": len(mine), "pseudonyms": sorted({d["by"] for d in decisions}),
+                                    "decisions": decisions},
+            },
+            people={project.pseudonym(r.annotator_id): r.annotator_id for r in mine},
+            reason=f"accepted {item.settled_at.date().isoformat()}" if item.settled_at else "",
+        ))
+        ticker.tick(f"Item {item.external_id}")
+    rejected = project.items.filter(status=ItemStatus.REJECTED).values_list("external_id", flat=True)
+    pending = project.items.filter(status=ItemStatus.PENDING).values_list("external_id", flat=True)
+    tasks: dict[str, int] = {}
+    for item in items:
+        tasks[item.config] = tasks.get(item.config, 0) + 1
+    total = project.items.count()
+    return Built(
+        columns={task: COLUMNS for task in sorted(tasks)},
+        items=items,
+        excluded={**{i: "rejected by an annotator" for i in rejected}, **{i: "not settled yet" for i in pending}},
+        statistics={"items accepted": len(items), "items imported": total,
+                    "acceptance rate": f"{100 * len(items) / total:.2f} %" if total else "n/a",
+                    "reviews": sum(len(v) for v in reviews.values()), "items per task": dict(sorted(tasks.items()))},
+        how_built=[
+            f"Verification project {project.name!r}: three trained annotators reviewed each item independently; "
+            "only items with unanimous approval are released.",
+            "Each distractor keeps its tier (similar, middle, opposite) in `attributes`; prompt variants "
+            "(standard, positive, negative) are in `prompts`.",
+            "Annotators appear only as stable per-project pseudonyms.",
+        ],
+        task_categories=["audio-classification", "question-answering"],
+        tags=["hpsu", "paralinguistics", "benchmark"],
+        extra_files={"HPSU_data.json": "the accepted items in the HPSU release format (Sori imports it as it is)",
+                     "reviews.csv": "every review of a released item: annotator pseudonym, decision, reasons, time"},
+    )
+
+
+def _keep_accepted_reviews(path: Path) -> None:
+    with open(path, encoding="utf-8", newline="") as fh:
+        rows = list(csv.reader(fh))
+    status = rows[0].index("item_status")
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh, lineterminator="\n").writerows([rows[0]] + [r for r in rows[1:] if r[status] == "accepted"])

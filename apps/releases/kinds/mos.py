@@ -1,0 +1,130 @@
+"""MOS ratings release of a listening test (KOMOS, seed 001): clips with MOS, median, std, CI, split and
+disjoint flags; every clean rating with its listener's pseudonym; and the BVCC-style listener file that
+UTMOS-style trainers read. The tables come from apps.listening.exports, so a release and the admin export
+agree; gold (quality-control) clips and excluded listeners stay out, as in the training file."""
+
+import shutil
+from pathlib import Path
+
+from apps.releases.kinds import Built, Item, SourceMissing, Ticker
+
+CLIP_COLUMNS = {
+    "id": "string", "audio": "audio", "text": "string", "speaker": "string", "source_type": "string",
+    "style": "string", "category": "string", "system": "string", "n": "int64", "mos_mean": "float64",
+    "mos_median": "float64", "std": "float64", "ci95": "float64", "split": "string",
+    "speaker_disjoint": "bool", "text_disjoint": "bool",
+}
+RATING_COLUMNS = {"clip_id": "string", "audio": "audio", "listener": "string", "score": "int64", "rated_at": "string"}
+
+
+def source(source_id: int):
+    from apps.listening.models import ListeningTest
+
+    test = ListeningTest.objects.filter(pk=source_id).first()
+    if test is None:
+        raise SourceMissing(f"no listening test with id {source_id}")
+    return test
+
+
+def default_license(obj) -> str | None:
+    return None
+
+
+def selection(test) -> dict:
+    return {"source": "listening test", "id": test.pk, "name": test.name,
+            "statuses": ["regular clips", "clean ratings (gold clips and excluded listeners left out)"]}
+
+
+def default_sources(test) -> list[dict]:
+    return []
+
+
+def build(test, folder: Path, progress) -> Built:
+    from apps.listening.exports import build_tables
+    from apps.listening.models import ListenerPseudonym
+
+    ratings, clips, bvcc = build_tables(test)
+    assets = {c.clip_id: c for c in test.clips.select_related("asset").order_by("clip_id")}
+    clean = ratings[ratings["flags"] == ""]
+    by_clip: dict[str, list[dict]] = {}
+    for record in clean.to_dict("records"):
+        by_clip.setdefault(record["clip_id"], []).append(record)
+    people = dict(ListenerPseudonym.objects.filter(pseudonym__in=set(clean["listener"])).values_list("pseudonym", "listener_id"))
+
+    ticker = Ticker(progress, len(clips), "Copying clips and writing tables")
+    items, rating_rows = [], {}
+    for row in clips.to_dict("records"):
+        clip = assets[row["clip_id"]]
+        audio = row["audio"]
+        target = folder / audio
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with clip.asset.file.open("rb") as src, open(target, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        split = row["split"] or "unsplit"
+        data = {"id": row.pop("clip_id"), **{k: _plain(v) for k, v in row.items()}}
+        mine = by_clip.get(data["id"], [])
+        for r in mine:
+            rating_rows.setdefault(split, []).append({
+                "clip_id": r["clip_id"], "audio": audio, "listener": r["listener"], "score": int(r["score"]),
+                "rated_at": r["rated_at"],
+            })
+        items.append(Item(
+            item_id=data["id"], config="clips", split=split, row=data, audio_sha256=clip.asset.sha256,
+            provenance={
+                "id": data["id"],
+                "source": {"listening_test": test.name, "clip_id": data["id"], "audio_sha256": clip.asset.sha256,
+                           "audio_name": clip.audio_name, "speaker": clip.speaker, "system": clip.system,
+                           "source_type": clip.source_type},
+                "agent_calls": [], "rulebook_versions": [],
+                "human_decisions": {
+                    "count": len(mine), "pseudonyms": sorted({r["listener"] for r in mine}),
+                    "decisions": [{"kind": "rating", "by": r["listener"], "at": r["rated_at"],
+                                   "what": f"overall quality {int(r['score'])}"} for r in mine],
+                },
+            },
+            people={r["listener"]: people.get(r["listener"]) for r in mine},
+        ))
+        ticker.tick(f"Clip {data['id']}")
+
+    bvcc_path = folder / "listener_ratings.csv"
+    bvcc_path.write_bytes("".join(",".join(line) + "\n" for line in bvcc).encode())
+    excluded = {c.clip_id: "gold (quality-control) clip" for c in assets.values() if c.is_gold}
+    for r in ratings.to_dict("records"):
+        if "excluded_listener" in r["flags"] and not assets[r["clip_id"]].is_gold:
+            excluded.setdefault(f"rating:{r['clip_id']}:{r['listener']}", "listener excluded by an admin")
+    splits = {}
+    for item in items:
+        splits[item.split] = splits.get(item.split, 0) + 1
+    return Built(
+        columns={"clips": CLIP_COLUMNS, "ratings": RATING_COLUMNS},
+        items=items,
+        config_rows={"ratings": {s: rating_rows.get(s, []) for s in sorted(splits)}},
+        excluded=excluded,
+        statistics={"clips": len(items), "ratings": int(len(clean)), "listeners": int(clean["listener"].nunique()),
+                    "clips per split": dict(sorted(splits.items())),
+                    "speaker-disjoint test clips": sum(1 for i in items if i.row["speaker_disjoint"]),
+                    "text-disjoint test clips": sum(1 for i in items if i.row["text_disjoint"])},
+        how_built=[
+            f"Listening test {test.name!r}: each clip rated 1-5 for overall quality (ACR) by "
+            f"{test.pool.required_per_item} different listeners who never saw the transcript.",
+            "MOS is the mean of a clip's clean ratings; the median, sample std and the Student-t 95 % CI "
+            "half-width are kept. Gold (quality-control) clips and listeners excluded by an admin are left out.",
+            "Splits are stratified by MOS; the test split flags speaker- and text-disjoint clips.",
+            "Listeners appear only as stable random pseudonyms.",
+        ],
+        task_categories=["audio-classification"],
+        tags=["mos", "speech-quality-assessment", "korean"],
+        extra_files={"listener_ratings.csv": "BVCC-style listener file: system,clip_file,score,ignore,listener info "
+                     "(no header), one line per clean rating"},
+    )
+
+
+def _plain(value):
+    """pandas/numpy scalars as plain JSON values (NaN as null)."""
+    if value is None:
+        return None
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and value != value:
+        return None
+    return value

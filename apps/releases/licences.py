@@ -1,0 +1,83 @@
+"""Licence compatibility of a release with its sources (seed 000, Ethics Statement; DESIGN.md 2.5).
+
+A source under a non-commercial term (NC) may only be released under a licence that keeps NC; a share-alike
+source (SA) only under the same Creative Commons licence (same terms, same or later version); a no-derivatives
+source (ND) not at all. Licences are SPDX identifiers; an unknown one is refused rather than guessed."""
+
+import re
+from dataclasses import dataclass
+
+PERMISSIVE = {"Apache-2.0", "MIT", "BSD-2-Clause", "BSD-3-Clause", "CC0-1.0", "CDLA-Permissive-2.0"}
+_CC = re.compile(r"^CC-BY(?P<terms>(-NC)?(-ND|-SA)?)-(?P<version>\d\.\d)$")
+
+# The papers' sources and their licences (seed 000, Ethics Statement), for defaults and the forms.
+KNOWN_SOURCES = {
+    "voicebench": ("VoiceBench", "Apache-2.0"),
+    "openaudiobench": ("OpenAudioBench", "Apache-2.0"),
+    "kss": ("KSS", "CC-BY-NC-SA-4.0"),
+    "kmsav": ("KMSAV", "CC-BY-NC-SA-4.0"),
+    "seoul-corpus": ("Seoul Corpus", "CC-BY-NC-2.0"),
+}
+
+
+@dataclass(frozen=True)
+class Terms:
+    spdx: str
+    nc: bool = False
+    sa: bool = False
+    nd: bool = False
+    version: tuple[int, int] | None = None
+
+    @property
+    def family(self) -> str:
+        """The CC licence without its version, e.g. CC-BY-NC-SA."""
+        return self.spdx.rsplit("-", 1)[0]
+
+
+class LicenceRefused(ValueError):
+    def __init__(self, field: str, message: str):
+        self.field = field
+        super().__init__(message)
+
+
+def terms(spdx: str) -> Terms:
+    spdx = (spdx or "").strip()
+    if spdx in PERMISSIVE:
+        return Terms(spdx)
+    match = _CC.match(spdx)
+    if match:
+        parts = match["terms"]
+        major, minor = (int(x) for x in match["version"].split("."))
+        return Terms(spdx, nc="-NC" in parts, sa="-SA" in parts, nd="-ND" in parts, version=(major, minor))
+    known = ", ".join(sorted(PERMISSIVE)) + ", CC-BY[-NC][-SA|-ND]-<version>"
+    raise LicenceRefused("license", f"unknown licence {spdx!r}; use an SPDX identifier ({known})")
+
+
+def check(license: str, sources: list[dict]) -> None:
+    """Raise LicenceRefused naming the first source whose terms the release licence would drop."""
+    release = terms(license)
+    if not sources:
+        raise LicenceRefused("sources", "name at least one source and its licence")
+    for source in sources:
+        name = source.get("name") or "(unnamed source)"
+        try:
+            src = terms(source.get("license", ""))
+        except LicenceRefused as exc:
+            raise LicenceRefused("sources", f"source {name}: {exc}") from None
+        if src.nd:
+            raise LicenceRefused("sources", f"source {name} is {src.spdx} (no derivatives): it cannot be released in a derived dataset")
+        if src.nc and not release.nc:
+            raise LicenceRefused(
+                "license", f"source {name} is {src.spdx} (non-commercial); {release.spdx} drops that term")
+        if src.sa and not (release.sa and release.family == src.family and release.version >= src.version):
+            raise LicenceRefused(
+                "license", f"source {name} is {src.spdx} (share-alike); the release must use {src.family} "
+                f"{'.'.join(map(str, src.version))} or later, not {release.spdx}")
+
+
+def parse_source(text: str) -> dict:
+    """'KSS=CC-BY-NC-SA-4.0' -> {"name": "KSS", "license": "CC-BY-NC-SA-4.0"} (for forms and commands)."""
+    name, sep, spdx = text.partition("=")
+    if not sep or not name.strip() or not spdx.strip():
+        raise LicenceRefused("sources", f"{text!r}: write a source as NAME=LICENCE, e.g. KSS=CC-BY-NC-SA-4.0")
+    return {"name": name.strip(), "license": spdx.strip()}

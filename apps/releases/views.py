@@ -1,0 +1,132 @@
+"""Release pages (admins only): list and build form, a release with its build progress, publish, download,
+Hub upload, one item's provenance, and the diff between two versions."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.files.storage import default_storage
+from django.http import FileResponse, Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from apps.accounts.permissions import can
+from apps.core.errors import ApplicationError, InvalidInput
+from apps.releases import licences, selectors, services
+from apps.releases.models import Release, ReleaseItem, ReleaseKind, ReleaseStatus
+
+
+def _admin(request):
+    if not can(request.user, "releases.manage"):
+        raise PermissionDenied
+
+
+def _sources_for_form():
+    """(kind, [("kind:id", label)]) for the build form's source list."""
+    from apps.listening.models import ListeningTest
+    from apps.transfer.models import SourceBenchmark
+    from apps.verification.models import VerificationProject
+
+    groups = [
+        (ReleaseKind.MOS, ListeningTest.objects.order_by("name")),
+        (ReleaseKind.HPSU, VerificationProject.objects.order_by("name")),
+        (ReleaseKind.SPOKEN_QA, SourceBenchmark.objects.order_by("name")),
+    ]
+    return [(kind, [(f"{kind.value}:{obj.pk}", f"{obj.name} (#{obj.pk})") for obj in objects]) for kind, objects in groups]
+
+
+@login_required
+def release_list(request):
+    _admin(request)
+    return render(request, "releases/list.html", {
+        "releases": selectors.releases(), "sources": _sources_for_form(), "known_sources": licences.KNOWN_SOURCES.values(),
+        "form": request.session.pop("release_form", {}),
+    })
+
+
+@login_required
+@require_POST
+def create(request):
+    _admin(request)
+    form = request.POST
+    kind, _, source_id = form.get("source", "").partition(":")
+    try:
+        sources = [licences.parse_source(line) for line in form.get("sources", "").splitlines() if line.strip()]
+        if not source_id.isdigit():
+            raise InvalidInput("choose what to build the release from", field="source")
+        release = services.create_release(
+            acting_user=request.user, kind=kind, source_id=int(source_id), name=form.get("name", "").strip(),
+            version=form.get("version", "").strip(), license=form.get("license", "").strip() or None,
+            sources=sources, description=form.get("description", ""))
+    except (ApplicationError, licences.LicenceRefused) as exc:
+        messages.error(request, f"Not built: {exc}")
+        request.session["release_form"] = {k: form.get(k, "") for k in ("source", "name", "version", "license", "sources", "description")}
+        return redirect("releases:list")
+    return redirect("releases:detail", pk=release.pk)
+
+
+@login_required
+def detail(request, pk: int):
+    _admin(request)
+    release = get_object_or_404(Release.objects.select_related("built_by", "published_by", "job"), pk=pk)
+    earlier = selectors.versions_of(release.name).exclude(pk=release.pk).filter(created_at__lt=release.created_at).order_by("-created_at").first()
+    return render(request, "releases/detail.html", {
+        "release": release, "files": release.files.all()[:200], "file_count": release.files.count(),
+        "items": release.items.only("item_id", "config", "split", "release_id")[:100], "previous": earlier,
+        "uploads": release.hub_uploads.select_related("uploaded_by"),
+    })
+
+
+@login_required
+@require_POST
+def publish(request, pk: int):
+    _admin(request)
+    release = get_object_or_404(Release, pk=pk)
+    try:
+        services.publish_release(release=release, acting_user=request.user)
+        messages.success(request, f"{release} is published. It can no longer change; a correction is a new version.")
+    except ApplicationError as exc:
+        messages.error(request, f"Not published: {exc}")
+    return redirect("releases:detail", pk=pk)
+
+
+@login_required
+def download(request, pk: int):
+    _admin(request)
+    release = get_object_or_404(Release, pk=pk, status__in=[ReleaseStatus.BUILT, ReleaseStatus.PUBLISHED])
+    if not release.archive or not default_storage.exists(release.archive):
+        raise Http404("the archive is not stored")
+    return FileResponse(default_storage.open(release.archive, "rb"), as_attachment=True,
+                        filename=f"{release.folder}.zip", content_type="application/zip")
+
+
+@login_required
+@require_POST
+def upload(request, pk: int):
+    _admin(request)
+    release = get_object_or_404(Release, pk=pk)
+    try:
+        done = services.upload_to_hub(release=release, acting_user=request.user, repo_id=request.POST.get("repo_id", "").strip())
+        messages.success(request, f"Uploaded to {done.repo_id}.")
+    except ApplicationError as exc:
+        messages.error(request, f"Not uploaded: {exc}")
+    return redirect("releases:detail", pk=pk)
+
+
+@login_required
+def item(request, pk: int, item_id: str):
+    _admin(request)
+    release = get_object_or_404(Release, pk=pk)
+    try:
+        provenance = selectors.item_provenance(release, item_id, viewer=request.user)
+    except ReleaseItem.DoesNotExist:
+        raise Http404(f"{release} has no item {item_id!r}") from None
+    return render(request, "releases/item.html", {"release": release, "p": provenance})
+
+
+@login_required
+def diff(request, old_pk: int, new_pk: int):
+    _admin(request)
+    old, new = get_object_or_404(Release, pk=old_pk), get_object_or_404(Release, pk=new_pk)
+    if old.name != new.name:
+        raise Http404("a diff compares two versions of one dataset")
+    return render(request, "releases/diff.html", {"diff": selectors.diff(old, new)})

@@ -1,0 +1,187 @@
+"""Byte-reproducible writers: the same rows always give the same bytes.
+
+- JSON and JSONL: NFC-normalised strings, sorted keys, compact separators, UTF-8, "\\n" line endings.
+- Parquet: a table built from an explicit schema (no pandas metadata) whose only schema metadata is the
+  `huggingface` key naming each column's `datasets` feature (so an `audio` struct<bytes, path> column loads
+  as Audio), written with every option that shapes the bytes pinned. The footer names the pyarrow version,
+  so the release manifest records it.
+- Zip: entries sorted by name, each a ZipInfo with a fixed date, fixed permissions and a fixed creator.
+"""
+
+import hashlib
+import json
+import unicodedata
+import zipfile
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+# Column types a release may use, as (arrow type, datasets feature as Features.to_dict() writes it).
+_VALUE_TYPES = {"string": pa.string(), "int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_()}
+AUDIO_TYPE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
+
+PARQUET_OPTIONS = {
+    "compression": "zstd",
+    "compression_level": 3,
+    "use_dictionary": False,
+    "write_statistics": True,
+    "row_group_size": 10_000,
+    "data_page_version": "1.0",
+    "version": "2.6",
+    "store_schema": True,
+    "write_page_index": False,
+    "write_page_checksum": False,
+}
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+ZIP_FILE_MODE = 0o100644
+
+
+def nfc(value):
+    """Every string inside `value`, NFC-normalised (Korean text arrives both composed and decomposed)."""
+    if isinstance(value, str):
+        return unicodedata.normalize("NFC", value)
+    if isinstance(value, dict):
+        return {nfc(k): nfc(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [nfc(v) for v in value]
+    return value
+
+
+def dumps(value) -> str:
+    return json.dumps(nfc(value), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def write_json(path: Path, value) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes((json.dumps(nfc(value), ensure_ascii=False, sort_keys=True, indent=2) + "\n").encode())
+
+
+def write_jsonl(path: Path, rows) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as fh:
+        for row in rows:
+            fh.write((dumps(row) + "\n").encode())
+
+
+def write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(unicodedata.normalize("NFC", text).replace("\r\n", "\n").encode())
+
+
+def feature(kind: str) -> dict:
+    """The `datasets` feature for a column kind: string, int64, float64, bool, audio or list:string."""
+    if kind == "audio":
+        return {"_type": "Audio"}
+    if kind.startswith("list:"):
+        return {"feature": feature(kind.removeprefix("list:")), "_type": "List"}
+    if kind not in _VALUE_TYPES:
+        raise ValueError(f"unknown column kind {kind!r}")
+    return {"dtype": kind, "_type": "Value"}
+
+
+def _arrow_type(kind: str):
+    if kind == "audio":
+        return AUDIO_TYPE
+    if kind.startswith("list:"):
+        return pa.list_(_arrow_type(kind.removeprefix("list:")))
+    return _VALUE_TYPES[kind]
+
+
+def yaml_features(columns: dict[str, str]) -> list[dict]:
+    """The dataset card's `dataset_info.features`, in the short form `datasets` writes."""
+    out = []
+    for name, kind in columns.items():
+        if kind.startswith("list:"):
+            out.append({"name": name, "list": kind.removeprefix("list:")})
+        else:
+            out.append({"name": name, "dtype": kind})
+    return out
+
+
+def schema(columns: dict[str, str]) -> pa.Schema:
+    features = {name: feature(kind) for name, kind in columns.items()}
+    metadata = {"huggingface": json.dumps({"info": {"features": features}}, sort_keys=True)}
+    return pa.schema([pa.field(name, _arrow_type(kind)) for name, kind in columns.items()], metadata=metadata)
+
+
+def parquet_row(row: dict, columns: dict[str, str]) -> dict:
+    """A JSONL row as Parquet stores it: an audio path becomes the Audio struct (bytes stay in audio/)."""
+    out = {}
+    for name, kind in columns.items():
+        value = nfc(row.get(name))
+        if kind == "audio":
+            value = {"bytes": None, "path": value} if value else None
+        out[name] = value
+    return out
+
+
+def write_parquet(path: Path, rows: list[dict], columns: dict[str, str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table = pa.Table.from_pylist([parquet_row(r, columns) for r in rows], schema=schema(columns))
+    pq.write_table(table, path, **PARQUET_OPTIONS)
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def files_under(folder: Path) -> list[Path]:
+    """Every file under `folder`, sorted by its POSIX relative path."""
+    return sorted((p for p in folder.rglob("*") if p.is_file()), key=lambda p: p.relative_to(folder).as_posix())
+
+
+def write_checksums(folder: Path, name: str = "SHA256SUMS") -> dict[str, tuple[str, int]]:
+    """Write `sha256sum -c` compatible SHA256SUMS over every other file; returns {path: (sha256, size)}."""
+    sums = {}
+    for path in files_under(folder):
+        rel = path.relative_to(folder).as_posix()
+        if rel != name:
+            sums[rel] = (sha256_file(path), path.stat().st_size)
+    write_text(folder / name, "".join(f"{digest}  {rel}\n" for rel, (digest, _size) in sums.items()))
+    return sums
+
+
+def verify_folder(folder: Path, name: str = "SHA256SUMS") -> list[str]:
+    """Problems found checking `folder` against its SHA256SUMS (empty when every file matches): each names
+    the file. Files not listed are problems too, so nothing can be slipped in."""
+    folder = Path(folder)
+    listing = folder / name
+    if not listing.exists():
+        return [f"{name} is missing"]
+    problems, listed = [], set()
+    for number, line in enumerate(listing.read_text(encoding="utf-8").splitlines(), start=1):
+        digest, sep, rel = line.partition("  ")
+        if not sep or len(digest) != 64:
+            problems.append(f"{name} line {number}: not '<sha256>  <path>'")
+            continue
+        listed.add(rel)
+        path = folder / rel
+        if not path.resolve().is_relative_to(folder.resolve()):
+            problems.append(f"{name} line {number}: {rel} is outside the release")
+        elif not path.is_file():
+            problems.append(f"{rel}: listed in {name} but missing")
+        elif sha256_file(path) != digest:
+            problems.append(f"{rel}: sha256 differs from {name} (the file was changed)")
+    for path in files_under(folder):
+        rel = path.relative_to(folder).as_posix()
+        if rel != name and rel not in listed:
+            problems.append(f"{rel}: not listed in {name}")
+    return problems
+
+
+def write_zip(folder: Path, target: Path, *, prefix: str) -> None:
+    """Zip `folder` under `prefix/`, the same bytes for the same files whenever and wherever it runs."""
+    with zipfile.ZipFile(target, "w") as archive:
+        for path in files_under(folder):
+            info = zipfile.ZipInfo(f"{prefix}/{path.relative_to(folder).as_posix()}", date_time=ZIP_DATE)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.create_system = 3  # Unix, so the permission bits below are read as such everywhere
+            info.external_attr = ZIP_FILE_MODE << 16
+            with open(path, "rb") as src, archive.open(info, "w") as dst:
+                for block in iter(lambda: src.read(1 << 20), b""):
+                    dst.write(block)

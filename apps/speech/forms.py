@@ -1,0 +1,24 @@
+from django import forms
+from django.conf import settings
+
+from apps.transfer.models import SourceBenchmark
+
+
+class StartRunForm(forms.Form):
+    benchmark = forms.ModelChoiceField(queryset=SourceBenchmark.objects.all(), to_field_name="name")
+    subset = forms.CharField(required=False, max_length=100)
+    limit = forms.IntegerField(required=False, min_value=1)
+    cer_threshold = forms.FloatField(min_value=0, initial=lambda: settings.SPEECH_CER_THRESHOLD,
+                                     help_text="a sample passes at or under this character error rate")
+    max_attempts = forms.IntegerField(min_value=1, max_value=10, initial=lambda: settings.SPEECH_MAX_ATTEMPTS)
+    seed = forms.IntegerField(min_value=0, initial=0, help_text="decides the voice assignment and attempt seeds")
+
+
+class EditTextForm(forms.Form):
+    text = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
+    note = forms.CharField(required=False, max_length=500)
+
+
+class AcceptForm(forms.Form):
+    attempt = forms.IntegerField()
+    note = forms.CharField(required=False, max_length=500)

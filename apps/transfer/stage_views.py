@@ -1,0 +1,149 @@
+"""Pages of the hypertranslation and normalization stages (admins and experts): translation runs and their
+report, the side-by-side view with the correction form, the normalizer page and normalization runs."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from apps.agents.services import AgentError
+from apps.core.errors import ApplicationError
+from apps.transfer import hypertranslation, normalization, selectors
+from apps.transfer.forms import (
+    CorrectTranslationForm,
+    NormalizeTextForm,
+    StartNormalizationForm,
+    StartTranslationForm,
+)
+from apps.transfer.models import NormalizationRun, Translation, TranslationAction, TranslationRun
+
+
+def _require_staff(user) -> None:
+    if not (user.is_sori_admin or user.has_role("expert")):
+        raise PermissionDenied
+
+
+def _budget(value):
+    return float(value) if value is not None else None
+
+
+@login_required
+def translation_runs(request):
+    _require_staff(request.user)
+    form = StartTranslationForm(request.POST or None)
+    if request.method == "POST":
+        if not request.user.is_sori_admin:
+            raise PermissionDenied
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                run = hypertranslation.start_translation_run(
+                    benchmark=data["benchmark"].name, subset=data["subset"].strip(), limit=data["limit"],
+                    version_number=data["version"], budget_usd=_budget(data["budget_usd"]), acting_user=request.user)
+            except (ApplicationError, AgentError) as exc:
+                messages.error(request, str(exc))
+            else:
+                return redirect("transfer:translation_run", run.pk)
+    runs = TranslationRun.objects.select_related("benchmark", "rulebook_version__rulebook", "job")[:50]
+    return render(request, "transfer/translation_runs.html", {"form": form, "runs": runs})
+
+
+@login_required
+def translation_run(request, pk: int):
+    _require_staff(request.user)
+    run = get_object_or_404(TranslationRun.objects.select_related("benchmark", "rulebook_version__rulebook", "job"), pk=pk)
+    outputs = selectors.run_translations(run)
+    action, subset = request.GET.get("action", ""), request.GET.get("subset", "")
+    if action:
+        outputs = outputs.filter(action=action)
+    if subset:
+        outputs = outputs.filter(sample__subset=subset)
+    latest = selectors.latest_version_numbers()
+    rows = [(t, selectors.is_stale(t, latest)) for t in outputs[:500]]
+    newest = latest.get(run.rulebook_version.rulebook_id, run.rulebook_version.number)
+    report = selectors.translation_report(run)
+    can_continue = bool(report["stale"] or report["total"]["undecided"] or report["total"]["needs_attention"])
+    return render(request, "transfer/translation_run.html", {
+        "run": run, "report": report, "rows": rows, "actions": TranslationAction.choices,
+        "action": action, "subset": subset, "newest_version": newest, "can_continue": can_continue,
+    })
+
+
+@login_required
+@require_POST
+def continue_run(request, pk: int):
+    if not request.user.is_sori_admin:
+        raise PermissionDenied
+    run = get_object_or_404(TranslationRun, pk=pk)
+    try:
+        follow = hypertranslation.continue_translation_run(run=run, acting_user=request.user)
+    except (ApplicationError, AgentError) as exc:
+        messages.error(request, str(exc))
+        return redirect("transfer:translation_run", run.pk)
+    return redirect("transfer:translation_run", follow.pk)
+
+
+@login_required
+def translation_detail(request, pk: int):
+    """English beside Korean, the rules applied (from the pinned version), the agent call, the history of
+    the sample's translations, and the correction form (a correction is a new row naming its editor)."""
+    _require_staff(request.user)
+    translation = get_object_or_404(Translation.objects.select_related(
+        "sample", "sample__benchmark", "rulebook_version__rulebook", "agent_call", "edited_by", "run"), pk=pk)
+    current = selectors.current_translations().filter(sample_id=translation.sample_id).first()
+    form = CorrectTranslationForm(request.POST or None, initial={
+        "transcription_ko": translation.transcription_ko, "answer_ko": translation.answer_ko,
+        "aliases_ko": "\n".join(translation.aliases_ko)})
+    if request.method == "POST" and form.is_valid():
+        try:
+            edited = hypertranslation.correct_translation(
+                translation=translation, acting_user=request.user, transcription_ko=form.cleaned_data["transcription_ko"],
+                answer_ko=form.cleaned_data["answer_ko"], aliases_ko=form.aliases(), note=form.cleaned_data["note"])
+        except ApplicationError as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, f"Correction saved by {request.user}.")
+            return redirect("transfer:translation_detail", edited.pk)
+    rules = {r.rule_id: r for r in translation.rulebook_version.rules.filter(rule_id__in=translation.rule_ids)}
+    history = Translation.objects.filter(sample_id=translation.sample_id).select_related(
+        "rulebook_version__rulebook", "edited_by").order_by("-pk")
+    return render(request, "transfer/translation_detail.html", {
+        "t": translation, "current": current, "form": form, "history": history,
+        "rules": [(rid, rules.get(rid)) for rid in translation.rule_ids],
+        "stale": selectors.is_stale(translation), "normalized": translation.normalized_texts.order_by("-pk").first(),
+    })
+
+
+@login_required
+def normalize_page(request):
+    """Experts try the normalizer on a text: the reading, the rules that fired, each span's reading."""
+    _require_staff(request.user)
+    form = NormalizeTextForm(request.POST or None, prefix="try")
+    outcome = error = None
+    if request.method == "POST" and "try-text" in request.POST and form.is_valid():
+        preserve = [p.strip() for p in form.cleaned_data["preserve"].split(",") if p.strip()]
+        try:
+            outcome = normalization.normalize_text(form.cleaned_data["text"], preserve=preserve,
+                                                   use_agent=form.cleaned_data["use_agent"])
+        except (ApplicationError, AgentError) as exc:
+            error = str(exc)
+    start = StartNormalizationForm(request.POST if "run-benchmark" in request.POST else None, prefix="run")
+    if request.method == "POST" and "run-benchmark" in request.POST:
+        if not request.user.is_sori_admin:
+            raise PermissionDenied
+        if start.is_valid():
+            data = start.cleaned_data
+            try:
+                normalization.start_normalization_run(
+                    benchmark=data["benchmark"].name, subset=data["subset"].strip(), limit=data["limit"],
+                    version_number=data["version"], budget_usd=_budget(data["budget_usd"]), acting_user=request.user)
+            except ApplicationError as exc:
+                messages.error(request, str(exc))
+            else:
+                return redirect("transfer:normalize")
+    runs = [(run, normalization.normalization_report(run)) for run in
+            NormalizationRun.objects.select_related("benchmark", "rulebook_version__rulebook", "job")[:20]]
+    attention = selectors.current_normalizations().filter(status="needs_attention")[:50]
+    return render(request, "transfer/normalize.html", {"form": form, "outcome": outcome, "error": error,
+                                                       "start": start, "runs": runs, "attention": attention})

@@ -1,0 +1,59 @@
+import hashlib
+import zipfile
+
+import pytest
+from django.core.files.storage import default_storage
+
+from apps.releases.models import Release
+from apps.releases.writing import files_under, verify_folder
+
+
+def _hashes(folder):
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in files_under(folder)}
+
+
+@pytest.mark.django_db
+def test_a_mos_release_has_the_hugging_face_layout_and_lists_every_file(rated_test, build, extracted):
+    release = build("mos", rated_test, name="komos")
+    folder = extracted(release)
+    files = set(_hashes(folder))
+    assert {"README.md", "SHA256SUMS", "provenance.jsonl", "release.json", "listener_ratings.csv",
+            "data/clips.parquet", "data/clips.jsonl", "data/ratings.parquet", "data/ratings.jsonl"} <= files
+    assert len([f for f in files if f.startswith("audio/")]) == 6  # the gold clip stays out
+    assert verify_folder(folder) == []
+    assert {f.path for f in release.files.all()} == files - {"SHA256SUMS"}
+    assert release.item_count == 6 and release.items.count() == 6
+    assert release.manifest["excluded"]["gold0"] == "gold (quality-control) clip"
+    bvcc = (folder / "listener_ratings.csv").read_text().splitlines()
+    assert len(bvcc) == 30 and bvcc[0].count(",") == 4 and "_na_L" in bvcc[0]
+
+
+@pytest.mark.django_db
+def test_building_the_same_release_again_gives_the_same_bytes(rated_test, settled_project, benchmark, build, extracted):
+    for kind, source in (("mos", rated_test), ("hpsu", settled_project), ("spoken-qa", benchmark)):
+        first = build(kind, source, name=f"{kind}-set")
+        before, archive = _hashes(extracted(first)), first.archive_sha256
+        with default_storage.open(first.archive, "rb") as fh:
+            names = zipfile.ZipFile(fh).namelist()
+        Release.objects.filter(pk=first.pk).delete()  # not published: a rebuild may take its name and version
+
+        second = build(kind, source, name=f"{kind}-set")
+        assert _hashes(extracted(second)) == before, kind
+        assert second.archive_sha256 == archive, kind
+        assert names == sorted(names)
+        with default_storage.open(second.archive, "rb") as fh:
+            infos = zipfile.ZipFile(fh).infolist()
+        assert {(i.date_time, i.external_attr >> 16) for i in infos} == {((1980, 1, 1, 0, 0, 0), 0o100644)}
+
+
+@pytest.mark.django_db
+def test_rows_are_sorted_by_id_and_text_is_nfc(benchmark, build, extracted):
+    import json
+    import unicodedata
+
+    folder = extracted(build("spoken-qa", benchmark, name="kvb"))
+    rows = [json.loads(line) for line in (folder / "data/sd-qa.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [r["id"] for r in rows] == sorted(r["id"] for r in rows)
+    korean = next(r for r in rows if "서울" in r["answer"])
+    assert korean["transcription"] == unicodedata.normalize("NFC", "한국의 수도는?")
+    assert (folder / "data/sd-qa.jsonl").read_bytes().count(b"\r") == 0
