@@ -64,7 +64,7 @@ def upload_corpus(request):
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         stored = default_storage.save(f"{UPLOAD_FOLDER}/{data['bundle'].name}", data["bundle"])
-        job = start_job(kind="authoring.import_corpus", title=f"Import corpus {data['name']}", user=request.user,
+        job = start_job(kind="authoring.import_corpus", title=f"Import corpus {data['name']}", acting_user=request.user,
                         params={"upload": stored, "label": data["bundle"].name, "name": data["name"],
                                 "format": data["format"], "license": data["license"], "path": data["path"]})
         return redirect("jobs:detail", job.pk)
@@ -101,12 +101,12 @@ def generate(request, pk):
     if capability in AGENT_CAPABILITIES:
         limit = int(request.POST.get("limit") or 20)
         job = start_job(kind="authoring.agent_questions", title=f"{capability} questions for {question_set.name}",
-                        user=request.user, params={"set": question_set.pk, "corpus": corpus.pk,
-                                                   "capability": capability, "limit": limit})
+                        acting_user=request.user, params={"set": question_set.pk, "corpus": corpus.pk,
+                                                          "capability": capability, "limit": limit})
     else:
         job = start_job(kind="authoring.generate", title=f"Rule-based questions for {question_set.name}",
-                        user=request.user, params={"set": question_set.pk, "corpus": corpus.pk,
-                                                   "capabilities": [capability] if capability else []})
+                        acting_user=request.user, params={"set": question_set.pk, "corpus": corpus.pk,
+                                                          "capabilities": [capability] if capability else []})
     return redirect("jobs:detail", job.pk)
 
 

@@ -55,7 +55,7 @@ def test_write_questions_runs_as_a_job_and_skips_what_is_written(fake_llm, admin
     fake_llm.always({"question": "이 음성은 주로 무엇에 관한 것인가요?", "options": ["학교 생활", "날씨", "운동", "요리"],
                      "correct_index": 0, "evidence": "학교"})
     with django_capture_on_commit_callbacks(execute=True):
-        job = start_job(kind="authoring.agent_questions", title="t", user=admin,
+        job = start_job(kind="authoring.agent_questions", title="t", acting_user=admin,
                         params={"set": question_set.pk, "corpus": kss_corpus.pk, "capability": "topic_summary", "limit": 5})
     job.refresh_from_db()
     assert job.status == "succeeded", job.error
