@@ -448,7 +448,7 @@ def author_question(*, question_set: QuestionSet, clip: Clip, acting_user, capab
             question_set=question_set, capability=capability, method=Method.MANUAL, clip=clip, start_seconds=start,
             end_seconds=end, text=text, options=options, correct_index=correct_index, dedup_key=capability,
             status=QuestionStatus.AWAITING_ANSWER, author=acting_user,
-            provenance={"method": Method.MANUAL, "author": acting_user.username},
+            provenance={"method": Method.MANUAL},  # who wrote it is `author`; exported rows name no person
         )
         [item] = queues.add_items(question_set.answer_pool, 1)
         question.work_item = item

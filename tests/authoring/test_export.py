@@ -30,7 +30,7 @@ def built_set(question_set, kss_corpus, seoul_corpus):
     Question.objects.create(
         question_set=question_set, capability="role_profession", method="manual", clip=clip, start_seconds=0.25,
         end_seconds=1.0, text="화자의 직업으로 알맞은 것은?", options=["교사", "의사", "기자", "요리사"], correct_index=2,
-        dedup_key="role_profession", status=QuestionStatus.ACCEPTED, provenance={"method": "manual", "author": "x"},
+        dedup_key="role_profession", status=QuestionStatus.ACCEPTED, provenance={"method": "manual"},
     )
     make_agent_question(question_set, clip)  # in review: must not be exported
     return question_set

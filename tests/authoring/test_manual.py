@@ -1,8 +1,11 @@
 """Manual authoring after playback, and the blind second answer: a match accepts the question, a mismatch
 escalates it to its author and an admin with both answers."""
 
+import json
+
 import pytest
 
+from apps.authoring.exports import mmau_rows
 from apps.authoring.models import Question
 from apps.authoring.selectors import blind_options
 from apps.authoring.services import (
@@ -59,6 +62,8 @@ def test_a_blind_match_accepts_the_question(api_client, annotators, question_set
     assert response.status_code == 201 and response.json()["matches"] is True
     question.refresh_from_db()
     assert question.status == "accepted"
+    # Released rows name no person: the author is kept in Sori, not in the exported provenance.
+    assert annotators[0].username not in json.dumps(mmau_rows(question_set), ensure_ascii=False)
 
 
 def test_a_mismatch_escalates_to_the_author_and_an_admin_with_both_answers(api_client, admin, annotators,
