@@ -458,7 +458,7 @@ def author_question(*, question_set: QuestionSet, clip: Clip, acting_user, capab
 
 def next_blind_answer(*, question_set: QuestionSet, acting_user) -> Question | None:
     """The next authored question for this annotator to answer blind; never one of their own (those are
-    given back to the pool as they come up, so they are not offered to them again)."""
+    declined as they come up: a released item would be offered to them again when no one else can take it)."""
     while True:
         assignment = queues.claim_next(question_set.answer_pool, acting_user)
         if assignment is None:
@@ -466,7 +466,7 @@ def next_blind_answer(*, question_set: QuestionSet, acting_user) -> Question | N
         question = Question.objects.select_related("clip__audio").get(work_item_id=assignment.item_id)
         if question.author_id != acting_user.pk:
             return question
-        queues.release(assignment)
+        queues.decline(assignment, reason="the author of this question")
 
 
 def submit_blind_answer(*, question: Question, acting_user, choice: str) -> tuple[BlindAnswer, bool]:
