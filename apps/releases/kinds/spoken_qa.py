@@ -5,12 +5,17 @@ subset. Samples the ground-truth stage excluded or still holds back are left out
 Once the benchmark has translations, the release is the Korean one: the transcription is the sample's
 current speech-ready normalized text (what TTS speaks), the answer and aliases its current translation's;
 samples deleted or undecided by hypertranslation, or not yet normalized, are left out with the reason.
-Before any translation exists it is the source benchmark after ground-truth correction (English)."""
+Each released Korean sample carries its accepted synthesis (apps.speech.selectors.final_audio) as
+`audio/<subset>/<id>.<ext>`; its provenance lists that synthesis's attempts with their ASR check. A sample
+without accepted audio of its current normalized text is left out with the reason.
+Before any translation exists it is the source benchmark after ground-truth correction (English, text only:
+Sori does not hold the source's audio)."""
 
+import shutil
 from pathlib import Path
 
 from apps.releases import pseudonyms
-from apps.releases.kinds import Built, Item, SourceMissing, Ticker
+from apps.releases.kinds import Built, Item, SourceMissing, Ticker, safe_name
 from apps.releases.kinds.provenance_common import agent_calls
 from apps.releases.licences import KNOWN_SOURCES
 
@@ -43,6 +48,8 @@ def default_sources(benchmark) -> list[dict]:
 
 def build(benchmark, folder: Path, progress) -> Built:
     from apps.consultations.models import AnalysisResult
+    from apps.speech.models import SynthesisAttempt, SynthesisDecision
+    from apps.speech.selectors import final_audio
     from apps.transfer.models import CorrectionDecision, SourceSample
     from apps.transfer.selectors import current_translations, effective_answer, ready_for_speech
 
@@ -58,8 +65,19 @@ def build(benchmark, folder: Path, progress) -> Built:
         decisions.setdefault(d.correction.sample_id, []).append(d)
     translations = {t.sample_id: t for t in current_translations(benchmark=benchmark)}
     spoken = {n.sample_id: n for n in ready_for_speech(benchmark=benchmark)} if translations else {}
+    audio = {a.sample.pk: a for a in final_audio(benchmark=benchmark)} if translations else {}
+    # Two queries for every sample's attempts and speech decisions, however many there are.
+    attempts: dict[int, list] = {}
+    speech_decisions: dict[int, list] = {}
+    finals = [a.synthesis.pk for a in audio.values()]
+    for a in SynthesisAttempt.objects.filter(synthesis_id__in=finals).select_related("voice", "asset").order_by("synthesis_id", "number"):
+        attempts.setdefault(a.synthesis_id, []).append(a)
+    for d in SynthesisDecision.objects.filter(synthesis_id__in=finals).order_by("created_at", "id"):
+        speech_decisions.setdefault(d.synthesis_id, []).append(d)
     names = pseudonyms.for_users({d.decided_by_id for ds in decisions.values() for d in ds}
-                                 | {t.edited_by_id for t in translations.values() if t.edited_by_id})
+                                 | {t.edited_by_id for t in translations.values() if t.edited_by_id}
+                                 | {d.decided_by_id for ds in speech_decisions.values() for d in ds})
+    audio_paths: dict[str, str] = {}
 
     def calls_of(s):
         review, correction = _review(s), _correction(s)
@@ -82,7 +100,7 @@ def build(benchmark, folder: Path, progress) -> Built:
             ticker.tick()
             continue
         translation = translations.get(s.pk)
-        if translations and (held := _held_by_transfer(translation, spoken.get(s.pk))):
+        if translations and (held := _held_by_transfer(translation, spoken.get(s.pk)) or _held_by_speech(audio.get(s.pk), spoken.get(s.pk))):
             excluded[item_id] = held
             ticker.tick()
             continue
@@ -100,13 +118,23 @@ def build(benchmark, folder: Path, progress) -> Built:
                 human.append({"kind": "translation correction", "by": names[translation.edited_by_id], "as": "editor",
                               "at": translation.created_at.isoformat(), "what": translation.edit_note or "edited"})
                 people[names[translation.edited_by_id]] = translation.edited_by_id
-            text, answer, aliases = normalized.text, translation.answer_ko, list(translation.aliases_ko)
+            final = audio[s.pk]
+            # The transcription is what the audio says: the normalized text, or an admin's edit of it.
+            text, answer, aliases = final.text, translation.answer_ko, list(translation.aliases_ko)
+            audio_path = _copy_audio(final.asset, s, folder, audio_paths, item_id)
+            for d in speech_decisions.get(final.synthesis.pk, []):
+                human.append({"kind": "speech decision", "by": names[d.decided_by_id], "as": "admin",
+                              "at": d.created_at.isoformat(), "what": d.get_action_display()
+                              + (f": {d.note}" if d.note else "")})
+                people[names[d.decided_by_id]] = d.decided_by_id
+            synthesis = [_attempt(a, final) for a in attempts.get(final.synthesis.pk, [])]
         else:
             text, answer, aliases = s.transcription, effective.answer, effective.aliases
-        row = {"id": item_id, "audio": None, "transcription": text, "answer": answer,
+            audio_path, final, synthesis = None, None, []
+        row = {"id": item_id, "audio": audio_path, "transcription": text, "answer": answer,
                "aliases": aliases, "subset": s.subset, "capability": s.task_type}
         items.append(Item(
-            item_id=item_id, config=s.subset, split="test", row=row,
+            item_id=item_id, config=s.subset, split="test", row=row, audio_sha256=final.asset.sha256 if final else "",
             provenance={
                 "id": item_id,
                 "source": {"benchmark": benchmark.name, "subset": s.subset, "source_id": s.source_id,
@@ -116,6 +144,9 @@ def build(benchmark, folder: Path, progress) -> Built:
                 "ground_truth": effective.reason,
                 "translation": {"action": translation.action, "rules": translation.rule_ids,
                                 "source_transcription": translation.source_transcription} if translations else None,
+                "audio": {"sha256": final.asset.sha256, "run": final.synthesis.run_id, "decided": final.decided,
+                          "normalized_text": spoken[s.pk].text} if final else None,
+                "synthesis": synthesis,
                 "human_decisions": {"count": len(human), "pseudonyms": sorted({h["by"] for h in human}), "decisions": human},
             },
             people=people,
@@ -131,7 +162,8 @@ def build(benchmark, folder: Path, progress) -> Built:
         columns={subset: COLUMNS for subset in sorted(subsets)},
         items=items, excluded=excluded,
         statistics={"samples released": len(items), "source samples": len(samples), "excluded": len(excluded),
-                    "answers corrected": corrected, "samples with audio": 0, "samples per subset": dict(sorted(subsets.items()))},
+                    "answers corrected": corrected,
+                    "samples with audio": sum(1 for i in items if i.row["audio"]), "samples per subset": dict(sorted(subsets.items()))},
         how_built=[
             f"Source benchmark {benchmark.name!r}, imported as published.",
             "Ground-truth correction: a reviewer model checked each deterministic answer against the "
@@ -140,8 +172,9 @@ def build(benchmark, folder: Path, progress) -> Built:
             *(["Hypertranslation under the rulebook versions below: each sample translated, converted, replaced "
                "or deleted; the transcription is the speech-friendly normalized Korean."] if translations else
               ["No translation exists yet: the transcription and answers are the source's (English)."]),
-            "This build has no synthesised audio yet: the `audio` column is empty until the speech stage has "
-            "produced final audio.",
+            *(["Speech: each sample synthesised with a reference voice, transcribed back by ASR and kept when its "
+               "CER passed the gate or an admin accepted it by ear; samples without accepted audio are left out."]
+              if translations else ["The `audio` column is empty: Sori does not hold the source benchmark's audio."]),
         ],
         task_categories=["question-answering", "audio-text-to-text"],
         tags=["spoken-qa", "benchmark"],
@@ -159,6 +192,43 @@ def _held_by_transfer(translation, normalized) -> str:
     if normalized is None:
         return "no speech-ready normalized text of its current translation yet"
     return ""
+
+
+def _held_by_speech(final, normalized) -> str:
+    """Why a normalized sample is not released yet for want of audio ("" when its audio is ready)."""
+    if normalized is None:
+        return ""  # _held_by_transfer has said why
+    if final is None:
+        return "no accepted audio yet (the speech stage has not passed or accepted a synthesis)"
+    if final.synthesis.normalized_id != normalized.pk:
+        return "its accepted audio was synthesised from an earlier normalized text"
+    return ""
+
+
+def _copy_audio(asset, sample, folder: Path, taken: dict[str, str], item_id: str) -> str:
+    rel = f"audio/{safe_name(sample.subset, 'subset')}/{safe_name(sample.source_id, str(sample.pk))}.{safe_name(asset.format, 'wav')}"
+    if rel in taken:
+        raise ValueError(f"samples {taken[rel]} and {item_id} would share the audio file {rel}")
+    taken[rel] = item_id
+    target = folder / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with asset.file.open("rb") as src, open(target, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    return rel
+
+
+def _attempt(attempt, final) -> dict:
+    """One synthesis attempt and its ASR check, as provenance records it."""
+    if attempt.passed is None:
+        check = f"not checked{': ' + attempt.error if attempt.error else ''}"
+    else:
+        cer = f"CER {attempt.cer:.3f}" if attempt.cer is not None else "no CER"
+        check = f"{cer} ({attempt.asr_model or 'ASR'}): {'passed' if attempt.passed else 'failed'}"
+    return {"attempt": attempt.number, "voice": attempt.voice.name, "backend": attempt.tts_backend,
+            "model": attempt.tts_model, "asr_model": attempt.asr_model, "seed": attempt.seed, "text": attempt.text,
+            "transcript": attempt.transcript, "cer": attempt.cer, "wer": attempt.wer, "passed": attempt.passed,
+            "check": check, "audio_sha256": attempt.asset.sha256 if attempt.asset_id else None,
+            "kept": attempt.pk == final.attempt.pk}
 
 
 def _version(version) -> str:
