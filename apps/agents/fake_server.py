@@ -208,22 +208,31 @@ def _make_handler(fake: FakeLLM):
     return Handler
 
 
-class FakeLLMServer:
-    def __init__(self):
-        self.fake = FakeLLM()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self.fake))
+class LocalServer:
+    """A threaded HTTP server on 127.0.0.1 at a free port, for fakes of a provider's API (LLM, speech)."""
+
+    path = ""  # what the SDKs' base URL adds after host:port
+
+    def __init__(self, handler):
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     @property
     def url(self) -> str:
         host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host}:{port}{self.path}"
 
-    def start(self) -> "FakeLLMServer":
+    def start(self):
         self.thread.start()
         return self
 
     def stop(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+class FakeLLMServer(LocalServer):
+    def __init__(self):
+        self.fake = FakeLLM()
+        super().__init__(_make_handler(self.fake))

@@ -23,10 +23,12 @@ import threading
 import time
 import wave
 from collections import deque
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import numpy as np
 import pytest
+
+from apps.agents.fake_server import LocalServer
 
 BASE_HZ, STEP_HZ = 200.0, 3.0
 GARBLED = "전혀 다른 말입니다"
@@ -188,25 +190,12 @@ def _make_handler(fake: FakeSpeech):
     return Handler
 
 
-class FakeSpeechServer:
+class FakeSpeechServer(LocalServer):
+    path = "/v1"
+
     def __init__(self):
         self.fake = FakeSpeech()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self.fake))
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
-
-    def start(self) -> "FakeSpeechServer":
-        self.thread.start()
-        return self
-
-    def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(_make_handler(self.fake))
 
 
 def speech_settings(url: str) -> tuple[dict, dict]:
