@@ -147,3 +147,8 @@ def test_a_kmmau_item_page_names_the_people_for_admins_in_bounded_queries(kmmau_
     html = page.content.decode()
     assert "몇 명이 말하나요?" in html and "blind answer" in html
     assert annotators[0].username in html and annotators[1].username in html
+
+
+def test_the_build_form_offers_question_sets(kmmau_set, admin, client_for):
+    html = client_for(admin).get("/releases/").content.decode()
+    assert f'value="kmmau:{kmmau_set.pk}"' in html and f"{kmmau_set.name} (#{kmmau_set.pk})" in html
