@@ -1,9 +1,10 @@
 """How long building a release takes, how much memory it needs and how big the archive is.
 
 Builds (1) a MOS release of a listening test with 5,000 clips x 5 ratings (29 listeners, as in KOMOS), each
-clip a small WAV file, and (2) a spoken-QA release of a benchmark with 10,000 samples (without audio: the
-speech stage's final audio is not on main yet, so the release has none to copy), and prints seconds, peak
-memory (the process's peak RSS, and how far over its RSS before the build) and archive size for each.
+clip a small WAV file, and (2) a spoken-QA release of a benchmark with 10,000 samples, each translated,
+normalized and synthesized (one accepted attempt with its own small WAV file, 0.1 s at 16 kHz), and prints
+seconds, peak memory (the process's peak RSS, and how far over its RSS before the build) and archive size for
+each.
 
     .venv/bin/python benchmarks/release_build.py [--clips 5000] [--samples 10000]
 
@@ -41,7 +42,7 @@ def tiny_wav(n: int, seconds: float = 0.1, rate: int = 16000) -> bytes:
     return buffer.getvalue()
 
 
-def make_assets(count: int):
+def make_assets(count: int, offset: int = 0):
     import hashlib
 
     from django.core.files.base import ContentFile
@@ -50,7 +51,7 @@ def make_assets(count: int):
     from apps.audio.models import AudioAsset
 
     assets = []
-    for n in range(count):
+    for n in range(offset, offset + count):
         data = tiny_wav(n)
         digest = hashlib.sha256(data).hexdigest()
         name = default_storage.save(f"audio/{digest[:2]}/{digest}.wav", ContentFile(data))
@@ -87,15 +88,48 @@ def mos_test(clips: int):
     return test
 
 
-def spoken_benchmark(samples: int):
-    from apps.transfer.models import SourceBenchmark, SourceSample
+def spoken_benchmark(samples: int, audio_offset: int):
+    """A VoiceBench-like benchmark whose every sample is translated, normalized and has accepted audio (rows
+    made directly: the transfer and speech stages have their own benchmarks)."""
+    import hashlib
+
+    from apps.consultations.models import Rulebook, RulebookVersion
+    from apps.speech.models import ReferenceVoice, SampleSynthesis, SynthesisAttempt, SynthesisRun
+    from apps.transfer.models import NormalizedText, SourceBenchmark, SourceSample, Translation
 
     bench = SourceBenchmark.objects.create(name="voicebench", format="voicebench")
     subsets = ["sd-qa", "mmsu", "bbh", "commoneval", "ifeval", "advbench", "openbookqa", "alpacaeval", "wildvoice"]
-    SourceSample.objects.bulk_create([
+    rows = SourceSample.objects.bulk_create([
         SourceSample(benchmark=bench, subset=subsets[n % 9], task_type="short_answer", source_id=f"s{n:05d}",
                      transcription=f"Question number {n}?", answer=f"answer {n}", aliases=[f"alt {n}"],
                      raw={}, line_number=n + 1) for n in range(samples)], batch_size=5000)
+    hyper, norm = (RulebookVersion.objects.create(rulebook=Rulebook.objects.create(slug=slug, language="ko", kind=kind, title=slug),
+                                                  number=2, source="bench")
+                   for slug, kind in (("ko-hypertranslation", "hypertranslation"), ("ko-normalization", "normalization")))
+    translations = Translation.objects.bulk_create([
+        Translation(sample=s, rulebook_version=hyper, action="direct_translation", source_transcription=s.transcription,
+                    source_answer=s.answer, transcription_ko=f"질문 번호 {n}?", answer_ko=f"답 {n}", aliases_ko=[f"다른 답 {n}"])
+        for n, s in enumerate(rows)], batch_size=5000)
+    normalized = NormalizedText.objects.bulk_create([
+        NormalizedText(sample=s, translation=t, rulebook_version=norm, source_text=t.transcription_ko,
+                       text=f"질문 번호 {n}번?", status="ok") for n, (s, t) in enumerate(zip(rows, translations, strict=True))],
+        batch_size=5000)
+    voice_clip, *assets = make_assets(samples + 1, offset=audio_offset)
+    voice = ReferenceVoice.objects.create(name="bench voice", gender="female", clip=voice_clip, transcript="목소리입니다.")
+    run = SynthesisRun.objects.create(benchmark=bench, tts_backend="openai", tts_model="gpt-4o-mini-tts",
+                                      asr_backend="openai", asr_model="whisper-1")
+    syntheses = SampleSynthesis.objects.bulk_create([
+        SampleSynthesis(run=run, sample=s, normalized=nt, text=nt.text, gender="female", voice=voice)
+        for s, nt in zip(rows, normalized, strict=True)], batch_size=5000)
+    attempts = SynthesisAttempt.objects.bulk_create([
+        SynthesisAttempt(synthesis=syn, number=1, idempotency_key=f"bench-{syn.pk}", voice=voice, seed=0, text=syn.text,
+                         text_sha256=hashlib.sha256(syn.text.encode()).hexdigest(), tts_backend="openai",
+                         tts_model="gpt-4o-mini-tts", asr_model="whisper-1", asset=asset, transcript=syn.text,
+                         cer=0.0, wer=0.0, passed=True)
+        for syn, asset in zip(syntheses, assets, strict=True)], batch_size=5000)
+    for syn, attempt in zip(syntheses, attempts, strict=True):
+        syn.final_attempt, syn.status = attempt, "passed"
+    SampleSynthesis.objects.bulk_update(syntheses, ["final_attempt", "status"], batch_size=5000)
     return bench
 
 
@@ -148,11 +182,11 @@ def main() -> None:
     admin = User.objects.create(username="bench_admin", password="!")
     print(f"Setting up {args.clips:,} clips x 5 ratings and {args.samples:,} spoken-QA samples in {workdir} ...")
     test = mos_test(args.clips)
-    bench = spoken_benchmark(args.samples)
+    bench = spoken_benchmark(args.samples, audio_offset=args.clips)
     measure(f"MOS release ({args.clips:,} clips x 5 ratings)", lambda: create_release(
         acting_user=admin, kind="mos", source_id=test.pk, name="bench-mos", version="1.0.0", license="CC-BY-4.0",
         sources=[{"name": "bench", "license": "CC-BY-4.0"}]))
-    measure(f"spoken-QA release ({args.samples:,} samples, no audio)",
+    measure(f"spoken-QA release ({args.samples:,} samples with audio)",
             lambda: create_release(acting_user=admin, kind="spoken-qa", source_id=bench.pk, name="bench-qa", version="1.0.0"))
 
 

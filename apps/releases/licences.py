@@ -8,7 +8,10 @@ import re
 from dataclasses import dataclass
 
 PERMISSIVE = {"Apache-2.0", "MIT", "BSD-2-Clause", "BSD-3-Clause", "CC0-1.0", "CDLA-Permissive-2.0"}
-_CC = re.compile(r"^CC-BY(?P<terms>(-NC)?(-ND|-SA)?)-(?P<version>\d\.\d)$")
+_CC = re.compile(r"^CC-BY(?P<terms>(-NC)?(-ND|-SA)?)-(?P<version>[0-9]\.[0-9])$")
+# Every licence terms() knows, as one pattern (the API's schema publishes it).
+SPDX_PATTERN = ("^(" + "|".join(p.replace(".", r"\.") for p in sorted(PERMISSIVE))
+                + r"|CC-BY(-NC)?(-ND|-SA)?-[0-9]\.[0-9])$")
 
 # The papers' sources and their licences (seed 000, Ethics Statement), for defaults and the forms.
 KNOWN_SOURCES = {

@@ -27,13 +27,14 @@ from apps.releases.writing import sha256_file, write_zip
 
 log = logging.getLogger(__name__)
 
-_SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
-_WHOLE = re.compile(r"^[1-9]\d*$")
-_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,99}$")
+# ASCII digits only ([0-9], not \d): the API's schema publishes these patterns.
+NAME_PATTERN = r"^[a-z0-9][a-z0-9-]{0,99}$"
+VERSION_PATTERN = r"^((0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)|[1-9][0-9]*)$"
+_NAME, _VERSION = re.compile(NAME_PATTERN), re.compile(VERSION_PATTERN)
 
 
 def version_key(version: str) -> tuple[int, ...]:
-    if _SEMVER.match(version) or _WHOLE.match(version):
+    if _VERSION.match(version or ""):
         return tuple(int(part) for part in version.split("."))
     raise InvalidInput(f"version {version!r}: use a semantic version (1.0.0) or a whole number (3)", field="version")
 

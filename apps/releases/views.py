@@ -22,6 +22,7 @@ def _admin(request):
 
 def _sources_for_form():
     """(kind, [("kind:id", label)]) for the build form's source list."""
+    from apps.authoring.models import QuestionSet
     from apps.listening.models import ListeningTest
     from apps.transfer.models import SourceBenchmark
     from apps.verification.models import VerificationProject
@@ -30,6 +31,7 @@ def _sources_for_form():
         (ReleaseKind.MOS, ListeningTest.objects.order_by("name")),
         (ReleaseKind.HPSU, VerificationProject.objects.order_by("name")),
         (ReleaseKind.SPOKEN_QA, SourceBenchmark.objects.order_by("name")),
+        (ReleaseKind.KMMAU, QuestionSet.objects.order_by("name")),
     ]
     return [(kind, [(f"{kind.value}:{obj.pk}", f"{obj.name} (#{obj.pk})") for obj in objects]) for kind, objects in groups]
 

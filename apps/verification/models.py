@@ -7,6 +7,7 @@ approvals, rejected on a rejection (at once, or after all three reviews, as the 
 
 import hashlib
 import hmac
+import secrets
 
 from django.conf import settings
 from django.db import models
@@ -26,6 +27,8 @@ class VerificationProject(models.Model):
     )
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
+    # Stored, not derived from SECRET_KEY: rotating the key must not rename annotators in rebuilt releases.
+    pseudonym_key = models.CharField(max_length=64, default=secrets.token_hex, editable=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -35,7 +38,7 @@ class VerificationProject(models.Model):
 
     def pseudonym(self, user_id: int) -> str:
         """A stable per-project alias for an annotator, for exports that must not name people."""
-        digest = hmac.new(settings.SECRET_KEY.encode(), f"verification:{self.pk}:{user_id}".encode(), hashlib.sha256)
+        digest = hmac.new(self.pseudonym_key.encode(), f"verification:{self.pk}:{user_id}".encode(), hashlib.sha256)
         return f"annotator-{digest.hexdigest()[:8]}"
 
 

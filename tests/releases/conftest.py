@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from tests.authoring.conftest import corpus_folder, kss_corpus, question_set, seoul_corpus  # noqa: F401 (fixtures)
 from tests.listening.conftest import make_test, write_manifest  # noqa: F401 (fixtures)
 from tests.verification.conftest import hpsu, make_project, mc_record, record  # noqa: F401 (fixtures)
 

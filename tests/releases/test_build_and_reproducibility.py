@@ -57,3 +57,12 @@ def test_rows_are_sorted_by_id_and_text_is_nfc(benchmark, build, extracted):
     korean = next(r for r in rows if "서울" in r["answer"])
     assert korean["transcription"] == unicodedata.normalize("NFC", "한국의 수도는?")
     assert (folder / "data/sd-qa.jsonl").read_bytes().count(b"\r") == 0
+
+
+@pytest.mark.django_db
+def test_a_rebuild_after_the_secret_key_changed_names_people_the_same(settled_project, build, extracted, settings):
+    first = build("hpsu", settled_project, name="hpsu-set")
+    before = _hashes(extracted(first))
+    Release.objects.filter(pk=first.pk).delete()
+    settings.SECRET_KEY = "rotated-" + settings.SECRET_KEY
+    assert _hashes(extracted(build("hpsu", settled_project, name="hpsu-set"))) == before

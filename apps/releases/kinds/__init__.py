@@ -56,10 +56,9 @@ class Ticker:
 
 def registry():
     # Imported here, not at module level: each kind imports its workflow app's models.
-    from apps.releases.kinds import hpsu, mos, spoken_qa
+    from apps.releases.kinds import hpsu, kmmau, mos, spoken_qa
 
-    # KMMAU comes once apps.authoring (question sets, mmau_rows) is on main.
-    return {"mos": mos, "hpsu": hpsu, "spoken-qa": spoken_qa}
+    return {"mos": mos, "hpsu": hpsu, "spoken-qa": spoken_qa, "kmmau": kmmau}
 
 
 def safe_name(text: str, fallback: str) -> str:
