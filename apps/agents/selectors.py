@@ -26,7 +26,8 @@ def provider_status() -> list[dict]:
 
 
 def call_summary(queryset=None) -> list[dict]:
-    """Per role, provider and model: calls, cache hits, failures, tokens, cost and mean latency."""
+    """Per role, provider and model: calls, cache hits, failures, tokens, cost and mean latency (over the
+    `timed` calls a provider answered)."""
     qs = queryset if queryset is not None else AgentCall.objects.all()
     return list(
         qs.values("role", "provider", "model")
@@ -39,6 +40,7 @@ def call_summary(queryset=None) -> list[dict]:
             output_tokens=Sum("output_tokens"),
             cost=Sum("cost_usd"),
             latency_ms=Avg("latency_ms", filter=Q(status__in=[CallStatus.OK, CallStatus.INVALID])),
+            timed=Count("id", filter=Q(status__in=[CallStatus.OK, CallStatus.INVALID])),  # the n of the mean latency
         )
         .order_by("role", "provider", "model")
     )

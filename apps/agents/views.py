@@ -18,9 +18,11 @@ def overview(request):
     """Roles with their provider (or a plain 'not configured'), and the call log's cost and latency."""
     _require_admin(request.user)
     status = request.GET.get("status") or None
+    summary = selectors.call_summary()
     return render(request, "agents/overview.html", {
         "roles": selectors.provider_status(),
-        "summary": selectors.call_summary(),
+        "summary": summary,
+        "total_calls": sum(s["calls"] for s in summary),
         "calls": selectors.recent_calls(status=status, limit=100),
         "statuses": CallStatus.choices,
         "status": status,

@@ -252,11 +252,12 @@ def version_diff(request, slug: str):
     by_number = {v.number: v for v in versions}
     missing = [n for n in (old_n, new_n) if n not in by_number]
     if missing:
-        # Say which versions exist (and offer them) rather than a bare "not found".
+        # Not a 404: the rulebook exists, and the page answers with the versions it has and the diffs
+        # between them (issue 14), so a stale or mistyped link leads somewhere.
         return render(request, "consultations/diff.html", {
             "rulebook": rulebook, "versions": versions, "missing": missing,
             "old": by_number.get(old_n, versions[0]), "new": by_number.get(new_n, versions[-1]),
-        }, status=404)
+        })
     old, new = by_number[old_n], by_number[new_n]
     changes = rulebooks.diff_versions(old, new)
     return render(request, "consultations/diff.html", {

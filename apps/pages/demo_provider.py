@@ -8,8 +8,10 @@ SORI_DEMO_PROVIDER=1 so every agent page says "demo answers, not a real model". 
 nothing else changed: the app calls the SDKs the same way.
 
 Answers are chosen by the schema the request asks for (its title is in the system prompt): recorded
-answers for the demo data (demo_answers.json, matched on the request's text), else a valid default that
-says it is a demo answer."""
+answers for the demo data (demo_answers.json, matched on the request's text: the demo samples' phrases, the
+rulebook, the question and the decision), else a valid default that says it is a demo answer and names the
+samples it is about. What the demo shows is data in that file; this module only picks from it and fills in
+what the data cannot know in advance (sample ids, whether a rule id exists yet)."""
 
 import hashlib
 import json
@@ -30,11 +32,55 @@ def answer(body: dict) -> dict:
     """The demo answer to one provider request (Anthropic Messages or OpenAI Chat Completions body)."""
     system, user = _texts(body)
     schema = _schema_title(system)
-    lowered = user.lower()
-    for entry in recorded().get(schema, []):
-        if entry["contains"].lower() in lowered:
-            return entry["answer"]
-    return _default(schema, user)
+    if schema == "QuestionsAnswer":
+        return _questions(user)
+    entry = next((e for e in recorded().get(schema, []) if _fits(e, user)), None)
+    if entry is None:
+        return _default(schema, user)
+    if schema == "DraftedRule":
+        return _as_change_of_existing(entry["answer"], user)
+    return entry["answer"]
+
+
+def _fits(entry: dict, text: str) -> bool:
+    """Every string of the entry's `contains` (one string or a list) is in the request text, and its `sample`
+    phrase, if any, in the transcription of the sample an analysis is asked about (not anywhere in the text:
+    a rule's examples may quote another sample)."""
+    wanted = entry.get("contains", [])
+    lowered = text.lower()
+    if not all(part.lower() in lowered for part in ([wanted] if isinstance(wanted, str) else wanted)):
+        return False
+    if "sample" not in entry:
+        return True
+    sample = _json_after(text, "The sample:")
+    return isinstance(sample, dict) and entry["sample"].lower() in str(sample.get("transcription", "")).lower()
+
+
+def _questions(user: str) -> dict:
+    """The recorded questions whose phrases pick some of the undecided samples (their ids filled in), one
+    default question for the undecided samples none of them settles, at most as many as the prompt allows."""
+    left = [s for s in (_json_after(user, "Undecided samples") or []) if isinstance(s, dict) and "id" in s]
+    questions = []
+    for entry in recorded().get("QuestionsAnswer", []):
+        if not _fits(entry, user):
+            continue
+        phrases = [p.lower() for p in entry["samples"]]
+        ids = [s["id"] for s in left if any(p in str(s.get("transcription", "")).lower() for p in phrases)]
+        if ids:
+            questions.append({**entry["question"], "sample_ids": ids, "example_sample_ids": ids[:3]})
+            left = [s for s in left if s["id"] not in ids]
+    if left:
+        questions.append(_default_question(left))
+    at_most = re.search(r"write at most (\d+) questions", user)
+    return {"questions": questions[: int(at_most.group(1))] if at_most else questions}
+
+
+def _as_change_of_existing(rule: dict, user: str) -> dict:
+    """A recorded "add" of a rule a published version already has (the demo ran a round before) amends it."""
+    existing = {r.get("id") for r in _json_after(user, "its rules:") or [] if isinstance(r, dict)}
+    if rule["change"] == "add" and rule["rule_id"] in existing:
+        return {**rule, "change": "amend"}
+    return rule
 
 
 def _texts(body: dict) -> tuple[str, str]:
@@ -78,6 +124,24 @@ def _json_after(text: str, marker: str):
         return None
 
 
+def _default_question(samples: list[dict]) -> dict:
+    """A question about samples no recorded question fits, naming them as the expert will read them."""
+    ids = [s["id"] for s in samples]
+    quoted = ", ".join(f"\u2018{str(s.get('transcription', ''))[:80]}\u2019" for s in samples[:3])
+    more = f" and {len(samples) - 3} more" if len(samples) > 3 else ""
+    return {
+        "title": f"How should {quoted if len(samples) == 1 else 'these samples'} be carried over?"[:300],
+        "decision_needed": f"Demo question ({DEMO_LABEL}): the analyst could not settle {quoted}{more} under the "
+                           "rulebook as it stands. Decide how they are carried over.",
+        "options": [
+            {"key": "A", "label": "Translate them directly", "effect": "Keep question and answer, translated."},
+            {"key": "B", "label": "Leave them out", "effect": "Delete the samples from the Korean benchmark."},
+        ],
+        "recommendation": "A", "recommendation_why": "Most samples read naturally in Korean.",
+        "sample_ids": ids, "example_sample_ids": ids[:3], "rules_touched": [],
+    }
+
+
 def _default(schema: str, user: str) -> dict:
     if schema == "ReviewerAnswer":
         return {"verdict": "correct", "rationale": f"Demo answer ({DEMO_LABEL}): the answer is taken as right."}
@@ -86,21 +150,6 @@ def _default(schema: str, user: str) -> dict:
     if schema == "ConsultationAnalysis":
         return {"action": "undecided", "cited_rule_ids": [],
                 "reason": f"Demo answer ({DEMO_LABEL}): the rulebook does not say how to carry this sample over."}
-    if schema == "QuestionsAnswer":
-        samples = _json_after(user, "Undecided samples") or []
-        ids = [s["id"] for s in samples if isinstance(s, dict) and "id" in s]
-        if not ids:
-            return {"questions": []}
-        return {"questions": [{
-            "title": "How should these samples be carried over?",
-            "decision_needed": f"Demo question ({DEMO_LABEL}): the analyst could not settle {len(ids)} sample(s).",
-            "options": [
-                {"key": "A", "label": "Translate them directly", "effect": "Keep question and answer, translated."},
-                {"key": "B", "label": "Leave them out", "effect": "Delete the samples from the Korean benchmark."},
-            ],
-            "recommendation": "A", "recommendation_why": "Most samples read naturally in Korean.",
-            "sample_ids": ids, "example_sample_ids": ids[:3], "rules_touched": [],
-        }]}
     if schema == "DraftedRule":
         rules = _json_after(user, "its rules:") or []
         existing = {r.get("id") for r in rules if isinstance(r, dict)}

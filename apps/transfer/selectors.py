@@ -160,10 +160,15 @@ def correction_report(benchmark: SourceBenchmark, *, subset: str | None = None) 
     return rows
 
 
-def run_cost(run: ReviewRun):
+def run_cost(run: ReviewRun | TranslationRun):
     if run.job_id is None:
         return 0
     return AgentCall.objects.filter(job_id=run.job_id).total_cost()
+
+
+def run_calls(run: ReviewRun | TranslationRun) -> int:
+    """How many agent calls the run made so far (its cost reads "no agent calls yet" before the first)."""
+    return AgentCall.objects.filter(job_id=run.job_id).count() if run.job_id else 0
 
 
 def benchmark_overview() -> list[dict]:
@@ -273,6 +278,7 @@ def translation_report(run: TranslationRun) -> dict:
                   "percent": round(100 * PAPER_FLAGGED / PAPER_TOTAL, 1)},
         "stale": stale_count(run),
         "cost_usd": str(run_cost(run)),
+        "calls": run_calls(run),
     }
 
 

@@ -154,6 +154,16 @@ def test_the_diff_page_shows_added_changed_and_removed_rules_with_provenance(cli
     assert "seeded from KVoiceBench paper, Appendix B, Table 3 (Wordplay, redesign)" in html
 
 
+def test_a_diff_naming_a_missing_version_answers_with_the_versions_and_diffs_that_exist(client_for, expert):
+    load_rulebooks()
+    page = client_for(expert).get("/consultations/rulebooks/ko-normalization/diff/?from=2&to=9")
+    assert page.status_code == 200  # the rulebook exists; the page says what it has instead of a 404
+    html = page.content.decode()
+    assert "ko-normalization has no version 9" in html
+    assert '/consultations/rulebooks/ko-normalization/diff/?from=1&amp;to=2">v1 → v2</a>' in html
+    assert "have the same rules" not in html  # no comparison was made
+
+
 def test_the_version_page_filters_by_category_and_searches(client_for, expert):
     load_rulebooks()
     client = client_for(expert)

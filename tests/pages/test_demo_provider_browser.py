@@ -2,43 +2,12 @@
 the project's fake provider server with recorded answers; an admin runs the ground-truth stage of the demo
 data against it through the real SDKs, and the pages say the answers are demo answers, not a real model."""
 
-import subprocess
-import sys
-import time
-from pathlib import Path
-
 import pytest
 from django.conf import settings
 
 from apps.transfer.models import Correction, CorrectionStatus
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def demo_provider(tmp_path, monkeypatch, settings):
-    url_file = tmp_path / "provider.url"
-    process = subprocess.Popen(
-        [sys.executable, "manage.py", "demo_provider", "--url-file", str(url_file)],
-        cwd=Path(settings.BASE_DIR), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while not url_file.exists() or not url_file.read_text().strip():
-            assert process.poll() is None, process.stderr.read().decode()
-            assert time.monotonic() < deadline, "the demo provider did not start"
-            time.sleep(0.1)
-        url = url_file.read_text().strip()
-        # What scripts/demo exports when no key is set.
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "demo")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
-        monkeypatch.setenv("OPENAI_API_KEY", "demo")
-        monkeypatch.setenv("OPENAI_BASE_URL", f"{url}/v1")
-        settings.SORI_DEMO_PROVIDER = True
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 def test_the_demo_provider_runs_the_ground_truth_stage_on_the_demo_data(demo_provider, admin, page, login, live_server):

@@ -257,7 +257,8 @@ def test_the_stage_page_starts_a_run_and_shows_progress_and_cost(
     assert response.status_code == 302
     page = client.get("/transfer/ground-truth/").content.decode()
     assert 'aria-label="Ground-truth review of voicebench/sd-qa progress"' in page
-    assert "cost so far <strong>$0.0" in page and "of $2.0" in page
+    assert 'cost so far <strong data-stat="run-cost"><span class="stat" data-state="ok">$0.0' in page
+    assert "(5 calls)" in page and "of a $2.00 budget" in page
     assert "5 / 5" in page
 
 

@@ -34,7 +34,8 @@ def translated_run(source_samples, fake_llm, admin, client_for, django_capture_o
 
 def test_the_run_page_counts_actions_beside_the_paper(translated_run, admin, client_for):
     page = client_for(admin).get(f"/transfer/translations/{translated_run.pk}/").content.decode()
-    assert "1 of 5</strong> samples deleted or replaced (20.0 %)" in page
+    # One of five: too few for a percentage, so the count says so (it becomes "20.0 % (1 of 5)" from ten on).
+    assert "Deleted or replaced: <strong>" in page and "1 of 5 <span class=\"muted\">(n too small for a percentage)</span>" in page
     assert "the paper: 653 of 10,083 (6.5 %)" in page
     assert "ko-hypertranslation v1" in page and "Time-sensitive" not in page  # reasons are on the detail page
     only_deleted = client_for(admin).get(f"/transfer/translations/{translated_run.pk}/?action=deletion").content.decode()

@@ -1,5 +1,9 @@
 """Display filters shared by every page: a percentage or score always carries its unit, a code shows its
-label, and an interval on a bounded scale stays inside the scale (and says when it was clipped)."""
+label, and an interval on a bounded scale stays inside the scale (and says when it was clipped).
+
+Every statistic has an empty state (nothing counted yet: the page says what to do next) and a thin-data state
+(a share over fewer than MIN_N_FOR_RATE items is shown as "k of n", a mean over fewer than MIN_N_FOR_CI says
+its n): `rate`, `mean`, `cost` and `empty_state` render them alike on every dashboard."""
 
 from django import template
 from django.utils.html import format_html
@@ -43,6 +47,65 @@ def _known_labels() -> dict[str, str]:
     from apps.verification.models import Reason
 
     return dict(Reason.choices)
+
+
+# Below this many a share is shown as "k of n" and says the base is too small for a percentage: one item
+# moves it by more than ten points.
+MIN_N_FOR_RATE = 10
+
+
+def _stat(text, note="", *, state: str):
+    """One statistic, marked with its state (data-state: empty, thin or ok) so pages and tests can tell."""
+    if state == "empty":
+        return format_html('<span class="stat empty" data-state="empty">{}</span>', text)
+    if note:
+        return format_html('<span class="stat" data-state="{}">{} <span class="muted">({})</span></span>', state, text, note)
+    return format_html('<span class="stat" data-state="{}">{}</span>', state, text)
+
+
+@register.simple_tag
+def empty_state(text="none yet"):
+    """A statistic with nothing to count yet, marked like the empty state of `rate` and `mean`."""
+    return _stat(text, state="empty")
+
+
+@register.simple_tag
+def rate(part, whole, *, empty="none yet", digits: int = 1):
+    """part of whole as a share: "81.3 % (130 of 160)"; below MIN_N_FOR_RATE "2 of 3 (n too small for a
+    percentage)"; with nothing counted (whole 0 or None) the `empty` text."""
+    if not whole:
+        return _stat(empty, state="empty")
+    part, whole = int(part or 0), int(whole)
+    if whole < MIN_N_FOR_RATE:
+        return _stat(f"{part} of {whole}", "n too small for a percentage", state="thin")
+    return _stat(pct(100 * part / whole, digits), f"{part} of {whole}", state="ok")
+
+
+@register.simple_tag
+def mean(value, n, *, unit: str = "", empty="none yet", digits: int = 0):
+    """A mean with its unit; the n it rests on beside it below MIN_N_FOR_CI; the `empty` text without data."""
+    if not n or value is None:
+        return _stat(empty, state="empty")
+    text = f"{float(value):,.{int(digits)}f}" + (f"\u00a0{unit}" if unit else "")
+    if int(n) < MIN_N_FOR_CI:
+        return _stat(text, f"n = {int(n)}", state="thin")
+    return _stat(text, state="ok")
+
+
+@register.filter
+def usd(value, digits: int = 4) -> str:
+    """0.01234 -> "$0.0123"; None -> "—"."""
+    if value is None or value == "":
+        return "—"
+    return f"${float(value):,.{int(digits)}f}"
+
+
+@register.simple_tag
+def cost(value, calls, *, empty="no agent calls yet"):
+    """What agent calls cost, in USD, with the number of calls; the `empty` text before the first call."""
+    if not calls:
+        return _stat(empty, state="empty")
+    return _stat(usd(value), f"{int(calls)} call{'' if int(calls) == 1 else 's'}", state="ok")
 
 
 @register.simple_tag
