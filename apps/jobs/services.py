@@ -90,12 +90,19 @@ class Progress:
         self.set_done(self.job.done + step, message)
 
     def set_done(self, done: int, message: str | None = None) -> None:
+        self.save_done(done, message)
+        self.check_cancelled()
+
+    def save_done(self, done: int, message: str | None = None) -> None:
+        """Write the count without looking for a cancel. Called first inside the transaction that stores a
+        batch, the count commits with the work it counts, a run that lost its claim (LeaseLost) stores
+        nothing of that batch, and the job row stays locked until the commit: no other run claims the job
+        halfway through a batch (so keep batches short: a cancel request waits for the commit too)."""
         self.job.done = min(done, self.job.total) if self.job.total else done
         fields = {"done": self.job.done}
         if message is not None:
             fields["message"] = self.job.message = message[:500]
         self._write(**fields)
-        self.check_cancelled()
 
     def check_cancelled(self) -> None:
         if Job.objects.filter(pk=self.job.pk, cancel_requested=True).exists():
@@ -119,6 +126,19 @@ def request_cancel(*, job: Job) -> None:
     )
     Job.objects.filter(pk=job.pk, status=JobStatus.RUNNING).update(cancel_requested=True)
     job.refresh_from_db()
+
+
+def abandon_job(*, job: Job, message: str, result: dict | None = None) -> bool:
+    """End a job that no run holds (stopped, queued, or whose worker was lost) for good: it is marked
+    cancelled with `result`, and a queued delivery finds nothing to claim. False while a run holds it (its
+    lease is live): cancel it first. Call it in the transaction that drops what the job had made."""
+    now = timezone.now()
+    ended = Job.objects.filter(pk=job.pk).exclude(status=JobStatus.RUNNING, lease_expires_at__gte=now).update(
+        status=JobStatus.CANCELLED, cancel_requested=False, finished_at=now, lease_expires_at=None,
+        message=message[:500], result=result or {},
+    )
+    job.refresh_from_db()
+    return bool(ended)
 
 
 def _resumable(now=None) -> Q:

@@ -27,11 +27,14 @@ def unpack_bundle(zip_path, folder: Path, *, label: str) -> Path:
 @job_handler("listening.import")
 def import_bundle(job, progress):
     """params: bundle (storage name of the uploaded zip), name, label (the upload's file name).
-    A refused manifest fails the job with the row errors in result["errors"]; nothing is stored."""
+    A refused manifest fails the job with the row errors in result["errors"]; nothing is stored. The
+    bundle is kept while the import can be resumed (cancelled, failed, worker lost) and deleted once it
+    has finished, was refused, or is discarded (services.discard_import)."""
     from apps.listening.services import import_listening_test
 
     bundle, label = job.params["bundle"], job.params.get("label", "bundle.zip")
-    progress.set_total(0, message="Checking the manifest and every audio file")
+    # The total stays as it was: a resumed bar keeps its place until the manifest is read again.
+    progress.set_total(job.total, message="Checking the manifest and every audio file")
     try:
         if not default_storage.exists(bundle):  # resumed after a refusal: the upload is gone
             raise FileRefused("the uploaded bundle is no longer stored; upload it again", file=label)

@@ -95,9 +95,14 @@ class ManifestRow(RowModel):
         return self
 
 
-def read_manifest(path: Path, *, check_audio: bool = True, progress=None) -> list[ManifestRow]:
+def read_manifest(path: Path, *, check_audio: bool = True, progress=None, stored=frozenset()) -> list[ManifestRow]:
     """Parse and check every row and its audio; raise FileRefused naming each bad row by file and line.
-    `progress` (a jobs Progress) hears of each audio file checked, and may cancel between files."""
+
+    `stored`: clip ids an earlier run of this import already stored (a resume). Their rows are checked
+    again; their audio, checked by that run and stored since, is not (audio_info stays None).
+    `progress` (a jobs Progress) shows one bar across the whole import: its total counts the distinct
+    audio files and then the rows to store, what is already stored counts as done, each file checked
+    advances it, and a cancel stops the checks between files."""
     path = Path(path)
     if path.suffix.lower() not in MANIFEST_FORMATS:
         raise FileRefused("a manifest must be a .csv or .jsonl file", file=path.name)
@@ -105,13 +110,18 @@ def read_manifest(path: Path, *, check_audio: bool = True, progress=None) -> lis
     if check_audio:
         # Each distinct file is checked once (rows may share one), side by side; each row keeps what its
         # file's check found, so the import stores it without looking again.
-        files = [(row.audio_path, row.audio) for _, row in parsed]
+        files = [(row.audio_path, row.audio) for _, row in parsed if row.clip_id not in stored]
         on_checked = None
         if progress is not None:
-            progress.set_total(len({Path(p).resolve() for p, _ in files}), message="Checking every audio file")
+            every_file = {row.audio_path for _, row in parsed}
+            progress.set_total(len(every_file) + len(parsed), message="Checking every audio file")
+            already = len(every_file - {p for p, _ in files}) + sum(1 for _, row in parsed if row.clip_id in stored)
+            progress.set_done(already)  # a fresh run starts at 0; a resume where the stored rows left it
             on_checked = progress.advance  # the page's bar moves with the checks; a cancel stops them
         checked = inspect_many(files, on_checked=on_checked)
         for line, row in parsed:
+            if row.clip_id in stored:
+                continue
             outcome = checked[row.audio_path]
             if isinstance(outcome, AudioRejected):
                 problems.append(FileProblem(file=path.name, line=line, field="audio", reason=f"invalid audio: {outcome}"))

@@ -11,6 +11,7 @@ from django.db import models
 
 
 class TestStatus(models.TextChoices):
+    IMPORTING = "importing", "Import incomplete"
     DRAFT = "draft", "Draft"
     PUBLISHED = "published", "Published"
 
@@ -30,7 +31,9 @@ class ListeningTestQuerySet(models.QuerySet):
 
 class ListeningTest(models.Model):
     """A test starts as a draft that no listener sees; an admin publishes it to every listener or to the
-    listeners they name."""
+    listeners they name. An import job stores its clips in batches under an "importing" test first: no
+    listener sees it and it cannot be published until the last clip is in (then it becomes a draft), and
+    the admin sees it as an unfinished import to resume or discard."""
 
     name = models.CharField(max_length=200, unique=True)
     status = models.CharField(max_length=20, choices=TestStatus.choices, default=TestStatus.DRAFT)
@@ -42,6 +45,12 @@ class ListeningTest(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     # The last split made for this test (ratios and seed), so the page can say how it was drawn.
     split_params = models.JSONField(default=dict, blank=True)
+    # The job that imports (imported) it, and how many clips its manifest holds: while the status is
+    # "importing", fewer are stored, and running the job again stores the rest.
+    import_job = models.OneToOneField(
+        "jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="listening_test"
+    )
+    clips_expected = models.PositiveIntegerField(default=0)
 
     objects = ListeningTestQuerySet.as_manager()
 
@@ -54,6 +63,10 @@ class ListeningTest(models.Model):
     @property
     def is_published(self) -> bool:
         return self.status == TestStatus.PUBLISHED
+
+    @property
+    def is_importing(self) -> bool:
+        return self.status == TestStatus.IMPORTING
 
     def is_open_to(self, listener) -> bool:
         if not self.is_published:

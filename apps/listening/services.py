@@ -1,5 +1,6 @@
 """Writes of the listening app: importing a test, the listener's claim/playback/rating, exclusion, splits
-and predictor uploads. Each multi-row write is one function and one transaction.
+and predictor uploads. Each multi-row write is one function and one transaction (an import job's clips:
+one per batch, under a test that stays "importing" until the last one; see import_listening_test).
 
 The five-distinct-listeners guarantee comes from apps.queues: a clip is a WorkItem of the test's pool;
 `claim_next` leases it, `lease_for_submission` + `mark_submitted` settle it under the item's row lock in
@@ -15,6 +16,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
+from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -23,6 +25,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from apps.audio.services import atomic_import, store_validated
 from apps.core.errors import Conflict, InvalidInput, NotFound
 from apps.core.tabular import RowModel, read_table
+from apps.jobs.services import abandon_job
 from apps.listening import splits as splitting
 from apps.listening.manifest import read_manifest
 from apps.listening.models import (
@@ -43,54 +46,156 @@ from apps.queues.models import Assignment, WorkItem
 
 # --- import ---------------------------------------------------------------------------------------------
 
-PROGRESS_EVERY = 100  # clips between progress writes (each is an UPDATE of the job row)
+IMPORT_BATCH = 20  # clips per committed batch: a short transaction, and one progress write
 
 
 def import_listening_test(*, name: str, manifest: Path, acting_user=None, progress=None) -> ListeningTest:
-    """Create a test from a CSV/JSONL manifest. Atomic: a bad row (reported with its line) stores nothing,
-    audio files included. `progress` (a jobs Progress) hears of each checked file and the stored clips and may cancel, which
-    rolls everything back."""
+    """Create a test from a CSV/JSONL manifest. Every row and its audio are checked first: a bad row
+    (reported with its line) refuses the manifest and nothing is stored.
+
+    Without `progress` (the command line, the demo) the import is one transaction: all or nothing, audio
+    files included. With a job's `progress` it is resumable: the test is created "importing" (no listener
+    sees it, it cannot be published) and its clips are stored in committed batches of IMPORT_BATCH, each
+    moving the bar; the last batch makes it a draft. Run again for the same job (resume, or a worker taking
+    over a lost one) it skips what is stored: the unique (test, clip_id) key makes a clip stored twice
+    impossible. A cancel stops it between files or batches."""
     name = name.strip()
     if not name:
         raise InvalidInput("the test needs a name", field="name")
-    rows = read_manifest(Path(manifest), progress=progress)
+    job = progress.job if progress is not None else None
+    test = ListeningTest.objects.filter(import_job=job).first() if job is not None else None
+    stored = set(test.clips.values_list("clip_id", flat=True)) if test is not None else set()
+    rows = read_manifest(Path(manifest), progress=progress, stored=stored)
+    if test is not None and not test.is_importing:
+        return test  # an earlier run finished it (its worker died before the job row said so)
+    if job is None:
+        with atomic_import():  # batches become savepoints of one transaction
+            test = _begin_import(name=name, rows=rows, acting_user=acting_user)
+            _store_clips(test, rows)
+            return _finish_import(test)
+    test = test or _begin_import(name=name, rows=rows, acting_user=acting_user, job=job)
+    _store_clips(test, [r for r in rows if r.clip_id not in stored], progress=progress)
+    return _finish_import(test)
+
+
+def _begin_import(*, name: str, rows, acting_user=None, job=None) -> ListeningTest:
+    taken = Conflict(f"a listening test named {name!r} already exists; choose another name", code="name_taken")
     if ListeningTest.objects.filter(name=name).exists():
-        raise Conflict(f"a listening test named {name!r} already exists; choose another name", code="name_taken")
+        raise taken
+    try:
+        with transaction.atomic():
+            pool = queues.create_pool(
+                name=f"listening: {name}", kind="listening",
+                required_per_item=settings.LISTENING_RATINGS_PER_CLIP, lease_seconds=settings.LISTENING_LEASE_SECONDS,
+            )
+            return ListeningTest.objects.create(
+                name=name, pool=pool, status=TestStatus.IMPORTING, clips_expected=len(rows), import_job=job,
+                created_by=acting_user if acting_user and acting_user.pk else None,
+            )
+    except IntegrityError:  # the unique name, taken by a concurrent import
+        raise taken from None
+
+
+def _store_clips(test: ListeningTest, rows, *, progress=None) -> None:
+    """Store the rows in batches of IMPORT_BATCH, each in a transaction of its own (with a job's
+    `progress`) or in a savepoint of the caller's transaction (without)."""
+    # Clip ids reach listeners (API, form URLs): store clips in random order so an id says nothing about
+    # the manifest's order (often grouped by system or source type), nor whether a clip is gold.
+    todo = list(rows)
+    random.SystemRandom().shuffle(todo)
+    checked = progress.job.total - test.clips_expected if progress is not None else 0  # the files, in the bar
+    stored = test.clips.count()
+    while todo:
+        chunk, todo = todo[:IMPORT_BATCH], todo[IMPORT_BATCH:]
+        try:
+            # A job stores the audio ahead of the batch, outside any transaction: copying files is the slow
+            # part, and no lock is held meanwhile (on SQLite a transaction holds the whole database), so a
+            # cancel request or a page never waits for it. An asset is whole on its own and found again by
+            # its content hash: one stored ahead of a batch that then fails is reused by the next run.
+            assets = _store_audio(chunk) if progress is not None else None
+            with transaction.atomic():
+                if progress is not None:
+                    # First, fenced by this run's claim: the count commits with the clips it counts, a run
+                    # that lost its claim writes nothing (LeaseLost), and the job row stays locked until
+                    # the commit, so no other run can take the job over halfway through a batch.
+                    progress.save_done(checked + stored + len(chunk), message=f"Stored {stored + len(chunk)} of {test.clips_expected} clips")
+                _store_batch(test, chunk, assets=assets if assets is not None else _store_audio(chunk, retry=False))
+        except IntegrityError:
+            # Another run stored some of these meanwhile (the unique keys refused them): keep its clips
+            # and go on with the rest; if it stored none of them, the conflict is something else.
+            there = set(test.clips.filter(clip_id__in=[r.clip_id for r in chunk]).values_list("clip_id", flat=True))
+            if not there:
+                raise
+            todo = [r for r in chunk if r.clip_id not in there] + todo
+            stored = test.clips.count()
+            continue
+        stored += len(chunk)
+        if progress is not None:
+            progress.check_cancelled()
+
+
+def _store_audio(rows, *, retry: bool = True) -> dict:
+    """Each distinct file once, from the check read_manifest made (no second decode): one lookup of what is
+    stored already and one bulk insert, in the order of the content hashes, so two imports storing the
+    same files take the unique keys' locks in the same order (one waits, none deadlocks). `retry`, outside
+    a transaction: a file another import stored meanwhile is found by the second lookup."""
+    files = [(r.audio_path, r.audio_info, Path(r.audio_path).name) for r in sorted(rows, key=lambda r: r.audio_info.sha256)]
+    try:
+        return store_validated(files)
+    except IntegrityError:
+        if not retry:
+            raise
+        return store_validated(files)
+
+
+def _store_batch(test: ListeningTest, rows, *, assets: dict) -> None:
     regular = [r for r in rows if not r.is_gold]
     gold = [r for r in rows if r.is_gold]
-    # The bar: first every audio file checked (the slow part, reported by read_manifest as it goes), then
-    # the clips stored; those commit together, so a page sees the second part complete at once.
-    offset = progress.job.done if progress is not None else 0
-    if progress is not None:
-        progress.set_total(offset + len(rows), message="Storing the clips (saved together at the end)")
-    with atomic_import():
-        pool = queues.create_pool(
-            name=f"listening: {name}", kind="listening",
-            required_per_item=settings.LISTENING_RATINGS_PER_CLIP, lease_seconds=settings.LISTENING_LEASE_SECONDS,
+    items = iter(queues.add_items(test.pool, len(regular)))
+    # Gold clips go to every listener once, mixed into their own random order; they take no K slots.
+    gold_items = iter(queues.add_items(test.pool, len(gold), capacity=WorkItem.UNLIMITED) if gold else [])
+    Clip.objects.bulk_create([
+        Clip(
+            test=test, work_item=next(gold_items if row.is_gold else items), clip_id=row.clip_id,
+            asset=assets[row.audio_info.sha256], audio_name=row.audio, text=row.text, speaker=row.speaker,
+            source_type=row.source_type, style=row.style, category=row.category, system=row.system,
+            gold_min=row.gold_min, gold_max=row.gold_max,
         )
-        test = ListeningTest.objects.create(name=name, pool=pool, created_by=acting_user if acting_user and acting_user.pk else None)
-        items = queues.add_items(pool, len(regular))
-        # Gold clips go to every listener once, mixed into their own random order; they take no K slots.
-        items += queues.add_items(pool, len(gold), capacity=WorkItem.UNLIMITED) if gold else []
-        clips = []
-        # Clip ids reach listeners (API, form URLs): store clips in random order so an id says nothing about
-        # the manifest's order (often grouped by system or source type), nor whether a clip is gold.
-        pairs = list(zip(regular + gold, items, strict=True))
-        random.SystemRandom().shuffle(pairs)
-        # Each distinct file is stored once, from the check read_manifest made (no second decode), in one
-        # lookup of what is stored already and one bulk insert.
-        assets = store_validated([(r.audio_path, r.audio_info, Path(r.audio_path).name) for r in rows])
-        for step, (row, item) in enumerate(pairs, start=1):
-            clips.append(Clip(
-                test=test, work_item=item, clip_id=row.clip_id, asset=assets[row.audio_info.sha256],
-                audio_name=row.audio,
-                text=row.text, speaker=row.speaker, source_type=row.source_type, style=row.style,
-                category=row.category, system=row.system, gold_min=row.gold_min, gold_max=row.gold_max,
-            ))
-            if progress is not None and (step % PROGRESS_EVERY == 0 or step == len(pairs)):
-                progress.set_done(offset + step)
-        Clip.objects.bulk_create(clips, batch_size=1000)
+        for row in rows
+    ])
+
+
+def _finish_import(test: ListeningTest) -> ListeningTest:
+    """Every clip is in: the test becomes a draft the admin can publish."""
+    stored = test.clips.count()
+    if stored != test.clips_expected:
+        raise RuntimeError(f"{test.name}: {stored} of {test.clips_expected} clips stored; the import is not complete")
+    ListeningTest.objects.filter(pk=test.pk, status=TestStatus.IMPORTING).update(status=TestStatus.DRAFT)
+    test.refresh_from_db()
     return test
+
+
+def discard_import(*, test: ListeningTest, acting_user=None) -> None:
+    """Drop an import that did not finish: the test, its clips and work items, and the uploaded bundle.
+    Its job ends for good (its page offers uploading again). Refused while the job runs: cancel it first.
+    The audio files stay: they are stored once by content, and an upload again finds them."""
+    if not test.is_importing:
+        raise Conflict(f"{test.name} is imported completely; there is nothing to discard", code="import_complete")
+    job = test.import_job
+    with transaction.atomic():
+        if job is not None:
+            who = f" by {acting_user.username}" if acting_user and acting_user.pk else ""
+            ended = abandon_job(job=job, message=f"Discarded{who}", result={
+                "errors": [f"The unfinished import was discarded{who}: nothing of it is kept. Upload the bundle again to import it."],
+            })
+            if not ended:
+                raise Conflict("The import is still running; cancel it first, then discard it.", code="import_running")
+            bundle = job.params.get("bundle")
+            if bundle:
+                transaction.on_commit(lambda: default_storage.delete(bundle))
+        pool = test.pool
+        test.delete()  # its clips (and their servings, consents: none, it was never open) go with it
+        pool.delete()  # and the work items
 
 
 # --- the listener's flow --------------------------------------------------------------------------------
@@ -106,6 +211,8 @@ def publish_test(*, test: ListeningTest, acting_user, audience: str = Audience.E
     named. Listeners see only published tests meant for them."""
     from apps.accounts.roles import Role
 
+    if test.is_importing:
+        raise Conflict(f"{test.name} is not imported completely yet; resume or discard its import first", code="import_incomplete")
     if audience not in Audience.values:
         raise InvalidInput(f"audience must be one of {', '.join(Audience.values)}, not {audience!r}", field="audience")
     listeners = list(listeners)

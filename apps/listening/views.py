@@ -19,11 +19,11 @@ from apps.accounts.models import User
 from apps.accounts.permissions import can
 from apps.core.errors import ApplicationError, Conflict, InvalidInput
 from apps.jobs.models import Job, JobStatus
-from apps.jobs.services import start_job
+from apps.jobs.services import resume_job, start_job
 from apps.listening import exports, selectors, services
 from apps.listening.forms import ImportForm, PredictionsForm, SplitForm
 from apps.listening.jobs import BUNDLE_FOLDER
-from apps.listening.models import Clip, Consent, ListeningTest, Predictor
+from apps.listening.models import Clip, Consent, ListeningTest, Predictor, TestStatus
 from apps.queues.selectors import unreachable_items
 
 ACR_SCALE = [
@@ -137,6 +137,8 @@ def import_test(request):
         name = form.cleaned_data["name"].strip()
         if not upload.name.lower().endswith(".zip"):
             form.add_error("bundle", "Upload a .zip holding the manifest and its audio files.")
+        elif ListeningTest.objects.filter(name=name, status=TestStatus.IMPORTING).exists():
+            form.add_error("name", f"An unfinished import holds the name {name!r}: resume or discard it on the tests page.")
         elif ListeningTest.objects.filter(name=name).exists():
             form.add_error("name", f"A listening test named {name!r} already exists.")
         else:
@@ -157,8 +159,34 @@ def import_status(request, job_pk):
     if job.status == JobStatus.SUCCEEDED and job.result.get("test"):
         test = ListeningTest.objects.filter(pk=job.result["test"]).first()
     return render(request, "listening/import_status.html", {
-        "job": job, "test": test, "errors": job.result.get("errors", []) if job.status == JobStatus.FAILED else [],
+        "job": job, "test": test, "unfinished": ListeningTest.objects.filter(import_job=job, status=TestStatus.IMPORTING).first(),
+        "errors": job.result.get("errors", []) if job.status in (JobStatus.FAILED, JobStatus.CANCELLED) else [],
     })
+
+
+@login_required
+@require_POST
+def resume_import(request, pk):
+    """Go on with an unfinished import from the clips it stored; its page shows the bar."""
+    _require(request, "listening.manage")
+    test = get_object_or_404(ListeningTest, pk=pk, status=TestStatus.IMPORTING, import_job__isnull=False)
+    if not resume_job(job=test.import_job):
+        messages.info(request, "The import is not stopped: it runs, or waits for a worker.")
+    return redirect("listening:import_status", job_pk=test.import_job_id)
+
+
+@login_required
+@require_POST
+def discard_import(request, pk):
+    _require(request, "listening.manage")
+    test = get_object_or_404(ListeningTest, pk=pk, status=TestStatus.IMPORTING)
+    try:
+        services.discard_import(test=test, acting_user=request.user)
+    except Conflict as refused:
+        messages.error(request, str(refused))
+    else:
+        messages.success(request, f"The unfinished import of {test.name} was discarded.")
+    return redirect("listening:manage")
 
 
 @login_required
@@ -186,7 +214,7 @@ def publish(request, pk):
     chosen = User.objects.filter(pk__in=[v for v in request.POST.getlist("listeners") if v.isdigit()])
     try:
         services.publish_test(test=test, acting_user=request.user, audience=audience, listeners=chosen)
-    except InvalidInput as refused:
+    except (InvalidInput, Conflict) as refused:
         messages.error(request, f"Not published: {refused.message}")
         return redirect(f"{reverse('listening:dashboard', args=[test.pk])}#publish")
     who = "every listener" if audience == "everyone" else ", ".join(u.username for u in chosen)
