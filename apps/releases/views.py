@@ -23,12 +23,12 @@ def _admin(request):
 def _sources_for_form():
     """(kind, [("kind:id", label)]) for the build form's source list."""
     from apps.authoring.models import QuestionSet
-    from apps.listening.models import ListeningTest
+    from apps.listening.models import ListeningTest, TestStatus
     from apps.transfer.models import SourceBenchmark
     from apps.verification.models import VerificationProject
 
     groups = [
-        (ReleaseKind.MOS, ListeningTest.objects.order_by("name")),
+        (ReleaseKind.MOS, ListeningTest.objects.exclude(status=TestStatus.IMPORTING).order_by("name")),
         (ReleaseKind.HPSU, VerificationProject.objects.order_by("name")),
         (ReleaseKind.SPOKEN_QA, SourceBenchmark.objects.order_by("name")),
         (ReleaseKind.KMMAU, QuestionSet.objects.order_by("name")),

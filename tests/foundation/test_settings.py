@@ -39,8 +39,9 @@ def test_it_refuses_a_bad_value_and_names_it(overrides, message, tmp_path):
     assert message in result.stderr
 
 
-def test_the_embedded_default_needs_no_variables(tmp_path):
-    result = run_django({"SORI_DATA_DIR": str(tmp_path)}, "shell", "-v", "0", "-c",
+@pytest.mark.parametrize("empty", [{}, {"DATABASE_URL": "", "REDIS_URL": ""}], ids=["unset", "set but empty"])
+def test_the_embedded_default_needs_no_variables(tmp_path, empty):
+    result = run_django({"SORI_DATA_DIR": str(tmp_path), **empty}, "shell", "-v", "0", "-c",
                         "from django.conf import settings as s; print(s.DATABASES['default']['ENGINE'], s.JOB_RUNNER, s.MEDIA_ROOT)")
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["django.db.backends.sqlite3", "thread", str(tmp_path / "media")]

@@ -37,3 +37,15 @@ def test_build_release_names_what_is_wrong(settled_project, admin, tmp_path):
         call_command("build_release", "--kind", "hpsu", "--from", str(settled_project.pk), "--name", "hpsu",
                      "--version", "1.0.0", "--out", str(tmp_path / "c"), "--license", "MIT", "--source", "HPSU")
     assert not Release.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_listening_test_still_importing_is_not_released(rated_test, admin):
+    from apps.core.errors import Conflict
+    from apps.listening.models import ListeningTest, TestStatus
+    from apps.releases.services import create_release
+
+    ListeningTest.objects.filter(pk=rated_test.pk).update(status=TestStatus.IMPORTING)
+    with pytest.raises(Conflict, match="still importing"):
+        create_release(acting_user=admin, kind="mos", source_id=rated_test.pk, name="komos", version="1.0.0",
+                       license="CC-BY-4.0", sources=[{"name": "Sori listening test", "license": "CC-BY-4.0"}])

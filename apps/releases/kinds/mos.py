@@ -6,6 +6,7 @@ agree; gold (quality-control) clips and excluded listeners stay out, as in the t
 import shutil
 from pathlib import Path
 
+from apps.core.errors import Conflict
 from apps.releases.kinds import Built, Item, SourceMissing, Ticker
 
 CLIP_COLUMNS = {
@@ -18,11 +19,14 @@ RATING_COLUMNS = {"clip_id": "string", "audio": "audio", "listener": "string", "
 
 
 def source(source_id: int):
-    from apps.listening.models import ListeningTest
+    from apps.listening.models import ListeningTest, TestStatus
 
     test = ListeningTest.objects.filter(pk=source_id).first()
     if test is None:
         raise SourceMissing(f"no listening test with id {source_id}")
+    if test.status == TestStatus.IMPORTING:  # some of its clips are not stored yet
+        raise Conflict(f"listening test {test.name!r} is still importing; resume or discard the import first",
+                       code="importing")
     return test
 
 

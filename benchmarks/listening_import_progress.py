@@ -1,7 +1,7 @@
 """Measure how an import job's progress moves (not a test; run it by hand):
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/sori_imports SORI_JOB_RUNNER=thread \
-    SORI_DATA_DIR=$(mktemp -d) .venv/bin/python tests/listening/measure_import_progress.py --clips 240
+    SORI_DATA_DIR=$(mktemp -d) .venv/bin/python benchmarks/listening_import_progress.py --clips 240
 
 It builds a bundle of N distinct WAVs (3 s, 16 kHz), starts the "listening.import" job in a thread, reads the
 job row every 50 ms and prints how long the bar sat at 0 %, the distinct values it showed, the longest
@@ -17,7 +17,7 @@ import time
 import zipfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 import django  # noqa: E402
