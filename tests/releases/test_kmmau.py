@@ -152,3 +152,12 @@ def test_a_kmmau_item_page_names_the_people_for_admins_in_bounded_queries(kmmau_
 def test_the_build_form_offers_question_sets(kmmau_set, admin, client_for):
     html = client_for(admin).get("/releases/").content.decode()
     assert f'value="kmmau:{kmmau_set.pk}"' in html and f"{kmmau_set.name} (#{kmmau_set.pk})" in html
+
+
+def test_a_question_set_without_accepted_questions_is_refused_before_a_build(question_set, admin):
+    from apps.core.errors import Conflict
+    from apps.releases.services import create_release
+
+    with pytest.raises(Conflict, match="no accepted questions yet"):
+        create_release(acting_user=admin, kind="kmmau", source_id=question_set.pk, name="kmmau", version="1.0.0")
+    assert not Release.objects.exists()

@@ -2,11 +2,12 @@
 capability, as KRAFTON publishes KMMAU (`original_dataset`, `original_sample_id`). Rows come from
 apps.authoring.exports.mmau_rows and the audio (whole clips, or cut segments) from its write_export, so the
 release and the authoring export agree; `kmmau.json` (MMAU's test-mini layout, which MMAU's evaluation script
-reads) travels beside the Parquet. Authors and reviewers appear as stored pseudonyms only: the rows' own
-provenance is replaced by the release's."""
+reads) travels beside the Parquet. Authors, reviewers, blind answerers and resolvers appear as stored
+pseudonyms only: the rows' own provenance is replaced by the release's."""
 
 from pathlib import Path
 
+from apps.core.errors import Conflict
 from apps.releases import pseudonyms
 from apps.releases.kinds import Built, Item, SourceMissing, Ticker
 from apps.releases.kinds.provenance_common import agent_calls
@@ -26,10 +27,13 @@ MMAU_KEYS = ["id", "audio_id", "question", "choices", "answer", "dataset", "task
 
 def source(source_id: int):
     from apps.authoring.models import QuestionSet
+    from apps.authoring.selectors import accepted_questions
 
     question_set = QuestionSet.objects.filter(pk=source_id).first()
     if question_set is None:
         raise SourceMissing(f"no question set with id {source_id}")
+    if not accepted_questions(question_set).exists():
+        raise Conflict(f"question set {question_set.name!r} has no accepted questions yet", code="nothing_to_release")
     return question_set
 
 
