@@ -2,8 +2,9 @@
 and the per-subset report (the paper's Appendix Table 2)."""
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 
-from django.db.models import Count, Max, OuterRef, Q, Subquery
+from django.db.models import Count, Max, OuterRef, Q, Subquery, Sum
 
 from apps.agents.models import AgentCall
 from apps.transfer.models import (
@@ -166,9 +167,13 @@ def run_cost(run: ReviewRun | TranslationRun):
     return AgentCall.objects.filter(job_id=run.job_id).total_cost()
 
 
-def run_calls(run: ReviewRun | TranslationRun) -> int:
-    """How many agent calls the run made so far (its cost reads "no agent calls yet" before the first)."""
-    return AgentCall.objects.filter(job_id=run.job_id).count() if run.job_id else 0
+def run_spending(runs) -> dict[int, tuple[Decimal, int]]:
+    """run id -> (agent cost so far, calls so far) for review or translation runs, in one query however many
+    (a cost reads "no agent calls yet" before the first call)."""
+    by_job = {row["job_id"]: (row["cost"] or Decimal("0"), row["calls"]) for row in
+              AgentCall.objects.filter(job_id__in=[r.job_id for r in runs if r.job_id])
+              .values("job_id").annotate(cost=Sum("cost_usd"), calls=Count("id")).order_by()}
+    return {run.pk: by_job.get(run.job_id, (Decimal("0"), 0)) for run in runs}
 
 
 def benchmark_overview() -> list[dict]:
@@ -268,6 +273,7 @@ def translation_report(run: TranslationRun) -> dict:
     total = {a: sum(c[a] for c in subsets.values()) for a in actions}
     translated = len(rows)
     flagged = sum(total[a] for a in FLAGGED)
+    spent, calls = run_spending([run])[run.pk]
     return {
         "subsets": [{"subset": name, **counts, "total": sum(counts.values())} for name, counts in sorted(subsets.items())],
         "total": {**total, "total": translated},
@@ -277,8 +283,8 @@ def translation_report(run: TranslationRun) -> dict:
         "paper": {"flagged": PAPER_FLAGGED, "total": PAPER_TOTAL,
                   "percent": round(100 * PAPER_FLAGGED / PAPER_TOTAL, 1)},
         "stale": stale_count(run),
-        "cost_usd": str(run_cost(run)),
-        "calls": run_calls(run),
+        "cost_usd": str(spent),
+        "calls": calls,
     }
 
 

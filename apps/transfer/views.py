@@ -71,8 +71,9 @@ def ground_truth(request):
         services.check_ground_truth_ready()
     except (AgentError, ValueError) as exc:
         ready_error = str(exc)
-    runs = [(run, selectors.run_cost(run), selectors.run_calls(run))
-            for run in ReviewRun.objects.select_related("job", "benchmark")[:20]]
+    recent = list(ReviewRun.objects.select_related("job", "benchmark")[:20])
+    spending = selectors.run_spending(recent)
+    runs = [(run, *spending[run.pk]) for run in recent]
     reports = [(b, selectors.correction_report(b)) for b in SourceBenchmark.objects.all()]
     return render(request, "transfer/ground_truth.html", {
         "form": form, "ready_error": ready_error, "roles": agent_selectors.provider_status(), "runs": runs,
