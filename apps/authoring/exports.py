@@ -107,20 +107,17 @@ def license_text(question_set: QuestionSet, rows: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_export(question_set: QuestionSet, out_dir: Path) -> dict:
-    """Write kmmau.json, kmmau.csv, LICENSE.md and audios/ into out_dir; returns counts."""
-    from pydub import AudioSegment  # imported here: only the export cuts segments
+def write_audio(rows: list[dict], questions: dict[str, Question], out_dir: Path) -> int:
+    """Each row's audio (the whole clip, or its cut segment) at its `audio_id` under out_dir, each file once;
+    `questions` maps row id -> question. Returns the number of files written."""
+    from pydub import AudioSegment  # imported here: only the exports cut segments
 
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    rows = mmau_rows(question_set)
-    questions = {row_id(q): q for q in accepted_questions(question_set)}
     written = set()
     for row in rows:
         if row["audio_id"] in written:
             continue
         q = questions[row["id"]]
-        target = out_dir / row["audio_id"]
+        target = Path(out_dir) / row["audio_id"]
         target.parent.mkdir(parents=True, exist_ok=True)
         asset = q.clip.audio
         if q.start_seconds is None and asset.format == "wav":
@@ -133,7 +130,16 @@ def write_export(question_set: QuestionSet, out_dir: Path) -> dict:
                 audio = audio[int(q.start_seconds * 1000):int(q.end_seconds * 1000)]
             audio.export(target, format="wav")
         written.add(row["audio_id"])
+    return len(written)
+
+
+def write_export(question_set: QuestionSet, out_dir: Path) -> dict:
+    """Write kmmau.json, kmmau.csv, LICENSE.md and audios/ into out_dir; returns counts."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    rows = mmau_rows(question_set)
+    audio_files = write_audio(rows, {row_id(q): q for q in accepted_questions(question_set)}, out_dir)
     (out_dir / EXPORT_JSON).write_text(json.dumps(rows, ensure_ascii=False, indent=2), encoding="utf-8")
     (out_dir / EXPORT_CSV).write_text(csv_text(rows), encoding="utf-8")
     (out_dir / LICENSE_FILE).write_text(license_text(question_set, rows), encoding="utf-8")
-    return {"questions": len(rows), "audio_files": len(written)}
+    return {"questions": len(rows), "audio_files": audio_files}

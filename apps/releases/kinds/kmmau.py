@@ -1,7 +1,7 @@
 """KMMAU release of a question set (seed 000, section 3.2): MMAU's fields plus audio, one config per
-capability, as KRAFTON publishes KMMAU (`original_dataset`, `original_sample_id`). Rows come from
-apps.authoring.exports.mmau_rows and the audio (whole clips, or cut segments) from its write_export, so the
-release and the authoring export agree; `kmmau.json` (MMAU's test-mini layout, which MMAU's evaluation script
+capability, as KRAFTON publishes KMMAU (`original_dataset`, `original_sample_id`). Rows, audio (whole clips,
+or cut segments) and LICENSE.md come from apps.authoring.exports (mmau_rows, write_audio, license_text), so
+the release and the authoring export agree; `kmmau.json` (MMAU's test-mini layout, which MMAU's evaluation script
 reads) travels beside the Parquet. Authors, reviewers, blind answerers and resolvers appear as stored
 pseudonyms only: the rows' own provenance is replaced by the release's."""
 
@@ -12,7 +12,7 @@ from apps.releases import pseudonyms
 from apps.releases.kinds import Built, Item, SourceMissing, Ticker
 from apps.releases.kinds.provenance_common import agent_calls
 from apps.releases.licences import KNOWN_SOURCES
-from apps.releases.writing import write_json
+from apps.releases.writing import write_json, write_text
 
 COLUMNS = {
     "id": "string", "audio": "audio", "audio_id": "string", "question": "string", "choices": "list:string",
@@ -50,25 +50,23 @@ def default_license(question_set) -> str:
 def default_sources(question_set) -> list[dict]:
     from apps.authoring.selectors import accepted_questions
 
-    corpora = {q.clip.corpus.name: q.clip.corpus.license for q in accepted_questions(question_set)}
+    pairs = accepted_questions(question_set).order_by().values_list("clip__corpus__name", "clip__corpus__license")
+    corpora = dict(pairs.distinct())
     return [{"name": KNOWN_SOURCES.get(name.lower(), (name,))[0], "license": lic} for name, lic in sorted(corpora.items())]
 
 
 def build(question_set, folder: Path, progress) -> Built:
-    from apps.authoring.exports import mmau_rows, row_id, write_export
+    from apps.authoring.exports import LICENSE_FILE, license_text, mmau_rows, row_id, write_audio
     from apps.authoring.selectors import accepted_questions
 
     ticker = Ticker(progress, 2, "Cutting audio and writing MMAU rows")
-    counts = write_export(question_set, folder)
-    # The release keeps audio under audio/ (its layout for every kind) and one MMAU file, rewritten below.
-    (folder / "audios").rename(folder / "audio")
-    for name in ("kmmau.csv", "kmmau.json"):
-        (folder / name).unlink()
-    ticker.tick()
     rows = mmau_rows(question_set)
-    for row in rows:
+    for row in rows:  # the release keeps audio under audio/, its layout for every kind
         row["audio_id"] = "./audio/" + row["audio_id"].removeprefix("./audios/")
     questions = {row_id(q): q for q in accepted_questions(question_set).prefetch_related("agent_calls")}
+    audio_files = write_audio(rows, questions, folder)
+    write_text(folder / LICENSE_FILE, license_text(question_set, rows))
+    ticker.tick()
     decided = _human_decisions(questions.values())
     names = pseudonyms.for_users({user for steps in decided.values() for user, _ in steps})
     calls = agent_calls(c.pk for q in questions.values() for c in q.agent_calls.all())
@@ -103,7 +101,7 @@ def build(question_set, folder: Path, progress) -> Built:
     return Built(
         columns={c: COLUMNS for c in sorted(capabilities)},
         items=items,
-        statistics={"questions": len(items), "audio files": counts["audio_files"],
+        statistics={"questions": len(items), "audio files": audio_files,
                     "questions per capability": dict(sorted(capabilities.items()))},
         how_built=[
             f"Question set {question_set.name!r}: rule-based questions from speaker metadata (age, gender, number "
