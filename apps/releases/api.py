@@ -2,20 +2,17 @@
 with its files and checksums, publish it, download its archive, and diff two versions. The same services as
 the pages and the commands, so the same refusals."""
 
-from django.core.files.storage import default_storage
-from django.http import FileResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, serializers, status
-from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.permissions import IsSoriAdmin
 from apps.core.api import StrictInput, error_responses
-from apps.releases import licences, selectors, services
-from apps.releases.models import Release, ReleaseKind, ReleaseStatus
+from apps.releases import licences, selectors, services, views
+from apps.releases.models import Release, ReleaseKind
 
 
 class SourceLicence(StrictInput):
@@ -123,11 +120,7 @@ class ArchiveView(APIView):
 
     @extend_schema(responses={(200, "application/zip"): OpenApiResponse(OpenApiTypes.BINARY), **error_responses(403, 404)})
     def get(self, request, pk):
-        release = get_object_or_404(Release, pk=pk, status__in=[ReleaseStatus.BUILT, ReleaseStatus.PUBLISHED])
-        if not release.archive or not default_storage.exists(release.archive):
-            raise NotFound("the archive is not stored")
-        return FileResponse(default_storage.open(release.archive, "rb"), as_attachment=True,
-                            filename=f"{release.folder}.zip", content_type="application/zip")
+        return views.archive_response(pk)
 
 
 class DiffView(APIView):

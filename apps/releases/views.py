@@ -91,14 +91,19 @@ def publish(request, pk: int):
     return redirect("releases:detail", pk=pk)
 
 
-@login_required
-def download(request, pk: int):
-    _admin(request)
+def archive_response(pk: int) -> FileResponse:
+    """The stored zip of a built or published release, as a download (the page's and the API's)."""
     release = get_object_or_404(Release, pk=pk, status__in=[ReleaseStatus.BUILT, ReleaseStatus.PUBLISHED])
     if not release.archive or not default_storage.exists(release.archive):
         raise Http404("the archive is not stored")
     return FileResponse(default_storage.open(release.archive, "rb"), as_attachment=True,
                         filename=f"{release.folder}.zip", content_type="application/zip")
+
+
+@login_required
+def download(request, pk: int):
+    _admin(request)
+    return archive_response(pk)
 
 
 @login_required
