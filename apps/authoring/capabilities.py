@@ -1,9 +1,10 @@
 """The nine KMMAU capabilities (seed 000, section 4.3; DESIGN.md 2.3): their category, construction method,
 option count, the label the export writes, and the difficulty Sori gives them.
 
-Difficulty follows how hard each capability was for the eight models of seed 000 Appendix Table 6 (mean
-accuracy): gender and topic summary easy (over 80 %), number of speakers and word frequency hard (under
-35 %), the rest medium. MMAU's evaluation script only accepts easy, medium and hard."""
+Difficulty follows how hard each capability was for the eight models of seed 000 Appendix Table 6: easy
+when their mean accuracy is over 80 %, hard under 35 %, medium between (`difficulty_for`). By that rule no
+capability is easy (gender 74.2 %, topic summary 79.0 %), number of speakers (28.2 %) and word frequency
+(28.1 %) are hard, and the rest medium. MMAU's evaluation script only accepts easy, medium and hard."""
 
 from dataclasses import dataclass
 
@@ -29,6 +30,33 @@ class Method(models.TextChoices):
     MANUAL = "manual", "Fully manual"
 
 
+# Seed 000 Appendix Table 6: accuracy (%) of the eight models (Raon-Speech, Qwen2.5-Omni, Audio Flamingo3,
+# Step-Audio 2 Mini, Interactive Omni, Fun-Audio Chat, HyperCLOVA X 8B Omni, MiniCPM-o 4.5) per capability.
+TABLE6_ACCURACY: dict[str, tuple[float, ...]] = {
+    Capability.AGE: (62.0, 41.3, 21.0, 52.2, 29.0, 47.5, 21.0, 51.8),
+    Capability.GENDER: (93.7, 98.9, 57.0, 88.9, 46.3, 87.8, 30.0, 91.1),
+    Capability.NUM_SPEAKERS: (30.0, 29.0, 26.0, 28.0, 23.0, 33.0, 21.0, 36.0),
+    Capability.WORD_ORDER: (98.7, 80.4, 54.1, 94.0, 52.6, 74.1, 15.0, 54.3),
+    Capability.WORD_FREQUENCY: (42.8, 34.4, 13.9, 25.6, 21.1, 42.2, 18.9, 26.1),
+    Capability.FACT_EXTRACTION: (86.9, 81.8, 59.6, 79.8, 33.3, 91.9, 36.4, 88.9),
+    Capability.TOPIC_SUMMARY: (92.0, 82.0, 72.0, 91.0, 32.0, 96.0, 69.0, 98.0),
+    Capability.ROLE_PROFESSION: (75.0, 80.0, 69.0, 83.0, 14.0, 92.0, 44.0, 78.0),
+    Capability.GENERAL_COUNTING: (65.4, 38.5, 34.6, 40.4, 25.0, 69.2, 28.8, 42.3),
+}
+EASY_ABOVE, HARD_BELOW = 80.0, 35.0  # mean accuracy (%) bounds of the difficulty labels
+
+
+def difficulty_for(mean_accuracy: float) -> str:
+    """MMAU's difficulty label for a capability the models answer with this mean accuracy (%)."""
+    if mean_accuracy > EASY_ABOVE:
+        return "easy"
+    return "hard" if mean_accuracy < HARD_BELOW else "medium"
+
+
+# Derived from the table, in one place: the export and the release read it through SPECS.
+DIFFICULTY: dict[str, str] = {cap: difficulty_for(sum(acc) / len(acc)) for cap, acc in TABLE6_ACCURACY.items()}
+
+
 @dataclass(frozen=True)
 class Spec:
     category: str  # "Acoustic" or "Contextual", as seed 000 Table 6 writes them
@@ -37,16 +65,20 @@ class Spec:
     difficulty: str
 
 
+def _spec(capability: str, category: str, method: str, options: int) -> Spec:
+    return Spec(category, method, options, DIFFICULTY[capability])
+
+
 SPECS: dict[str, Spec] = {
-    Capability.AGE: Spec("Acoustic", Method.METADATA, 3, "medium"),
-    Capability.GENDER: Spec("Acoustic", Method.METADATA, 2, "easy"),
-    Capability.NUM_SPEAKERS: Spec("Acoustic", Method.METADATA, 4, "hard"),
-    Capability.WORD_ORDER: Spec("Contextual", Method.TRANSCRIPT, 4, "medium"),
-    Capability.WORD_FREQUENCY: Spec("Contextual", Method.TRANSCRIPT, 4, "hard"),
-    Capability.FACT_EXTRACTION: Spec("Contextual", Method.AGENT, 4, "medium"),
-    Capability.TOPIC_SUMMARY: Spec("Contextual", Method.AGENT, 4, "easy"),
-    Capability.ROLE_PROFESSION: Spec("Contextual", Method.MANUAL, 4, "medium"),
-    Capability.GENERAL_COUNTING: Spec("Contextual", Method.MANUAL, 4, "hard"),
+    Capability.AGE: _spec(Capability.AGE, "Acoustic", Method.METADATA, 3),
+    Capability.GENDER: _spec(Capability.GENDER, "Acoustic", Method.METADATA, 2),
+    Capability.NUM_SPEAKERS: _spec(Capability.NUM_SPEAKERS, "Acoustic", Method.METADATA, 4),
+    Capability.WORD_ORDER: _spec(Capability.WORD_ORDER, "Contextual", Method.TRANSCRIPT, 4),
+    Capability.WORD_FREQUENCY: _spec(Capability.WORD_FREQUENCY, "Contextual", Method.TRANSCRIPT, 4),
+    Capability.FACT_EXTRACTION: _spec(Capability.FACT_EXTRACTION, "Contextual", Method.AGENT, 4),
+    Capability.TOPIC_SUMMARY: _spec(Capability.TOPIC_SUMMARY, "Contextual", Method.AGENT, 4),
+    Capability.ROLE_PROFESSION: _spec(Capability.ROLE_PROFESSION, "Contextual", Method.MANUAL, 4),
+    Capability.GENERAL_COUNTING: _spec(Capability.GENERAL_COUNTING, "Contextual", Method.MANUAL, 4),
 }
 
 RULE_CAPABILITIES = [c for c, s in SPECS.items() if s.method in (Method.METADATA, Method.TRANSCRIPT)]
