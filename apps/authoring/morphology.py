@@ -3,8 +3,12 @@
 Nouns (NNG, NNP) are the words transcript questions ask about: a noun's lemma is its form, so 학교에서 and
 학교를 both count as 학교 (the particles are separate morphemes). An analysis is trusted only where it is
 unambiguous: Kiwi's alternative readings whose score is within READING_MARGIN of the best must give the same
-noun counts, and a noun that is also part of a compound (학교 in 초등학교) is not counted at all."""
+noun counts, and a noun that is also part of a compound is not counted at all. A compound is found two ways:
+a longer noun of a reading contains it (학교 in 초등학교), or Kiwi split a written word into several nouns
+(학교생활 read as 학교 + 생활): whether saying 학교생활 counts as saying 학교 is a judgement, not a count."""
 
+import bisect
+import re
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
@@ -67,6 +71,16 @@ def _nouns(tokens) -> list[Noun]:
     return nouns
 
 
+def _split_compounds(text: str, nouns: list[Noun]) -> dict[str, str]:
+    """Nouns that share one written (space-delimited) word with another noun -> that word."""
+    words = [(m.start(), m.group()) for m in re.finditer(r"\S+", text)]
+    starts = [start for start, _ in words]
+    by_word: dict[int, list[Noun]] = {}
+    for noun in nouns:
+        by_word.setdefault(bisect.bisect_right(starts, noun.start) - 1, []).append(noun)
+    return {noun.lemma: words[index][1] for index, group in by_word.items() if len(group) > 1 for noun in group}
+
+
 def _analysis(text: str, readings) -> Analysis:
     best_score = readings[0][1]
     near = [_nouns(tokens) for tokens, score in readings if best_score - score <= READING_MARGIN]
@@ -77,6 +91,9 @@ def _analysis(text: str, readings) -> Analysis:
         for long in forms:
             if short != long and short in long:
                 compounds.setdefault(short, long)
+    for reading in near:
+        for lemma, word in _split_compounds(text, reading).items():
+            compounds.setdefault(lemma, word)
     return Analysis(text=text, nouns=nouns, counts=Counter(n.lemma for n in nouns),
                     alternative_counts=[Counter(n.lemma for n in reading) for reading in near[1:]], compounds=compounds)
 

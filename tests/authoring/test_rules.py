@@ -38,6 +38,16 @@ def test_a_word_that_is_also_part_of_a_compound_is_ambiguous():
     assert "compound" in analyse(sentence).ambiguity("학교")
 
 
+def test_a_noun_that_kiwi_split_out_of_a_written_compound_is_ambiguous():
+    # Kiwi's best reading splits 학교생활 into 학교 + 생활 (two nouns in one written word), so no longer noun
+    # contains 학교 and only the written word shows the compound.
+    sentence = "학교에서 공부했다. 학교생활이 즐겁다."
+    assert [n.lemma for n in analyse("학교생활이 즐겁다.").nouns] == ["학교", "생활"]
+    assert lemma_count(sentence, "학교") is None
+    assert "학교생활이" in analyse(sentence).ambiguity("학교")
+    assert lemma_count("학교에서 공부했다. 학교를 나왔다.", "학교") == 2
+
+
 def test_the_ambiguous_candidate_is_skipped_and_counted_never_emitted():
     analysis = analyse("학교에서 공부하고 학교를 나왔다. 초등학교는 멀다.")
     results = frequency_question(ClipFacts(clip_id=1), analysis, random.Random(0))
