@@ -164,4 +164,15 @@ def order_question(facts: ClipFacts, analysis: Analysis, rng: random.Random) -> 
 
 METADATA_BUILDERS = {Capability.GENDER: gender_question, Capability.AGE: age_question,
                      Capability.NUM_SPEAKERS: speakers_question}
+# The clip metadata field each metadata question is about.
+METADATA_FIELDS = {Capability.GENDER: "gender", Capability.AGE: "age_group", Capability.NUM_SPEAKERS: "num_speakers"}
+
+
+def constant_answer_skip(capability: str, values: set) -> Skip | None:
+    """A metadata question whose answer is the same for every clip of the corpus (a one-speaker corpus such
+    as KSS: always 여성, always 1명) measures nothing a model could not guess from the corpus: skip it."""
+    known = {v for v in values if v not in (None, "")}
+    if len(known) == 1:
+        return Skip(capability, f"the same answer for every clip of the corpus ({known.pop()})")
+    return None
 TRANSCRIPT_BUILDERS = {Capability.WORD_FREQUENCY: frequency_question, Capability.WORD_ORDER: order_question}

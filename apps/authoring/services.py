@@ -31,7 +31,15 @@ from apps.authoring.capabilities import (
 )
 from apps.authoring.corpora import clean_written, nfc, parse_corpus
 from apps.authoring.exports import mmau_rows
-from apps.authoring.generation import METADATA_BUILDERS, TRANSCRIPT_BUILDERS, Candidate, ClipFacts, Skip
+from apps.authoring.generation import (
+    METADATA_BUILDERS,
+    METADATA_FIELDS,
+    TRANSCRIPT_BUILDERS,
+    Candidate,
+    ClipFacts,
+    Skip,
+    constant_answer_skip,
+)
 from apps.authoring.models import (
     BlindAnswer,
     Clip,
@@ -224,6 +232,8 @@ def generate_rule_questions(*, question_set: QuestionSet, corpus: Corpus, capabi
     total = corpus.clips.count()
     if progress:
         progress.set_total(total, message=f"Generating questions from {total} clips")
+    constant = {c: constant_answer_skip(c, set(corpus.clips.values_list(METADATA_FIELDS[c], flat=True).distinct()))
+                for c in wanted if c in METADATA_FIELDS}
     existing = defaultdict(set)
     for clip_id, key in Question.objects.filter(question_set=question_set, clip__corpus=corpus).values_list("clip_id", "dedup_key"):
         existing[clip_id].add(key)
@@ -238,7 +248,7 @@ def generate_rule_questions(*, question_set: QuestionSet, corpus: Corpus, capabi
             for capability in wanted:
                 rng = random.Random(f"{question_set.seed}:{fact.clip_id}:{capability}")
                 if capability in METADATA_BUILDERS:
-                    results = [METADATA_BUILDERS[capability](fact, rng)]
+                    results = [constant.get(capability) or METADATA_BUILDERS[capability](fact, rng)]
                 else:
                     results = TRANSCRIPT_BUILDERS[capability](fact, analysis, rng)
                     results = results if isinstance(results, list) else [results]

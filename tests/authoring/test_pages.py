@@ -57,14 +57,14 @@ def test_a_corpus_upload_runs_as_a_job_and_names_bad_rows(client_for, admin, cor
     assert not Corpus.objects.filter(name="KSS bad").exists()
 
 
-def test_export_download_and_scoring_upload(client_for, admin, question_set, kss_corpus):
-    generate_rule_questions(question_set=question_set, corpus=kss_corpus, capabilities=["gender"])
+def test_export_download_and_scoring_upload(client_for, admin, question_set, seoul_corpus):
+    generate_rule_questions(question_set=question_set, corpus=seoul_corpus, capabilities=["gender"])
     client = client_for(admin)
     response = client.get(f"/authoring/sets/{question_set.pk}/export.zip")
     assert response.status_code == 200
     archive = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
     rows = json.loads(archive.read("kmmau.json"))
-    assert len(rows) == 3 and "LICENSE.md" in archive.namelist()
+    assert len(rows) == 4 and "LICENSE.md" in archive.namelist()
     for row in rows:
         row["model_output"] = row["answer"]
     scored = client.post(f"/authoring/sets/{question_set.pk}/score/", {

@@ -116,13 +116,23 @@ def test_metadata_questions_have_the_right_option_counts_and_answer_spaces(quest
         assert q.status == "accepted" and q.provenance["rule"].startswith("metadata.")
 
 
-def test_metadata_questions_come_only_from_clips_whose_metadata_holds_the_answer(question_set, kss_corpus):
+def test_metadata_questions_come_only_from_clips_whose_metadata_holds_the_answer(question_set, seoul_corpus):
+    report = generate_rule_questions(question_set=question_set, corpus=seoul_corpus, capabilities=["gender"])
+    assert report["gender"]["made"] == 4
+    again = generate_rule_questions(question_set=question_set, corpus=seoul_corpus, capabilities=["gender"])
+    assert again["gender"] == {"made": 0, "already": 4, "skipped": {}}  # re-running adds nothing twice
+    assert Question.objects.filter(question_set=question_set, capability="gender").count() == 4
+
+
+def test_a_one_speaker_corpus_yields_no_metadata_question_with_a_constant_answer(question_set, kss_corpus):
+    # KSS has one female speaker: every gender question would answer 여성 and every speaker count 1명
+    # (issue 21), so a model could score without listening.
     report = generate_rule_questions(question_set=question_set, corpus=kss_corpus)
     assert report["age"] == {"made": 0, "already": 0, "skipped": {"no age group in the metadata": 3}}
-    assert report["gender"]["made"] == 3  # KSS: one female speaker
-    again = generate_rule_questions(question_set=question_set, corpus=kss_corpus)
-    assert again["gender"] == {"made": 0, "already": 3, "skipped": {}}  # re-running adds nothing twice
-    assert Question.objects.filter(question_set=question_set, capability="gender").count() == 3
+    assert report["gender"] == {"made": 0, "already": 0,
+                                "skipped": {"the same answer for every clip of the corpus (female)": 3}}
+    assert report["num_speakers"]["skipped"] == {"the same answer for every clip of the corpus (1)": 3}
+    assert not Question.objects.filter(question_set=question_set, capability__in=["gender", "num_speakers"]).exists()
 
 
 def test_generate_questions_command_prints_counts_and_skips(question_set, kss_corpus, capsys):
@@ -130,6 +140,6 @@ def test_generate_questions_command_prints_counts_and_skips(question_set, kss_co
 
     call_command("generate_questions", "--corpus", "KSS", "--set", "KMMAU test")
     out = capsys.readouterr().out
-    assert "gender: 3 made" in out
+    assert "gender: 0 made, 0 already there; skipped 3 (the same answer for every clip of the corpus (female): 3)" in out
     assert "age: 0 made, 0 already there; skipped 3 (no age group in the metadata: 3)" in out
     assert "word_frequency:" in out and "word_order:" in out
