@@ -46,7 +46,9 @@ class SourceRow(RowModel):
     @model_validator(mode="wrap")
     @classmethod
     def _keep_the_record(cls, data, handler):
-        row = handler(data)
+        # The stored record is the source's, blanks included (MMSU's empty cot_content); the model reads a
+        # blank as absent, so a required column left blank is reported missing.
+        row = handler({k: v for k, v in data.items() if not (isinstance(v, str) and not v.strip())})
         row._raw = _jsonable(data)
         return row
 
@@ -106,8 +108,9 @@ class LlamaQuestionsRow(OpenAudioBenchRow):
         return self.answer_text, []
 
 
-def _listed(value) -> list[str]:
-    """A list column: a real list (JSONL, Parquet) or its printed form in a CSV cell ("['a', 'b']")."""
+def _listed(value, *, separator: str | None = None) -> list[str]:
+    """A list column: a real list (JSONL, Parquet), its printed form in a CSV cell ("['a', 'b']"), or, where
+    the source writes it so, the items joined by `separator` ("a;b")."""
     if isinstance(value, list | tuple):
         items = list(value)
     elif str(value).strip().startswith("["):
@@ -121,6 +124,8 @@ def _listed(value) -> list[str]:
                 raise ValueError(f"cannot read the list {text[:80]!r}") from None
         if not isinstance(items, list):
             raise ValueError(f"expected a list, got {text[:80]!r}")
+    elif separator is not None:
+        items = str(value).split(separator)
     else:
         items = [value]
     aliases: list[str] = []
@@ -152,15 +157,31 @@ class _AliasesRow(OpenAudioBenchRow):
 
 
 class WebQuestionsRow(_AliasesRow):
+    """WebQuestions' `answers`: a printed list, or the answers joined by ';' as some exports write them."""
+
     model_config = ConfigDict(str_strip_whitespace=True, coerce_numbers_to_str=True, extra="allow", populate_by_name=True)
     question_text: str = Field(alias="question")
     aliases: list[str] = Field(alias="answers")
+
+    @field_validator("aliases", mode="before")
+    @classmethod
+    def _parse_aliases(cls, value) -> list[str]:
+        return _listed(value, separator=";")
+
+
+# TriviaQA marks its answer in these columns (the normalized value first); the aliases are other accepted forms.
+TRIVIA_ANSWER_COLUMNS = ("answer_normalized_value", "answer_value", "answer")
 
 
 class TriviaQaRow(_AliasesRow):
     model_config = ConfigDict(str_strip_whitespace=True, coerce_numbers_to_str=True, extra="allow", populate_by_name=True)
     question_text: str = Field(alias="question")
     aliases: list[str] = Field(alias="answer_normalized_aliases")
+
+    def answer(self) -> tuple[str, list[str]]:
+        marked = (_text(self._raw.get(column)) for column in TRIVIA_ANSWER_COLUMNS)
+        answer = next((value for value in marked if value), "") or self.aliases[0]
+        return answer, [a for a in self.aliases if a != answer]
 
 
 @dataclass(frozen=True)
@@ -190,6 +211,18 @@ OPENAUDIOBENCH_SUBSETS = {
 }
 
 _BINARY = {"true", "false", "yes", "no", "valid", "invalid"}
+# VoiceBench names SD-QA's regional splits by region alone (its `sd-qa` config, split `usa`); Sori stores them
+# as `sd-qa-<region>` so every region reads as SD-QA.
+SD_QA_REGIONS = ("aus", "gbr", "ind_n", "ind_s", "irl", "kenya", "nga", "nzl", "phl", "usa", "zaf")
+
+
+def canonical_subset(fmt: str, subset: str) -> str:
+    """The subset name Sori stores: VoiceBench's SD-QA split names (usa, aus, ...) become sd-qa-usa, ...;
+    every other name as given."""
+    name = subset.strip()
+    if fmt == "voicebench" and name.lower() in SD_QA_REGIONS:
+        return f"sd-qa-{name.lower()}"
+    return name
 
 
 def subset_spec(fmt: str, subset: str) -> SubsetSpec:
@@ -246,6 +279,7 @@ def parse_file(fmt: str, subset: str, path: Path, data: bytes | None = None) -> 
     kind = ("parquet" if path.suffix.lower() == ".parquet" else "jsonl") if fmt == "voicebench" else "csv"
     parsed, problems = parse_table(
         data if data is not None else path, spec.row, name=name, format=kind, exclude_columns={"audio"},
+        blank_is_missing=False,  # blanks reach the stored record; SourceRow reads them as absent
     )
     rows: list[ParsedRow] = []
     seen: dict[str, int] = {}

@@ -56,6 +56,7 @@ def import_benchmark(*, fmt: str, subset: str, path: Path, data: bytes | None = 
     Importing the same file again changes nothing; a row whose id exists with a different record is an error
     (the imported answer is never overwritten)."""
     fmt = SourceFormat(fmt)
+    subset = formats.canonical_subset(fmt, subset)
     rows, problems = formats.parse_file(fmt, subset, Path(path), data)
     name = benchmark or fmt.value
     with transaction.atomic():

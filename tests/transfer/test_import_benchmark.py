@@ -192,3 +192,48 @@ def test_the_parquet_audio_column_is_not_read_into_the_raw_record(tmp_path):
     sample = SourceSample.objects.get()
     assert sample.raw == {"prompt": "Capital of Peru?", "reference": "Lima"}
     assert sample.task_type == TaskType.SHORT_ANSWER
+
+
+# --- the published layouts, as the sources' loaders read them (issue 21) ---------------------------------
+@pytest.mark.parametrize("region", ["usa", "aus", "ind_n"])
+def test_sd_qa_is_accepted_under_voicebenchs_own_split_names(tmp_path, region):
+    # VoiceBench's Hugging Face data: config "sd-qa", one split per region named by the region alone.
+    path = write_jsonl(tmp_path / f"{region}.jsonl", [{"prompt": "What is the capital of France?", "reference": "Paris"}])
+    result = import_benchmark(fmt="voicebench", subset=region, path=path)
+    sample = SourceSample.objects.get()
+    assert result.subset == sample.subset == f"sd-qa-{region}"
+    assert sample.task_type == TaskType.SHORT_ANSWER
+
+
+def test_trivia_qa_takes_the_answer_the_source_marks_not_the_first_alias(tmp_path):
+    # TriviaQA's answer fields: value, normalized_value, aliases, normalized_aliases (flattened as columns).
+    header = ["audio_filename", "question", "answer_value", "answer_normalized_value", "answer_normalized_aliases"]
+    row = ["tq_2.wav", "Which country is Amsterdam the capital of?", "The Netherlands", "the netherlands",
+           "['holland', 'netherlands', 'the netherlands']"]
+    import_benchmark(fmt="openaudiobench", subset="trivia_qa", path=write_csv(tmp_path / "trivia_qa.csv", header, [row]))
+    sample = SourceSample.objects.get()
+    assert (sample.answer, sample.aliases) == ("the netherlands", ["holland", "netherlands"])
+
+
+@pytest.mark.parametrize("cell", ["Dutch;French;German", "['Dutch', 'French', 'German']"])
+def test_web_questions_answers_are_split_whether_joined_by_semicolons_or_printed_as_a_list(tmp_path, cell):
+    path = write_csv(tmp_path / "web_questions.csv", ["audio_filename", "question", "answers"],
+                     [["wq_2.wav", "what language do they speak in belgium?", cell]])
+    import_benchmark(fmt="openaudiobench", subset="web_questions", path=path)
+    sample = SourceSample.objects.get()
+    assert (sample.answer, sample.aliases) == ("Dutch", ["French", "German"])
+
+
+def test_mmsu_keeps_the_source_record_whole_with_its_empty_values(tmp_path):
+    # VoiceBench's mmsu rows carry cot_content, empty for most questions.
+    record = {"question_id": 1, "id": "mmsu_biology_1", "prompt": "Which organelle makes ATP? A. ribosome B. mitochondrion",
+              "reference": "B", "cot_content": "", "category": "biology", "src": "ori_mmlu-college_biology"}
+    import_benchmark(fmt="voicebench", subset="mmsu", path=write_jsonl(tmp_path / "mmsu.jsonl", [record]))
+    assert SourceSample.objects.get().raw == record
+
+
+def test_a_blank_required_column_is_still_reported_missing(tmp_path):
+    path = write_jsonl(tmp_path / "mmsu.jsonl", [{"id": "m1", "prompt": "Q? A. x B. y", "reference": "  "}])
+    with pytest.raises(FileRefused) as refused:
+        import_benchmark(fmt="voicebench", subset="mmsu", path=path)
+    assert "mmsu.jsonl line 1: reference: missing or empty" in str(refused.value)
