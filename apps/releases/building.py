@@ -49,18 +49,19 @@ def write_release(release, folder: Path, progress) -> Written:
     for config, splits in (built.config_rows or {}).items():
         tables[config] = {split: sorted(rows, key=dumps) for split, rows in splits.items()}
 
-    data_files, counts = {}, {}
+    data_files, counts, sizes = {}, {}, {}
     for config, columns in built.columns.items():
         splits = dict(sorted(tables.get(config, {}).items()))
         if not splits:
             continue
-        data_files[config], counts[config] = {}, {}
+        data_files[config], counts[config], sizes[config] = {}, {}, {}
         for split, rows in splits.items():
             path = data_path(config, split, list(splits), "parquet")
-            write_parquet(folder / path, rows, columns)
+            num_bytes = write_parquet(folder / path, rows, columns)
             write_jsonl(folder / data_path(config, split, list(splits), "jsonl"), rows)
             data_files[config][split] = path
             counts[config][split] = len(rows)
+            sizes[config][split] = card.SplitSize(num_bytes=num_bytes, download_size=(folder / path).stat().st_size)
 
     write_jsonl(folder / "provenance.jsonl", (item.provenance for item in built.items))
     rulebooks = sorted({v for item in built.items for v in item.provenance.get("rulebook_versions", [])})
@@ -76,6 +77,6 @@ def write_release(release, folder: Path, progress) -> Written:
     }
     write_json(folder / "release.json", manifest)
     write_text(folder / "README.md", card.render(
-        release=release, built=built, data_files=data_files, counts=counts, languages=languages,
+        release=release, built=built, data_files=data_files, counts=counts, sizes=sizes, languages=languages,
         rulebook_versions=rulebooks, agent_models=models))
     return Written(built=built, manifest=manifest, sums=write_checksums(folder))

@@ -2,6 +2,8 @@
 categories, size category, configs with data_files, dataset_info with features), then a description a person
 reads: what it is, how it was built, statistics, licence and sources, files, loading, and how to cite."""
 
+from dataclasses import dataclass
+
 import yaml
 
 from apps.releases.writing import yaml_features
@@ -17,8 +19,16 @@ def size_category(n: int) -> str:
     return "n>10M"
 
 
+@dataclass(frozen=True)
+class SplitSize:
+    num_bytes: int  # the split's Arrow size, as `datasets` counts it
+    download_size: int  # its Parquet file's size
+
+
 def front_matter(*, release, built, data_files: dict[str, dict[str, str]], counts: dict[str, dict[str, int]],
-                 languages: list[str]) -> dict:
+                 sizes: dict[str, dict[str, SplitSize]], languages: list[str]) -> dict:
+    """The YAML front matter; `dataset_info` carries every field the Hub's validator expects (features, splits
+    with num_bytes and num_examples, download_size, dataset_size), so `datasets` reads it whole."""
     return {
         "pretty_name": f"{release.name} {release.version}",
         "license": release.license.lower(),
@@ -32,14 +42,19 @@ def front_matter(*, release, built, data_files: dict[str, dict[str, str]], count
         ],
         "dataset_info": [
             {"config_name": config, "features": yaml_features(built.columns[config]),
-             "splits": [{"name": split, "num_examples": counts[config][split]} for split in splits]}
+             "splits": [{"name": split, "num_bytes": sizes[config][split].num_bytes,
+                         "num_examples": counts[config][split]} for split in splits],
+             "download_size": sum(size.download_size for size in sizes[config].values()),
+             "dataset_size": sum(size.num_bytes for size in sizes[config].values())}
             for config, splits in data_files.items()
         ],
     }
 
 
-def render(*, release, built, data_files, counts, languages, rulebook_versions: list[str], agent_models: list[str]) -> str:
-    meta = front_matter(release=release, built=built, data_files=data_files, counts=counts, languages=languages)
+def render(*, release, built, data_files, counts, sizes, languages, rulebook_versions: list[str],
+           agent_models: list[str]) -> str:
+    meta = front_matter(release=release, built=built, data_files=data_files, counts=counts, sizes=sizes,
+                        languages=languages)
     head = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=1000)
     lines = [f"# {release.name} {release.version}", ""]
     if release.description:

@@ -116,10 +116,13 @@ def parquet_row(row: dict, columns: dict[str, str]) -> dict:
     return out
 
 
-def write_parquet(path: Path, rows: list[dict], columns: dict[str, str]) -> None:
+def write_parquet(path: Path, rows: list[dict], columns: dict[str, str]) -> int:
+    """Write the rows; returns the Arrow size of the table in bytes, which is what `datasets` counts as a
+    split's `num_bytes`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     table = pa.Table.from_pylist([parquet_row(r, columns) for r in rows], schema=schema(columns))
     pq.write_table(table, path, **PARQUET_OPTIONS)
+    return table.nbytes
 
 
 def sha256_file(path: Path) -> str:

@@ -1,4 +1,5 @@
 import hashlib
+import io
 import zipfile
 
 import pytest
@@ -66,3 +67,33 @@ def test_a_rebuild_after_the_secret_key_changed_names_people_the_same(settled_pr
     Release.objects.filter(pk=first.pk).delete()
     settings.SECRET_KEY = "rotated-" + settings.SECRET_KEY
     assert _hashes(extracted(build("hpsu", settled_project, name="hpsu-set"))) == before
+
+
+@pytest.mark.django_db
+def test_verify_release_rebuild_finds_a_published_release_reproducible_in_every_file(
+        rated_test, settled_project, benchmark, build, admin):
+    from django.core.management import call_command
+
+    from apps.releases.services import publish_release
+
+    for kind, source in (("mos", rated_test), ("hpsu", settled_project), ("spoken-qa", benchmark)):
+        release = publish_release(release=build(kind, source, name=f"{kind}-pub"), acting_user=admin)
+        out = io.StringIO()
+        call_command("verify_release", "--rebuild", release.name, release.version, stdout=out)
+        assert f"the rebuild gives the same bytes in all {release.files.count()} files" in out.getvalue(), kind
+
+
+@pytest.mark.django_db
+def test_verify_release_rebuild_names_the_files_a_changed_rating_would_change(rated_test, build):
+    from django.core.management import CommandError, call_command
+
+    from apps.listening.models import Rating
+
+    release = build("mos", rated_test, name="komos-drift")
+    rating = Rating.objects.filter(clip__test=rated_test, clip__gold_min__isnull=True).order_by("pk").first()
+    Rating.objects.filter(pk=rating.pk).update(score=6 - rating.score)
+    with pytest.raises(CommandError) as failed:
+        call_command("verify_release", "--rebuild", "komos-drift", "1.0.0")
+    message = str(failed.value)
+    assert "does not rebuild to the same bytes" in message
+    assert "data/ratings.parquet: the rebuild's bytes differ" in message

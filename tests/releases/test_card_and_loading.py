@@ -100,3 +100,26 @@ def test_our_feature_metadata_is_what_datasets_itself_writes():
                                 "x": datasets.Value("float64"), "b": datasets.Value("bool")})
     assert {name: feature(kind) for name, kind in columns.items()} == theirs.to_dict()
     assert yaml_features(columns) == theirs._to_yaml_list()
+
+
+@pytest.mark.django_db
+def test_the_cards_dataset_info_is_read_whole_by_datasets_and_the_hub_library(rated_test, build, extracted, tmp_path):
+    # Seed: the Hub's dataset card metadata (huggingface_hub DatasetCardData) and datasets' reader of it
+    # (DatasetInfosDict.from_dataset_card_data), which drops a config's splits with "Ignoring part of
+    # dataset_info ... missing num_bytes" when a split lacks a field.
+    from datasets import load_dataset
+    from datasets.info import DatasetInfosDict
+    from huggingface_hub import DatasetCard
+
+    folder = extracted(build("mos", rated_test, name="komos-card", license="CC-BY-4.0"))
+    card = DatasetCard.load(folder / "README.md")
+    infos = DatasetInfosDict.from_dataset_card_data(card.data)
+    clips = infos["clips"]
+    assert clips.splits["unsplit"].num_examples == 6 and clips.splits["unsplit"].num_bytes > 0
+    assert clips.dataset_size == clips.splits["unsplit"].num_bytes
+    assert clips.download_size == (folder / "data/clips.parquet").stat().st_size
+    assert infos["ratings"].splits["unsplit"].num_examples == 30
+
+    # The folder loads as a dataset repository: its card's configs and split sizes are read and checked.
+    ratings = load_dataset(str(folder), "ratings", cache_dir=str(tmp_path / "hf-cache"))
+    assert len(ratings["unsplit"]) == 30
