@@ -187,6 +187,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "apps.core.schema.AutoSchema",
+    # Refuse a NUL, deep nesting or a huge number in any body before a view sees it (apps.core.api).
+    "DEFAULT_PARSER_CLASSES": ["apps.core.api.JSONInput", "apps.core.api.FormInput", "apps.core.api.MultiPartInput"],
     "EXCEPTION_HANDLER": "apps.accounts.api.exception_handler",
     "DEFAULT_THROTTLE_RATES": {"token": "20/min"},
 }

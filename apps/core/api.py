@@ -3,7 +3,8 @@ the responses an endpoint declares for the refusals it can answer."""
 
 from django.http import QueryDict
 from drf_spectacular.utils import OpenApiResponse
-from rest_framework import serializers
+from rest_framework import parsers, serializers
+from rest_framework.exceptions import ParseError, ValidationError
 
 
 class ErrorOut(serializers.Serializer):
@@ -71,3 +72,40 @@ class StrictInput(serializers.Serializer):
             if errors:
                 raise serializers.ValidationError(errors)
         return super().to_internal_value(data)
+
+
+# --- request bodies ---------------------------------------------------------------------------------------
+# The parsers every endpoint uses (settings.REST_FRAMEWORK["DEFAULT_PARSER_CLASSES"]). A body is checked once,
+# before any view or serializer sees it, with the same rules as an imported file (apps.core.tabular.hostile):
+# nesting past 32 levels (json would end in a RecursionError, a 500), a NUL character in a value or a key
+# (PostgreSQL refuses it with a DataError, a 500), a text over 131,072 characters, a whole number no
+# database integer holds. Each answers 400 in the usual error shape, naming the field.
+def _refuse_hostile(data):
+    from apps.core.tabular import hostile
+
+    found = hostile(dict(data.lists()) if isinstance(data, QueryDict) else data)
+    if found:
+        field, reason = found
+        raise ValidationError({field or "non_field_errors": [reason]})
+    return data
+
+
+class JSONInput(parsers.JSONParser):
+    def parse(self, stream, media_type=None, parser_context=None):
+        try:
+            data = super().parse(stream, media_type, parser_context)
+        except RecursionError:
+            raise ParseError("JSON parse error - nested too deeply") from None
+        return _refuse_hostile(data)
+
+
+class FormInput(parsers.FormParser):
+    def parse(self, stream, media_type=None, parser_context=None):
+        return _refuse_hostile(super().parse(stream, media_type, parser_context))
+
+
+class MultiPartInput(parsers.MultiPartParser):
+    def parse(self, stream, media_type=None, parser_context=None):
+        parsed = super().parse(stream, media_type, parser_context)
+        _refuse_hostile(parsed.data)
+        return parsed
