@@ -1,10 +1,14 @@
 """The API's side of the refusal hierarchy: the one error body, as a serializer the schema can name, and
 the responses an endpoint declares for the refusals it can answer."""
 
+import codecs
+import json
+
 from django.http import QueryDict
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import parsers, serializers
-from rest_framework.exceptions import ParseError, ValidationError
+from rest_framework.exceptions import ParseError
+from rest_framework.utils import json as drf_json
 
 
 class ErrorOut(serializers.Serializer):
@@ -52,12 +56,33 @@ _JSON_TYPES = [
 ]
 
 
+def _refuse_hostile(serializer, data) -> None:
+    """Each field the serializer reads is checked as an imported file's value is (apps.core.tabular.hostile):
+    a NUL character in a text or a key (PostgreSQL cannot store it: a DataError, a 500), nesting past 32
+    levels, a text over 131,072 characters, a number of more than 40 digits or one no bigint holds. Keys
+    the serializer does not read are dropped unread, as the schema allows (schemathesis sends them)."""
+    from apps.core.tabular import hostile
+
+    if not isinstance(data, dict):
+        return
+    errors = {}
+    for name, field in serializer.fields.items():
+        if field.read_only or name not in data or isinstance(field, serializers.BaseSerializer):
+            continue  # a nested StrictInput checks its own fields (and drops keys it does not read)
+        value = data.getlist(name) if isinstance(data, QueryDict) else data[name]
+        if found := hostile(value):
+            errors[name] = [found[1]]
+    if errors:
+        raise serializers.ValidationError(errors)
+
+
 # Base for In serializers: in a JSON body a value of the wrong type is refused, not coerced (DRF would read
 # "3" as 3 and 3 as "3"), so what the schema calls invalid the API refuses. Form bodies, where every value is
 # text, are left to the fields' own parsing. (A comment, not a docstring: the schema would show it on every
 # request body.)
 class StrictInput(serializers.Serializer):
     def to_internal_value(self, data):
+        _refuse_hostile(self, data)
         if isinstance(data, dict) and not isinstance(data, QueryDict):
             errors = {}
             for name, field in self.fields.items():
@@ -74,38 +99,20 @@ class StrictInput(serializers.Serializer):
         return super().to_internal_value(data)
 
 
+
 # --- request bodies ---------------------------------------------------------------------------------------
-# The parsers every endpoint uses (settings.REST_FRAMEWORK["DEFAULT_PARSER_CLASSES"]). A body is checked once,
-# before any view or serializer sees it, with the same rules as an imported file (apps.core.tabular.hostile):
-# nesting past 32 levels (json would end in a RecursionError, a 500), a NUL character in a value or a key
-# (PostgreSQL refuses it with a DataError, a 500), a text over 131,072 characters, a whole number no
-# database integer holds. Each answers 400 in the usual error shape, naming the field.
-def _refuse_hostile(data):
-    from apps.core.tabular import hostile
-
-    found = hostile(dict(data.lists()) if isinstance(data, QueryDict) else data)
-    if found:
-        field, reason = found
-        raise ValidationError({field or "non_field_errors": [reason]})
-    return data
-
-
+# The JSON parser every endpoint uses (settings.REST_FRAMEWORK["DEFAULT_PARSER_CLASSES"]): a body nested
+# past Python's recursion limit is a 400, not a RecursionError (a 500), and a number of thousands of digits
+# is read as a marker that StrictInput refuses by name instead of a ValueError from int().
 class JSONInput(parsers.JSONParser):
     def parse(self, stream, media_type=None, parser_context=None):
-        try:
-            data = super().parse(stream, media_type, parser_context)
+        from apps.core.tabular import json_number
+
+        encoding = parsers.get_encoding(parser_context or {})
+        try:  # DRF's JSONParser.parse, with numbers read as an imported file reads them
+            return json.load(codecs.getreader(encoding)(stream), parse_int=json_number, parse_float=json_number,
+                             parse_constant=drf_json.strict_constant if self.strict else None)
         except RecursionError:
             raise ParseError("JSON parse error - nested too deeply") from None
-        return _refuse_hostile(data)
-
-
-class FormInput(parsers.FormParser):
-    def parse(self, stream, media_type=None, parser_context=None):
-        return _refuse_hostile(super().parse(stream, media_type, parser_context))
-
-
-class MultiPartInput(parsers.MultiPartParser):
-    def parse(self, stream, media_type=None, parser_context=None):
-        parsed = super().parse(stream, media_type, parser_context)
-        _refuse_hostile(parsed.data)
-        return parsed
+        except ValueError as exc:
+            raise ParseError(f"JSON parse error - {exc}") from None

@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from apps.core.errors import FileProblem, FileRefused
 
-__all__ = ["RowModel", "FORMATS", "parse_table", "read_table", "refuse", "loads", "hostile", "extract_zip"]
+__all__ = ["RowModel", "FORMATS", "parse_table", "read_table", "refuse", "loads", "json_number", "hostile", "extract_zip"]
 
 Row = TypeVar("Row", bound=BaseModel)
 
@@ -180,7 +180,7 @@ def _shown(key) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _number(text: str):
+def json_number(text: str):
     """A JSON number (parse_int and parse_float). Past MAX_DIGITS digits it is kept unconverted as a
     _LongNumber, which `hostile` refuses naming its field (a 4,301-digit whole number is a ValueError of
     its own, and converting long ones is slow)."""
@@ -200,7 +200,7 @@ def loads(text: str, *, name: str, line: int = 1, check: bool = True):
     naming file, line and field when it is not JSON, is nested too deeply to read or (unless check=False,
     for a caller that runs `hostile` itself) holds anything `hostile` refuses."""
     try:
-        value = json.loads(text, parse_int=_number, parse_float=_number)
+        value = json.loads(text, parse_int=json_number, parse_float=json_number)
     except RecursionError:
         raise FileRefused(f"nested more than {MAX_DEPTH} levels deep", file=name, line=line) from None
     except ValueError as exc:
@@ -314,7 +314,7 @@ def _present(record: dict, excluded: set[str]) -> dict:
 def _json_array(name: str, text: str, excluded: set[str]):
     """Each element of a top-level JSON array with the line its value starts on (json.loads keeps no
     positions, so the array is walked with raw_decode)."""
-    decoder = json.JSONDecoder(parse_int=_number, parse_float=_number)
+    decoder = json.JSONDecoder(parse_int=json_number, parse_float=json_number)
     position = _skip(text, 0)
     if position >= len(text) or text[position] != "[":
         raise FileRefused("expected a JSON array of objects", file=name, line=_line(text, position))
