@@ -1,5 +1,6 @@
 """The API's side of the refusal hierarchy: the one error body, as a serializer the schema can name, and
-the responses an endpoint declares for the refusals it can answer."""
+the responses an endpoint declares for the refusals it can answer; and the API's input layer: StrictInput
+(the base of In serializers) and JSONInput (the JSON parser), which refuse hostile input with a 400."""
 
 import codecs
 import json
@@ -97,7 +98,6 @@ class StrictInput(serializers.Serializer):
             if errors:
                 raise serializers.ValidationError(errors)
         return super().to_internal_value(data)
-
 
 
 # --- request bodies ---------------------------------------------------------------------------------------
