@@ -187,6 +187,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "apps.core.schema.AutoSchema",
+    # JSON nested past the recursion limit or with a 5,000-digit number is a 400, not a 500 (apps.core.api).
+    "DEFAULT_PARSER_CLASSES": ["apps.core.api.JSONInput", "rest_framework.parsers.FormParser",
+                               "rest_framework.parsers.MultiPartParser"],
     "EXCEPTION_HANDLER": "apps.accounts.api.exception_handler",
     "DEFAULT_THROTTLE_RATES": {"token": "20/min"},
 }

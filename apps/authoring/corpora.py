@@ -16,7 +16,7 @@ from pydantic import ValidationError, field_validator
 
 from apps.authoring.capabilities import AGE_ALIASES, GENDER_ALIASES
 from apps.core.errors import FileRefused
-from apps.core.tabular import RowModel, parse_table
+from apps.core.tabular import RowModel, hostile, parse_table
 
 AUDIO_SUFFIXES = (".wav", ".flac", ".mp3", ".ogg", ".pcm")
 
@@ -84,6 +84,9 @@ class Parsed:
         self.problems: list[str] = []
 
     def add(self, data: dict, *, base: Path, file: str, line: int) -> None:
+        if found := hostile(data):  # the text formats (KSS, Zeroth, Kspon) get the tabular reader's checks
+            self.problems.append(f"{file} line {line}: {found[0] or 'row'}: {found[1]}")
+            return
         try:
             row = ClipRow.model_validate(data)
         except ValidationError as exc:

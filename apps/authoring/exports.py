@@ -8,7 +8,6 @@ so every row has task "speech" and a difficulty from apps.authoring.capabilities
 capability and `category` Acoustic or Contextual. Extra keys (capability, utterance_id, license, provenance)
 are ignored by the script."""
 
-import csv
 import io
 import json
 import re
@@ -19,6 +18,7 @@ from apps.authoring import balance
 from apps.authoring.capabilities import SPECS, Capability
 from apps.authoring.models import Question, QuestionSet
 from apps.authoring.selectors import accepted_questions
+from apps.core import csvsafe
 
 EXPORT_JSON = "kmmau.json"
 EXPORT_CSV = "kmmau.csv"
@@ -81,7 +81,7 @@ CSV_COLUMNS = ["id", "capability", "category", "difficulty", "question", "choice
 
 def csv_text(rows: list[dict]) -> str:
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS)
+    writer = csvsafe.DictWriter(out, fieldnames=CSV_COLUMNS)
     writer.writeheader()
     for row in rows:
         choices = row["choices"] + [""] * (4 - len(row["choices"]))

@@ -7,17 +7,18 @@ blind answerer who is not its author. Every submission locks the question's Work
 (queues.lease_for_submission), so the reviews of one question are serialised and settle exactly once."""
 
 import hashlib
-import json
 import random
 import re
 import tempfile
 import wave
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Any
 
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
+from pydantic import Field
 
 from apps.audio.services import AudioRejected, atomic_import, import_audio_file, inspect_audio
 from apps.authoring import morphology
@@ -57,6 +58,7 @@ from apps.authoring.models import (
 from apps.authoring.scoring import prediction_of, score
 from apps.authoring.validation import clean_question, normalise
 from apps.core.errors import Conflict, FileProblem, FileRefused, Forbidden, InvalidInput, NotFound
+from apps.core.tabular import RowModel, parse_table, refuse
 from apps.queues import services as queues
 from apps.queues.models import WorkItem
 
@@ -537,44 +539,27 @@ def resolve_escalation(*, question: Question, acting_user, accept: bool, correct
 
 def read_predictions(data: bytes, *, file: str) -> dict[str, str]:
     """{id: model answer} from a JSON array or JSONL of objects with `id` and `model_output` (or
-    `model_prediction`), e.g. the exported file after a runner filled it in. Refuses naming record and field."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise FileRefused("not UTF-8 text", file=file, line=1) from None
-    records: list[tuple[int, object]] = []
-    if text.lstrip().startswith("["):
-        try:
-            records = list(enumerate(json.loads(text), start=1))
-        except ValueError as exc:
-            raise FileRefused(f"not valid JSON ({exc})", file=file, line=getattr(exc, "lineno", 1)) from None
-    else:
-        for number, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    records.append((number, json.loads(line)))
-                except ValueError as exc:
-                    raise FileRefused(f"not valid JSON ({exc})", file=file, line=number) from None
-    predictions, problems = {}, []
-    for number, record in records:
-        if not isinstance(record, dict):
-            problems.append(FileProblem(file=file, line=number, field="record", reason="expected a JSON object"))
-            continue
-        if not isinstance(record.get("id"), str):
-            problems.append(FileProblem(file=file, line=number, field="id", reason="missing"))
-            continue
-        prediction = prediction_of(record)
+    `model_prediction`), e.g. the exported file after a runner filled it in, read by the shared tabular
+    reader. Refuses naming record and field."""
+    start = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    rows, problems = parse_table(data, _PredictionRow, name=file, format="json" if start == b"[" else "jsonl",
+                                 unique="id", blank_is_missing=False)
+    predictions = {}
+    for line, row in rows:
+        prediction = prediction_of(row.model_dump())
         if prediction is None:
-            problems.append(FileProblem(file=file, line=number, field="model_output",
+            problems.append(FileProblem(file=file, line=line, field="model_output",
                                         reason="missing (model_output or model_prediction)"))
-            continue
-        if record["id"] in predictions:
-            problems.append(FileProblem(file=file, line=number, field="id", reason=f"duplicate id {record['id']!r}"))
-            continue
-        predictions[record["id"]] = prediction
-    if problems:
-        raise FileRefused(problems=problems[:200], more=max(0, len(problems) - 200))
+        else:
+            predictions[row.id] = prediction
+    refuse(problems, limit=200)
     return predictions
+
+
+class _PredictionRow(RowModel):
+    id: str = Field(min_length=1)
+    model_output: Any = None
+    model_prediction: Any = None
 
 
 def score_predictions(*, question_set: QuestionSet, data: bytes, file: str, model_name: str, acting_user=None):

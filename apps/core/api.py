@@ -1,9 +1,15 @@
 """The API's side of the refusal hierarchy: the one error body, as a serializer the schema can name, and
-the responses an endpoint declares for the refusals it can answer."""
+the responses an endpoint declares for the refusals it can answer; and the API's input layer: StrictInput
+(the base of In serializers) and JSONInput (the JSON parser), which refuse hostile input with a 400."""
+
+import codecs
+import json
 
 from django.http import QueryDict
 from drf_spectacular.utils import OpenApiResponse
-from rest_framework import serializers
+from rest_framework import parsers, serializers
+from rest_framework.exceptions import ParseError
+from rest_framework.utils import json as drf_json
 
 
 class ErrorOut(serializers.Serializer):
@@ -51,12 +57,33 @@ _JSON_TYPES = [
 ]
 
 
+def _refuse_hostile(serializer, data) -> None:
+    """Each field the serializer reads is checked as an imported file's value is (apps.core.tabular.hostile):
+    a NUL character in a text or a key (PostgreSQL cannot store it: a DataError, a 500), nesting past 32
+    levels, a text over 131,072 characters, a number of more than 40 digits or one no bigint holds. Keys
+    the serializer does not read are dropped unread, as the schema allows (schemathesis sends them)."""
+    from apps.core.tabular import hostile
+
+    if not isinstance(data, dict):
+        return
+    errors = {}
+    for name, field in serializer.fields.items():
+        if field.read_only or name not in data or isinstance(field, serializers.BaseSerializer):
+            continue  # a nested StrictInput checks its own fields (and drops keys it does not read)
+        value = data.getlist(name) if isinstance(data, QueryDict) else data[name]
+        if found := hostile(value):
+            errors[name] = [found[1]]
+    if errors:
+        raise serializers.ValidationError(errors)
+
+
 # Base for In serializers: in a JSON body a value of the wrong type is refused, not coerced (DRF would read
 # "3" as 3 and 3 as "3"), so what the schema calls invalid the API refuses. Form bodies, where every value is
 # text, are left to the fields' own parsing. (A comment, not a docstring: the schema would show it on every
 # request body.)
 class StrictInput(serializers.Serializer):
     def to_internal_value(self, data):
+        _refuse_hostile(self, data)
         if isinstance(data, dict) and not isinstance(data, QueryDict):
             errors = {}
             for name, field in self.fields.items():
@@ -71,3 +98,21 @@ class StrictInput(serializers.Serializer):
             if errors:
                 raise serializers.ValidationError(errors)
         return super().to_internal_value(data)
+
+
+# --- request bodies ---------------------------------------------------------------------------------------
+# The JSON parser every endpoint uses (settings.REST_FRAMEWORK["DEFAULT_PARSER_CLASSES"]): a body nested
+# past Python's recursion limit is a 400, not a RecursionError (a 500), and a number of thousands of digits
+# is read as a marker that StrictInput refuses by name instead of a ValueError from int().
+class JSONInput(parsers.JSONParser):
+    def parse(self, stream, media_type=None, parser_context=None):
+        from apps.core.tabular import json_number
+
+        encoding = parsers.get_encoding(parser_context or {})
+        try:  # DRF's JSONParser.parse, with numbers read as an imported file reads them
+            return json.load(codecs.getreader(encoding)(stream), parse_int=json_number, parse_float=json_number,
+                             parse_constant=drf_json.strict_constant if self.strict else None)
+        except RecursionError:
+            raise ParseError("JSON parse error - nested too deeply") from None
+        except ValueError as exc:
+            raise ParseError(f"JSON parse error - {exc}") from None

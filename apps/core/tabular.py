@@ -7,7 +7,13 @@ Every row is validated; every bad one is reported as "<file> line N: <field>: <r
 N", a JSON array gives the line its object starts on) and the file is refused as a whole with FileRefused,
 so an importer that reads before it writes never stores part of a file. `parse_table` returns the rows and
 the problems instead, for importers that add problems of their own (audio files, ids already stored)
-before refusing with `refuse(problems)`."""
+before refusing with `refuse(problems)`.
+
+Hostile input is refused here, once, for every importer: a value nested deeper than MAX_DEPTH levels (which
+would otherwise end in a RecursionError), a NUL character in a value or a key (PostgreSQL cannot store it), a
+text value over MAX_CELL_CHARS characters (the csv module's own limit, applied to every format so a CSV and
+its JSONL twin agree), a JSON number over MAX_DIGITS digits, and a whole number that no database integer
+holds. Each is reported as "<file> line N: <field>: <reason>"."""
 
 import csv
 import io
@@ -15,6 +21,7 @@ import json
 import stat
 import zipfile
 from collections.abc import Collection, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO, TypeVar
 
@@ -25,12 +32,16 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from apps.core.errors import FileProblem, FileRefused
 
-__all__ = ["RowModel", "FORMATS", "parse_table", "read_table", "refuse", "extract_zip"]
+__all__ = ["RowModel", "FORMATS", "parse_table", "read_table", "refuse", "loads", "json_number", "hostile", "extract_zip"]
 
 Row = TypeVar("Row", bound=BaseModel)
 
 FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".parquet": "parquet"}
 LISTED_PROBLEMS = 50  # a refusal lists this many problems and counts the rest
+MAX_DEPTH = 32  # levels of nested lists and objects in one value; real records use three or four
+MAX_CELL_CHARS = 131_072  # characters in one text value (the csv module's default field limit)
+MAX_DIGITS = 40  # digits in a JSON number; a longer one is an attack, not a measurement
+INTEGER_RANGE = (-(2**63), 2**63 - 1)  # what a PostgreSQL bigint holds
 
 
 class RowModel(BaseModel):
@@ -100,6 +111,14 @@ blank_is_missing=False only null does (for files where an empty text is a real a
         except ValidationError as exc:
             problems += [_problem(name, line, unit, error) for error in exc.errors()]
             continue
+        except RecursionError:  # a validator of the model parsed a nested value of its own
+            problems.append(FileProblem(file=name, line=line, unit=unit, reason=f"nested more than {MAX_DEPTH} levels deep"))
+            continue
+        too_big = [field for field, value in row if _integer_out_of_range(value)]
+        if too_big:
+            problems += [FileProblem(file=name, line=line, unit=unit, field=field,
+                                     reason="a whole number too large to store") for field in too_big]
+            continue
         repeated = False
         for key in keys:
             value = tuple(getattr(row, field) for field in key)
@@ -121,6 +140,77 @@ blank_is_missing=False only null does (for files where an empty text is a real a
     return rows, problems
 
 
+def _integer_out_of_range(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and not INTEGER_RANGE[0] <= value <= INTEGER_RANGE[1]
+
+
+def hostile(value) -> tuple[str | None, str] | None:
+    """(field, reason) for the first thing in a parsed value that no importer should receive: nesting
+    deeper than MAX_DEPTH, a NUL character in a key or a text, a text over MAX_CELL_CHARS characters, a
+    whole number too large to store; None when there is none. `field` is the top-level key it sits under
+    (None when the value is not an object). Walked without recursion, so depth itself cannot crash it."""
+    stack = [(value, 0, None)]
+    while stack:
+        item, depth, field = stack.pop()
+        if depth > MAX_DEPTH:
+            return field, f"nested more than {MAX_DEPTH} levels deep"
+        if isinstance(item, str):
+            if "\x00" in item:
+                return field, "contains a NUL character"
+            if len(item) > MAX_CELL_CHARS:
+                return field, f"{len(item):,} characters, over the limit of {MAX_CELL_CHARS:,}"
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                where = field if depth else _shown(key)
+                if isinstance(key, str) and "\x00" in key:
+                    return where, "a key contains a NUL character"
+                stack.append((child, depth + 1, where))
+        elif isinstance(item, list | tuple):
+            stack.extend((child, depth + 1, field) for child in item)
+        elif isinstance(item, _LongNumber):
+            return field, f"a number of {item.digits:,} digits (at most {MAX_DIGITS})"
+        elif _integer_out_of_range(item):
+            return field, "a whole number too large to store"
+    return None
+
+
+def _shown(key) -> str:
+    """A key as a problem names it (a NUL shown as \\0, a long key cut)."""
+    text = str(key).replace("\x00", "\\0")
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def json_number(text: str):
+    """A JSON number (parse_int and parse_float). Past MAX_DIGITS digits it is kept unconverted as a
+    _LongNumber, which `hostile` refuses naming its field (a 4,301-digit whole number is a ValueError of
+    its own, and converting long ones is slow)."""
+    digits = sum(c.isdigit() for c in text)
+    if digits > MAX_DIGITS:
+        return _LongNumber(digits)
+    return int(text) if text.lstrip("-").isdigit() else float(text)
+
+
+@dataclass(frozen=True)
+class _LongNumber:
+    digits: int
+
+
+def loads(text: str, *, name: str, line: int = 1, check: bool = True):
+    """json.loads for an imported file's text (`line`: the line it starts on), refused with FileRefused
+    naming file, line and field when it is not JSON, is nested too deeply to read or (unless check=False,
+    for a caller that runs `hostile` itself) holds anything `hostile` refuses."""
+    try:
+        value = json.loads(text, parse_int=json_number, parse_float=json_number)
+    except RecursionError:
+        raise FileRefused(f"nested more than {MAX_DEPTH} levels deep", file=name, line=line) from None
+    except ValueError as exc:
+        raise FileRefused(f"not valid JSON ({getattr(exc, 'msg', exc)})", file=name,
+                          line=line - 1 + getattr(exc, "lineno", 1)) from None
+    if check and (found := hostile(value)):
+        raise FileRefused(found[1], file=name, line=line, field=found[0])
+    return value
+
+
 def _column(field_name: str, info) -> str:
     return info.validation_alias if isinstance(info.validation_alias, str) else info.alias or field_name
 
@@ -139,7 +229,12 @@ def _records(
 ) -> Iterator[tuple[int, dict | FileProblem]]:
     """(line, record or the problem reading it) for each row, without its absent values. CSV and JSON
     problems that make the rest unreadable raise FileRefused at once."""
+    unit = "row" if kind == "parquet" else "line"
     for line, record in _raw_records(kind, name, source, required, excluded):
+        if isinstance(record, dict) and (found := hostile(record)):
+            field, reason = found
+            yield line, FileProblem(file=name, line=line, unit=unit, field=field, reason=reason)
+            continue
         if isinstance(record, dict):
             record = {
                 k: v for k, v in record.items()
@@ -167,16 +262,34 @@ def _raw_records(kind: str, name: str, source: bytes | Path, required: list[str]
         yield from _json_array(name, text, excluded)
 
 
+# The csv module stops at 131,072 characters a cell with an error that names no column; read up to this and
+# let `hostile` name the column of a cell over MAX_CELL_CHARS. (Process-wide, and only ever raised.)
+CSV_READ_LIMIT = 16 * MAX_CELL_CHARS
+if csv.field_size_limit() < CSV_READ_LIMIT:
+    csv.field_size_limit(CSV_READ_LIMIT)
+
+
 def _csv(name: str, text: str, required: list[str], excluded: set[str]):
     reader = csv.DictReader(io.StringIO(text, newline=""))
-    header = reader.fieldnames or []
+    try:
+        header = reader.fieldnames or []
+    except csv.Error as exc:
+        raise FileRefused(f"not a readable CSV ({exc})", file=name, line=1) from None
     if not header:
         raise FileRefused("the CSV has no header row", file=name)
+    if found := hostile(header):
+        raise FileRefused(f"header: {found[1]}", file=name, line=1)
     missing = [column for column in required if column not in header]
     if missing:
         raise FileRefused(f"missing column(s) {', '.join(missing)}", file=name, line=1)
     start = 2
-    for record in reader:
+    while True:
+        try:
+            record = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise FileRefused(f"not a readable CSV ({exc})", file=name, line=reader.line_num) from None
         number, start = start, reader.line_num + 1  # the line a row starts on (a quoted cell may span lines)
         if None in record:
             yield number, FileProblem(file=name, line=number, reason="more cells than header columns")
@@ -186,9 +299,9 @@ def _csv(name: str, text: str, required: list[str], excluded: set[str]):
 
 def _object(name: str, number: int, text: str, excluded: set[str]) -> dict | FileProblem:
     try:
-        value = json.loads(text)
-    except ValueError as exc:
-        return FileProblem(file=name, line=number, reason=f"not valid JSON ({getattr(exc, 'msg', exc)})")
+        value = loads(text, name=name, line=number, check=False)  # _records checks each record
+    except FileRefused as refused:
+        return refused.problems[0]
     if not isinstance(value, dict):
         return FileProblem(file=name, line=number, reason="expected a JSON object")
     return _present(value, excluded)
@@ -201,7 +314,7 @@ def _present(record: dict, excluded: set[str]) -> dict:
 def _json_array(name: str, text: str, excluded: set[str]):
     """Each element of a top-level JSON array with the line its value starts on (json.loads keeps no
     positions, so the array is walked with raw_decode)."""
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(parse_int=json_number, parse_float=json_number)
     position = _skip(text, 0)
     if position >= len(text) or text[position] != "[":
         raise FileRefused("expected a JSON array of objects", file=name, line=_line(text, position))
@@ -214,6 +327,8 @@ def _json_array(name: str, text: str, excluded: set[str]):
             value, position = decoder.raw_decode(text, position)
         except json.JSONDecodeError as exc:
             raise FileRefused(f"not valid JSON ({exc.msg})", file=name, line=exc.lineno) from None
+        except RecursionError:
+            raise FileRefused(f"nested more than {MAX_DEPTH} levels deep", file=name, line=line) from None
         yield line, _present(value, excluded) if isinstance(value, dict) else FileProblem(
             file=name, line=line, reason="expected a JSON object"
         )

@@ -11,7 +11,6 @@ Listeners appear only as stable pseudonyms (ListenerPseudonym), never as usernam
 
 from __future__ import annotations
 
-import csv
 import io
 import re
 import shutil
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from apps.core import csvsafe
 from apps.listening import selectors
 from apps.listening.models import Clip, ListeningTest, Rating
 from apps.listening.services import pseudonym_for
@@ -100,12 +100,11 @@ def write_export(test: ListeningTest, out: Path, *, include_audio: bool = True) 
     out.mkdir(parents=True, exist_ok=True)
     ratings, clips, bvcc = build_tables(test)
     written = []
-    ratings.to_csv(out / "ratings.csv", index=False)
-    clips.to_csv(out / "clips.csv", index=False)
+    csvsafe.write_frame(ratings, out / "ratings.csv")
+    csvsafe.write_frame(clips, out / "clips.csv")
     ratings.to_parquet(out / "ratings.parquet", index=False)
     clips.to_parquet(out / "clips.parquet", index=False)
-    with open(out / "listener_ratings.csv", "w", newline="", encoding="utf-8") as fh:
-        csv.writer(fh, lineterminator="\n").writerows(bvcc)
+    write_listener_ratings(bvcc, out / "listener_ratings.csv")
     written += [out / name for name in EXPORT_FILES]
     if include_audio:
         (out / "audio").mkdir(exist_ok=True)
@@ -116,6 +115,12 @@ def write_export(test: ListeningTest, out: Path, *, include_audio: bool = True) 
                 shutil.copyfileobj(src, dst)
             written.append(target)
     return written
+
+
+def write_listener_ratings(bvcc: list[list[str]], path: Path) -> None:
+    """The BVCC-style listener file: no header, "\\n" line ends, as UTMOS's loader reads it."""
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        csvsafe.writer(fh, lineterminator="\n").writerows(bvcc)
 
 
 def _names(clips: list[Clip]) -> dict[int, str]:

@@ -23,7 +23,7 @@ from django.utils import timezone
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from apps.audio.services import atomic_import, store_validated
-from apps.core.errors import Conflict, InvalidInput, NotFound
+from apps.core.errors import Conflict, FileRefused, InvalidInput, NotFound
 from apps.core.tabular import RowModel, read_table
 from apps.jobs.services import abandon_job
 from apps.listening import splits as splitting
@@ -423,7 +423,10 @@ def upload_predictions(*, test: ListeningTest, content: str, filename: str = "pr
     """Store predictions from a CSV with columns clip_id, score (and optionally predictor, for several
     predictors in one file; otherwise `name` names the one predictor). A predictor uploaded again is
     replaced. Every bad row is reported with its line number; nothing is stored unless all rows are good."""
-    header = next(csv.reader(io.StringIO(content.lstrip("\ufeff"))), [])
+    try:
+        header = next(csv.reader(io.StringIO(content.lstrip("\ufeff"))), [])
+    except csv.Error as exc:
+        raise FileRefused(f"not a readable CSV ({exc})", file=filename, line=1) from None
     if "predictor" not in header and not name.strip():
         raise InvalidInput(f"{filename}: give the predictor a name (or add a predictor column)", field="name")
     clip_pks = dict(test.clips.regular().values_list("clip_id", "pk"))

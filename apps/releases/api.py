@@ -24,7 +24,7 @@ class ReleaseInput(StrictInput):
     kind = serializers.ChoiceField(choices=ReleaseKind.choices)
     source_id = serializers.IntegerField(help_text="the listening test, verification project, benchmark or question set")
     name = serializers.RegexField(services.NAME_PATTERN, help_text="lower-case letters, digits and hyphens")
-    version = serializers.RegexField(services.VERSION_PATTERN, help_text="semantic (1.2.0) or a whole number; it must increase")
+    version = serializers.RegexField(services.VERSION_PATTERN, max_length=services.VERSION_MAX_LENGTH, help_text="semantic (1.2.0) or a whole number; it must increase")
     license = serializers.RegexField(licences.SPDX_PATTERN, required=False, help_text="SPDX; default: the source's own")
     sources = SourceLicence(many=True, required=False, help_text="default: the sources the kind can tell")
     description = serializers.CharField(required=False, allow_blank=True)

@@ -33,8 +33,11 @@ VERSION_PATTERN = r"^((0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)|[1-9][0-
 _NAME, _VERSION = re.compile(NAME_PATTERN), re.compile(VERSION_PATTERN)
 
 
+VERSION_MAX_LENGTH = 40  # Release.version's column; also spares int() a 4,400-digit part
+
+
 def version_key(version: str) -> tuple[int, ...]:
-    if _VERSION.match(version or ""):
+    if len(version or "") <= VERSION_MAX_LENGTH and _VERSION.match(version or ""):
         return tuple(int(part) for part in version.split("."))
     raise InvalidInput(f"version {version!r}: use a semantic version (1.0.0) or a whole number (3)", field="version")
 

@@ -117,10 +117,12 @@ def _listed(value, *, separator: str | None = None) -> list[str]:
         text = str(value).strip()
         try:
             items = json.loads(text)
+        except RecursionError:
+            raise ValueError("the list is nested too deeply") from None
         except ValueError:
             try:
                 items = ast.literal_eval(text)
-            except (ValueError, SyntaxError):
+            except (ValueError, SyntaxError, RecursionError, MemoryError):
                 raise ValueError(f"cannot read the list {text[:80]!r}") from None
         if not isinstance(items, list):
             raise ValueError(f"expected a list, got {text[:80]!r}")

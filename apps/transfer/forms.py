@@ -1,6 +1,7 @@
 from django import forms
 
 from apps.transfer.models import CorrectionStatus, SourceBenchmark, SourceFormat, UnresolvedPolicy
+from apps.transfer.normalizer import MAX_CHARS
 
 
 class ImportForm(forms.Form):
@@ -46,7 +47,7 @@ class CorrectTranslationForm(forms.Form):
 
 
 class NormalizeTextForm(forms.Form):
-    text = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=5000, label="Korean text")
+    text = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=MAX_CHARS, label="Korean text")
     preserve = forms.CharField(required=False, label="Keep as written", help_text="English terms, comma-separated")
     use_agent = forms.BooleanField(required=False, initial=True, label="Ask the normalizer agent for context-dependent spans")
 

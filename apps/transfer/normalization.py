@@ -64,6 +64,9 @@ def normalize_text(text: str, *, version: RulebookVersion | None = None, preserv
     """The speech-ready reading of `text`: the deterministic normalizer, then (for context-dependent spans)
     the normalizer agent, then validation. Never raises for a bad reading: the outcome says what is wrong.
     Budget and provider refusals propagate (a job must stop on them)."""
+    if len(text) > normalizer.MAX_CHARS:
+        raise InvalidInput(f"the text has {len(text):,} characters; the normalizer reads at most "
+                           f"{normalizer.MAX_CHARS:,} at once", field="text")
     version = version or published_version(RulebookKind.NORMALIZATION)
     try:
         engine = normalizer.normalizer_for(version)

@@ -18,6 +18,10 @@ from functools import lru_cache
 
 from kiwipiepy import Kiwi
 
+# The longest text read at once (the page's box, the command, each benchmark sample): a spoken question is
+# far shorter, and kiwipiepy's analysis of one long word grows faster than its length.
+MAX_CHARS = 5000
+
 # kiwipiepy tags that mark written-only material; Korean morphemes between them are copied as they are.
 RAW_TAGS = {"SN", "SL", "SW", "SO", "SP", "SF", "SE", "SSO", "SSC", "SB", "SH", "W_URL", "W_EMAIL", "W_SERIAL",
             "W_HASHTAG", "W_MENTION", "W_EMOJI"}
@@ -28,6 +32,10 @@ EMAIL = re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$", re.ASCII)
 URL = re.compile(r"^(?:https?://)?(?:www\.)?[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}(?:/[\w./-]*)?$", re.ASCII)
 DOT_WORD = re.compile(r"^\.[A-Za-z0-9]+$")
 DATE = re.compile(r"\d{4}[/.-]\d{1,2}[/.-]\d{1,2}")
+DIGIT = re.compile(r"\d")
+BEFORE_TAIL = 200  # characters of the text before a span that its reading looks at (not all: quadratic)
+LONG_RUN = 40
+LONG_DIGITS = re.compile(rf"\d{{{LONG_RUN + 1},}}")
 LATEX_MATH = re.compile(r"\$([^$]*[\\^_{][^$]*)\$")
 LATEX_COMMANDS = {r"\times": "×", r"\cdot": "·", r"\div": "÷", r"\pm": "±", r"\le": "≤", r"\ge": "≥",
                   r"\neq": "≠", r"\infty": "∞"}
@@ -125,6 +133,10 @@ class Normalizer:
         """Sino-Korean reading of an integer: 12345 -> 만 이천삼백사십오 (일 dropped before 십, 백, 천 and
         a leading 만; groups of four digits spaced as Korean writes them)."""
         d, places, groups = self.t["sino_digits"], self.t["sino_places"], self.t["sino_groups"]
+        if len(digits) > 4 * len(groups):
+            # Past the largest group (경: 20 digits) no Korean number word exists; such a run is a serial or
+            # a code and is read digit by digit (which also keeps int() away from thousands of digits).
+            return "".join(d[int(c)] for c in digits)
         n = int(digits)
         if n == 0:
             return d[0]
@@ -180,7 +192,7 @@ class Normalizer:
         if counter == self.t["month_counter"] and plain in self.t["months"]:
             out.fire(self.t.rule("months"))
             return self.t["months"][plain]
-        if kind == "native" and plain.isdigit() and 0 < int(plain) and not plain.startswith("0"):
+        if kind == "native" and plain.isdigit() and len(plain) <= 20 and 0 < int(plain) and not plain.startswith("0"):
             out.fire(self.t.rule("native_counters"))
             first = self.t["native_first"].get(counter)
             if first and int(plain) == 1:
@@ -207,18 +219,21 @@ class Normalizer:
             else:
                 chunks.append((start, end))
         pieces: list[str] = []
-        pos = 0
+        pos = written = 0
+        before = ""  # the end of what is written so far: a span's reading needs only its last word and space
         for start, end in chunks:
             if start < pos:
                 continue
-            pieces.append(text[pos:start])
+            between = text[pos:start]
+            pieces.append(between)
+            written, before = written + len(between), (before + between)[-BEFORE_TAIL:]
             chunk = text[start:end]
             counter = None
             if re.search(r"\d$", chunk):
                 counter = self.counter_at(text, end)
-            before = "".join(pieces)
-            reading, consumed = self._chunk(chunk, counter, before, out, preserve_set, len(before))
+            reading, consumed = self._chunk(chunk, counter, before, out, preserve_set, written)
             pieces.append(reading)
+            written, before = written + len(reading), (before + reading)[-BEFORE_TAIL:]
             pos = end + consumed
         pieces.append(text[pos:])
         out.text = self._tidy(finish_josa("".join(pieces), self.t), out)
@@ -253,10 +268,13 @@ class Normalizer:
     def _chunk(self, chunk, counter, before, out, preserve_set, offset) -> tuple[str, int]:
         """The reading of one span of written-only material and how many characters of the Korean after it
         (a counter) it consumed."""
+        # The rulebook's patterns (\d+-\d+) backtrack over a digit run at every start: quadratic in its length.
+        # They are matched on the chunk with every run cut to LONG_RUN digits, which they cannot tell apart.
+        capped = LONG_DIGITS.sub(lambda m: m.group(0)[:LONG_RUN], chunk)
         for name, pattern in self.context_patterns.items():
             if DATE.fullmatch(chunk.rstrip(".,")):
                 break  # 2024-03-07 is a date, not a hyphen between numbers
-            if pattern.search(chunk) and not (name == "colon_between_numbers" and self._is_time(chunk, before)):
+            if pattern.search(capped) and not (name == "colon_between_numbers" and self._is_time(chunk, before)):
                 span = chunk + (counter[0] if counter else "")
                 out.pending.append(Pending(span, name, offset, offset + len(span)))
                 out.fire(self.t.rule("patterns"))
@@ -604,7 +622,7 @@ def validate(text: str, preserved: list[str] | tuple[str, ...] = ()) -> list[str
     for span in sorted(set(preserved), key=len, reverse=True):
         rest = re.sub(rf"(?<![A-Za-z]){re.escape(span)}(?![A-Za-z])", " ", rest)
     problems = []
-    digits = re.findall(r"\S*\d\S*", rest)
+    digits = [word for word in rest.split() if DIGIT.search(word)]  # not \S*\d\S*: quadratic on a long word
     if digits:
         problems.append("digit left: " + ", ".join(dict.fromkeys(digits)))
     latin = re.findall(r"[A-Za-z]+", rest)

@@ -5,7 +5,6 @@
 - reviews.csv: every review (item, annotator pseudonym, decision, reasons, comment, seconds, changes, times);
 - rejected.jsonl: each rejected item's source record with the reasons and comments that rejected it."""
 
-import csv
 import io
 import json
 import shutil
@@ -13,10 +12,13 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from apps.core import csvsafe
 from apps.verification.models import ItemStatus, Review, VerificationProject
 
 
-def export_project(project: VerificationProject, out_dir: Path) -> dict:
+def export_project(project: VerificationProject, out_dir: Path, *, reviews_of_accepted_only: bool = False) -> dict:
+    """Write the export into out_dir. A release (apps.releases.kinds.hpsu) asks for the reviews of accepted
+    items only: rejected items and their reviews stay in the admin export."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     accepted = list(project.items.filter(status=ItemStatus.ACCEPTED).select_related("audio").order_by("position"))
@@ -36,8 +38,10 @@ def export_project(project: VerificationProject, out_dir: Path) -> dict:
                 shutil.copyfileobj(src, dst)
 
     reviews = Review.objects.filter(item__project=project).select_related("item").order_by("item__position", "created_at", "id")
+    if reviews_of_accepted_only:
+        reviews = reviews.filter(item__status=ItemStatus.ACCEPTED)
     with open(out_dir / "reviews.csv", "w", encoding="utf-8", newline="") as fh:
-        writer = csv.writer(fh)
+        writer = csvsafe.writer(fh)
         writer.writerow(["item", "task", "annotator", "decision", "reasons", "comment", "seconds_spent", "changes",
                          "created_at", "updated_at", "item_status"])
         count = 0

@@ -19,6 +19,7 @@ from statistics import mean
 
 from pydantic import Field, model_validator
 
+from apps.core.errors import FileRefused
 from apps.core.tabular import RowModel, read_table
 from apps.verification.taxonomy import MULTIPLE, NO_WORDS, PROMPT_VARIANTS, TASKS, YES_NO, YES_WORDS
 
@@ -111,8 +112,11 @@ def score_item(item, text: str) -> ItemScore:
 
 
 def read_predictions(path: Path) -> list[Prediction]:
-    text = Path(path).read_text(encoding="utf-8-sig")
-    return parse_predictions(text, name=Path(path).name)
+    """The predictions file at `path`, read by the shared tabular reader (FileRefused when missing)."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileRefused("no such file", file=path.name)
+    return parse_predictions(path.read_bytes(), name=path.name)
 
 
 class PredictionRow(RowModel):
@@ -129,14 +133,15 @@ class PredictionRow(RowModel):
         return self
 
 
-def parse_predictions(text: str, *, name: str = "predictions") -> list[Prediction]:
+def parse_predictions(data: bytes | str, *, name: str = "predictions") -> list[Prediction]:
     """A CSV with a header row, a JSON array or JSONL (told apart by the first character); FileRefused
-    names every bad row by file and line."""
-    stripped = text.lstrip("\ufeff").strip()
-    kind = "json" if stripped.startswith("[") else "jsonl" if stripped.startswith("{") else "csv"
-    rows = read_table(
-        stripped.encode(), PredictionRow, name=name, format=kind, unique=[("id", "variant")], blank_is_missing=False,
-    )
+    names every bad row by file and line. The bytes go to the tabular reader as they are, so it decodes
+    them (a file that is not UTF-8 is refused, not a traceback)."""
+    if isinstance(data, str):
+        data = data.encode()
+    first = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    kind = "json" if first == b"[" else "jsonl" if first == b"{" else "csv"
+    rows = read_table(data, PredictionRow, name=name, format=kind, unique=[("id", "variant")], blank_is_missing=False)
     return [Prediction(row.id, row.prediction, row.variant) for _, row in rows]
 
 

@@ -3,7 +3,6 @@ format that Sori imports (`HPSU_data.json` and its media, written by apps.verifi
 the folder again gives the same items), plus one Parquet config per task with the audio as an Audio column.
 Reviews travel as `reviews.csv` with annotator pseudonyms; rejected items are not part of a release."""
 
-import csv
 import json
 from pathlib import Path, PurePosixPath
 
@@ -48,11 +47,10 @@ def build(project, folder: Path, progress) -> Built:
         if rel.is_absolute() or ".." in rel.parts:
             raise ValueError(f"item {item.external_id}: audio_path {item.audio_path!r} leaves the release folder")
     ticker = Ticker(progress, len(accepted) + 1, "Writing the HPSU file and its media")
-    export_project(project, folder)
+    export_project(project, folder, reviews_of_accepted_only=True)
     (folder / "items.json").rename(folder / "HPSU_data.json")
     # Rejected items (and their reviews) stay in the admin export, never in a release.
     (folder / "rejected.jsonl").unlink()
-    _keep_accepted_reviews(folder / "reviews.csv")
     ticker.tick()
 
     reviews: dict[int, list] = {}
@@ -115,10 +113,3 @@ def build(project, folder: Path, progress) -> Built:
                      "reviews.csv": "every review of a released item: annotator pseudonym, decision, reasons, time"},
     )
 
-
-def _keep_accepted_reviews(path: Path) -> None:
-    with open(path, encoding="utf-8", newline="") as fh:
-        rows = list(csv.reader(fh))
-    status = rows[0].index("item_status")
-    with open(path, "w", encoding="utf-8", newline="") as fh:
-        csv.writer(fh, lineterminator="\n").writerows([rows[0]] + [r for r in rows[1:] if r[status] == "accepted"])

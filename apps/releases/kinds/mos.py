@@ -44,7 +44,7 @@ def default_sources(test) -> list[dict]:
 
 
 def build(test, folder: Path, progress) -> Built:
-    from apps.listening.exports import build_tables
+    from apps.listening.exports import build_tables, write_listener_ratings
     from apps.listening.models import ListenerPseudonym
 
     ratings, clips, bvcc = build_tables(test)
@@ -90,8 +90,7 @@ def build(test, folder: Path, progress) -> Built:
         ))
         ticker.tick(f"Clip {data['id']}")
 
-    bvcc_path = folder / "listener_ratings.csv"
-    bvcc_path.write_bytes("".join(",".join(line) + "\n" for line in bvcc).encode())
+    write_listener_ratings(bvcc, folder / "listener_ratings.csv")
     excluded = {c.clip_id: "gold (quality-control) clip" for c in assets.values() if c.is_gold}
     for r in ratings.to_dict("records"):
         if "excluded_listener" in r["flags"] and not assets[r["clip_id"]].is_gold:

@@ -36,8 +36,14 @@ class Command(BaseCommand):
         acting = User.objects.filter(username=user).first() if user else _first_admin()
         if acting is None:
             raise CommandError(f"no user {user!r}" if user else "no admin exists; pass --user")
+        if out.exists() and not out.is_dir():
+            raise CommandError(f"--out {out} is not a folder; name an empty or new folder")
         if out.exists() and any(out.iterdir()):
-            raise CommandError(f"{out} is not empty")
+            raise CommandError(f"--out {out} is not empty")
+        try:  # made before the build, so a folder that cannot be written refuses before any work
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CommandError(f"--out {out}: cannot make the folder ({exc.strerror})") from None
         try:
             sources = [licences.parse_source(s) for s in source]
             # The command waits for its build: the job runs inline here whatever the server's runner is.
