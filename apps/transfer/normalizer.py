@@ -13,6 +13,7 @@ No library on PyPI reads counters correctly (num2words, g2pk, nemo-text-processi
 """
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -80,6 +81,22 @@ class Tables:
 
 REQUIRED_TABLES = ("sino_digits", "native_counters", "sino_counters", "months", "currency_prefix", "units",
                    "letters", "greek", "operators", "elements", "url_words", "jamo_names", "remove", "patterns")
+
+DECADE_COUNTER = "대"  # 20대: the twenties, when the words after it name people (see _is_age_group)
+AFTER_TAIL = 40  # characters after a span that its reading may look at
+
+# Compatibility forms (see Normalizer._compatibility_forms).
+COMPAT_UNIT = re.compile(r"[\u3380-\u33df\u2113]")  # ㎀-㏟ and ℓ
+SUBSCRIPT = re.compile(r"[₀-₉]")
+SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+SUPERSCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+SUPERSCRIPT = re.compile(r"(?P<base>[A-Za-zμ]+|[\d)])?(?P<raised>⁻?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
+
+
+def _folded_unit(symbol: str) -> str:
+    """㎠ -> cm², ㎧ -> m/s: NFKC, with the division slash as / and a power as the units table writes it."""
+    folded = unicodedata.normalize("NFKC", symbol).replace("∕", "/")
+    return re.sub(r"(?<=[A-Za-z])([23])$", lambda m: "²" if m.group(1) == "2" else "³", folded)
 
 
 @dataclass
@@ -231,7 +248,9 @@ class Normalizer:
             counter = None
             if re.search(r"\d$", chunk):
                 counter = self.counter_at(text, end)
-            reading, consumed = self._chunk(chunk, counter, before, out, preserve_set, written)
+            # What follows matters only for a counter's next word (20대 남성): a short slice keeps this linear.
+            after = text[end:end + AFTER_TAIL]
+            reading, consumed = self._chunk(chunk, counter, before, out, preserve_set, written, after)
             pieces.append(reading)
             written, before = written + len(reading), (before + reading)[-BEFORE_TAIL:]
             pos = end + consumed
@@ -240,6 +259,7 @@ class Normalizer:
         return out
 
     def _prepare(self, text: str, out: Normalized) -> str:
+        text = self._compatibility_forms(text, out)
         if LATEX_MATH.search(text):
             text = LATEX_MATH.sub(lambda m: m.group(1), text)
             for command, symbol in LATEX_COMMANDS.items():
@@ -249,6 +269,29 @@ class Normalizer:
             text = re.sub(r"\s*[\r\n]+\s*", " ", text)
             out.fire(self.t.rule("remove"))
         return text
+
+    def _compatibility_forms(self, text: str, out: Normalized) -> str:
+        """Unicode compatibility forms, each folded where folding gives what is said: a unit symbol from the
+        CJK compatibility block by NFKC (㎖ -> ml, ㎠ -> cm², ㎧ -> m/s), a subscript digit by NFKC (CO₂ ->
+        CO2, a formula the chemical rule reads). A superscript is not folded by NFKC (10³ would become 103):
+        after a number or a variable it is an exponent (10^3: 십의 삼승); in a unit (cm², m³) it stays for
+        the units table."""
+        if COMPAT_UNIT.search(text):
+            text = COMPAT_UNIT.sub(lambda m: _folded_unit(m.group(0)), text)
+            out.fire(self.t.rule("units"))
+        if SUBSCRIPT.search(text):
+            text = text.translate(SUBSCRIPT_DIGITS)
+            out.fire(self.t.rule("formula_digits"))
+        if SUPERSCRIPT.search(text):
+            text = SUPERSCRIPT.sub(lambda m: self._superscript(m, out), text)
+        return text
+
+    def _superscript(self, match, out: Normalized) -> str:
+        base, raised = match.group("base") or "", match.group("raised")
+        if not base or base + raised in self.t["units"]:
+            return match.group(0)
+        out.fire(self.t.rule("exponent_power"))
+        return f"{base}^{raised.translate(SUPERSCRIPT_DIGITS)}"
 
     def _tidy(self, text: str, out: Normalized) -> str:
         text = re.sub(r"\s+", " ", text).strip()
@@ -265,9 +308,9 @@ class Normalizer:
                 cursor = p.end
         return text
 
-    def _chunk(self, chunk, counter, before, out, preserve_set, offset) -> tuple[str, int]:
+    def _chunk(self, chunk, counter, before, out, preserve_set, offset, after="") -> tuple[str, int]:
         """The reading of one span of written-only material and how many characters of the Korean after it
-        (a counter) it consumed."""
+        (a counter) it consumed; `after` is the start of the text that follows the span."""
         # The rulebook's patterns (\d+-\d+) backtrack over a digit run at every start: quadratic in its length.
         # They are matched on the chunk with every run cut to LONG_RUN digits, which they cannot tell apart.
         capped = LONG_DIGITS.sub(lambda m: m.group(0)[:LONG_RUN], chunk)
@@ -279,6 +322,12 @@ class Normalizer:
                 out.pending.append(Pending(span, name, offset, offset + len(span)))
                 out.fire(self.t.rule("patterns"))
                 return span, len(counter[0]) if counter else 0
+        if counter and counter[1] == "context" and self._is_age_group(chunk, counter[0], after):
+            rule = self.t.rule("age_decades")
+            out.fire(rule)
+            reading = f"{self.sino(chunk)} {counter[0]}"
+            out.readings.append({"span": chunk + counter[0], "reading": reading, "rules": [rule]})
+            return reading, len(counter[0])
         if counter and counter[1] == "context":
             span = chunk + counter[0]
             out.pending.append(Pending(span, f"counter {counter[0]}", offset, offset + len(span)))
@@ -298,6 +347,15 @@ class Normalizer:
             out.readings.append({"span": chunk + (counter[0] if consumed else ""), "reading": reading,
                                  "rules": list(out.span_rules)})
         return reading, consumed
+
+    def _is_age_group(self, chunk: str, counter: str, after: str) -> bool:
+        """20대 남성, 30대 초반: a decade (대 after a multiple of ten) followed by a word of the rulebook's
+        `age_decades` table is an age group, read 이십 대 without the agent. Rulebooks before version 3 have
+        no such table and send every 대 to the agent."""
+        words = self.t.values.get("age_decades")
+        if counter != DECADE_COUNTER or not words or not chunk.isdigit() or int(chunk) % 10:
+            return False
+        return after[len(counter):].lstrip().startswith(tuple(words))
 
     def _record(self, out: Normalized, span: str, reading: str, rule: str) -> None:
         out.fire(rule)
@@ -496,7 +554,7 @@ class _ChunkReader:
             out.fire(t.rule("degrees"))
             reading = f"{self.e.sino_number(piece)} {t['degrees'][mark]}"
             if negative:
-                reading = f"{t['below_zero']} {reading}"
+                reading = self._below_zero(reading)
             prefix = t["fahrenheit_prefix"].get(mark)
             return (f"{prefix} {reading}" if prefix else reading), nxt + 1, 0
         if self.text(nxt) in t["percent"]:
@@ -519,7 +577,17 @@ class _ChunkReader:
             out.fire(t.rule("sino_digits"))
         if currency:
             reading = f"{reading} {currency}"
+        if negative and used and self.counter[0] in t["degrees"].values():
+            # -5도 is a temperature: 영하 오 도, as -5°C reads (not 마이너스 오 도).
+            out.fire(t.rule("below_zero"))
+            return self._below_zero(reading), nxt, used
         return self._signed(reading, negative), nxt, used
+
+    def _below_zero(self, reading: str) -> str:
+        """영하 before a temperature below zero, unless the sentence says it already (영하 -5도)."""
+        if self.before.rstrip().endswith(self.t["below_zero"]):
+            return reading
+        return f"{self.t['below_zero']} {reading}"
 
     def _signed(self, reading: str, negative: bool) -> str:
         if negative:

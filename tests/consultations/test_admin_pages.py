@@ -24,7 +24,7 @@ def test_an_admin_opens_a_round_and_sees_that_no_provider_is_configured(rulebook
     assert round.lead_expert == expert
     page = client.get(f"/consultations/rounds/{round.pk}/").content.decode()
     assert "No anthropic provider is configured" in page and "Start analysis" in page
-    assert "Round 1 opened on ko-normalization v2" in page
+    assert "Round 1 opened on ko-normalization v3" in page
     # Starting the analysis without a provider fails visibly on the job, and nothing pretends to have run.
     with django_capture_on_commit_callbacks(execute=True):
         client.post(f"/consultations/rounds/{round.pk}/analyse/")
@@ -34,7 +34,7 @@ def test_an_admin_opens_a_round_and_sees_that_no_provider_is_configured(rulebook
     job = Job.objects.get(params__round=round.pk)
     assert job.status == JobStatus.FAILED and "No anthropic provider is configured" in job.message
     assert not round.analyses.exists()
-    version_page = client.get("/consultations/rulebooks/ko-normalization/v2/").content.decode()
+    version_page = client.get("/consultations/rulebooks/ko-normalization/v3/").content.decode()
     assert "Analyses made under this version" in version_page and "653 of 10,083" in version_page
 
 

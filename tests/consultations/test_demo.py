@@ -13,7 +13,7 @@ pytestmark = pytest.mark.django_db
 def test_seed_demo_gives_the_expert_demo_questions_and_runs_twice_without_change(client_for):
     call_command("seed_demo", stdout=io.StringIO())
     call_command("seed_demo", stdout=io.StringIO())
-    assert RulebookVersion.objects.count() == 3
+    assert RulebookVersion.objects.count() == 4
     round = Round.objects.get(is_demo=True)
     questions = DecisionQuestion.objects.filter(round=round)
     assert questions.count() == 2 and set(questions.values_list("origin", flat=True)) == {QuestionOrigin.DEMO}

@@ -52,7 +52,7 @@ def test_loading_the_repository_rulebooks_is_idempotent():
     assert all(o.created for o in first)
     again = load_rulebooks()
     assert not any(o.created for o in again)
-    assert RulebookVersion.objects.count() == 3  # hypertranslation v1, normalization v1 and v2 (with tables)
+    assert RulebookVersion.objects.count() == 4  # hypertranslation v1, normalization v1, v2 (with tables) and v3
     hyper = Rulebook.objects.get(slug="ko-hypertranslation").latest_version()
     categories = list(hyper.rules.values_list("category", flat=True))
     assert categories == [
@@ -63,13 +63,13 @@ def test_loading_the_repository_rulebooks_is_idempotent():
     assert aliases.examples == [{"input": "Netherlands", "output": "[네덜란드, 화란, 홀란드]"}]
     norm = Rulebook.objects.get(slug="ko-normalization").latest_version()
     assert norm.rules.get(rule_id="nm-units").examples[0] == {"input": "g/mL", "output": "그램 퍼 밀리리터"}
-    assert norm.number == 2 and norm.rules.count() == 16
+    assert norm.number == 3 and norm.rules.count() == 16
     assert norm.rules.get(rule_id="nm-counter-numerals").data["native_counters"][:2] == ["개", "명"]
 
 
 def test_the_committed_files_are_exactly_what_export_writes(tmp_path):
     load_rulebooks()
-    for slug, number in (("ko-hypertranslation", 1), ("ko-normalization", 1), ("ko-normalization", 2)):
+    for slug, number in (("ko-hypertranslation", 1), ("ko-normalization", 1), ("ko-normalization", 2), ("ko-normalization", 3)):
         version = RulebookVersion.objects.get(rulebook__slug=slug, number=number)
         yaml_path, md_path = export_version(version, tmp_path)
         committed = settings.RULEBOOKS_DIR / yaml_path.relative_to(tmp_path)
@@ -89,7 +89,7 @@ def test_export_and_reload_give_the_same_rules(tmp_path, admin):
     assert "ht-wordplay" not in {r.id for r in exported.rules}
     # Reloading the folder with the exported file recognises every version as already published.
     outcomes = load_rulebooks(root)
-    assert len(outcomes) == 4 and not any(o.created for o in outcomes)
+    assert len(outcomes) == 5 and not any(o.created for o in outcomes)
     markdown = (root / "ko" / "hypertranslation" / "v2.md").read_text(encoding="utf-8")
     assert "ht-time-sensitive" in markdown and "approved by erin_expert" in markdown
 

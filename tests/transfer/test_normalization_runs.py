@@ -37,7 +37,7 @@ def test_a_normalization_run_reads_every_current_translation(translated, fake_ll
     run.refresh_from_db()
     job = Job.objects.get(pk=run.job_id)
     assert job.status == JobStatus.SUCCEEDED and (job.done, job.total) == (4, 4)  # the deleted sample is not spoken
-    assert run.rulebook_version == get_version("ko-normalization", 2)
+    assert run.rulebook_version == get_version("ko-normalization", 3)
     rows = {r.sample_id: r for r in NormalizedText.objects.filter(run=run)}
     swiss, australia, spider, hamlet = (rows[t.sample_id] for t in translated[:4])
     assert swiss.text == "스위스에서는 세 개 언어를 씁니다. 무엇인가요?" and swiss.status == "ok"

@@ -69,6 +69,23 @@ CASES = [
     # negatives and temperatures
     ('-5', '마이너스 오'),
     ('-5°C', '영하 오 도'),
+    ('기온 -5도', '기온 영하 오 도'),  # a temperature in 도 (issue 21)
+    ('영하 -5도', '영하 오 도'),
+    # Unicode compatibility forms (issue 21): units from the CJK compatibility block, super- and subscripts
+    ('10㎖', '십 밀리리터'),
+    ('5㎞', '오 킬로미터'),
+    ('10㎠', '십 제곱센티미터'),
+    ('3㎥', '삼 세제곱미터'),
+    ('5㎧', '오 미터 퍼 세컨드'),
+    ('10³', '십의 삼승'),
+    ('2⁻³', '이의 마이너스 삼승'),
+    ('x²', '엑스의 이승'),
+    ('10cm²', '십 제곱센티미터'),
+    ('CO₂', '씨오투'),
+    ('H₂O', '에이치투오'),
+    # a decade that names people is an age group (rulebook v3's age_decades)
+    ('20대 남성', '이십 대 남성'),
+    ('30대 초반', '삼십 대 초반'),
     ('36.5℃', '삼십육 점 오 도'),
     ('98.6°F', '화씨 구십팔 점 육 도'),
     # exponents and scientific notation
@@ -109,10 +126,13 @@ CASES = [
 ]
 
 
+NEWEST = settings.RULEBOOKS_DIR / "ko" / "normalization" / "v3.yaml"
+
+
 @pytest.fixture(scope="module")
 def engine():
     """The tables exactly as the published file holds them (load_rulebooks stores the same data)."""
-    spec = rulebook_files.parse_file(settings.RULEBOOKS_DIR / "ko" / "normalization" / "v2.yaml")
+    spec = rulebook_files.parse_file(NEWEST)
     return Normalizer(Tables([(rule.id, rule.data) for rule in spec.rules]))
 
 
@@ -150,6 +170,28 @@ def test_validation_catches_what_is_left():
     assert validate("사과 # 배") == ["symbol left: #"]
     assert validate("Minnie가 왔다", ["Minnie"]) == []
     assert validate("세 개, 네 개. 맞나요?") == []
+
+
+@pytest.mark.parametrize(("written", "span", "kind"), [
+    ("차 3대", "3대", "counter 대"),          # 세 대 for cars, 삼 대 for a ratio: what is counted decides
+    ("25대 남성", "25대", "counter 대"),     # not a decade: left for the agent
+    ("종이 3장", "3장", "counter 장"),        # 세 장 of sheets
+    ("3장을 읽어라", "3장", "counter 장"),    # 삼 장, a chapter
+    ("1st place", "1st", "ordinal"),         # 일 등 in a ranking
+    ("the 2nd time", "2nd", "ordinal"),      # 두 번째
+])
+def test_counters_and_ordinals_that_depend_on_what_is_meant_go_to_the_agent(engine, written, span, kind):
+    result = engine.normalize(written)
+    assert [(p.span, p.kind) for p in result.pending] == [(span, kind)]
+    assert span in result.text  # left as written for the agent, never half read ("일 st")
+
+
+def test_version_2_still_reads_its_own_way():
+    # A run pinned to v2 keeps v2's tables: 대 native, no ordinal pattern, no age groups.
+    spec = rulebook_files.parse_file(settings.RULEBOOKS_DIR / "ko" / "normalization" / "v2.yaml")
+    v2 = Normalizer(Tables([(rule.id, rule.data) for rule in spec.rules]))
+    assert v2.normalize("차 3대").text == "차 세 대"
+    assert v2.normalize("20대 남성").text == "스무 대 남성"
 
 
 def test_context_dependent_spans_are_left_for_the_agent(engine):
