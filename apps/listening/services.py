@@ -19,11 +19,12 @@ from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 from django.db.models import F
+from django.urls import reverse
 from django.utils import timezone
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from apps.audio.services import atomic_import, store_validated
-from apps.core.errors import Conflict, InvalidInput, NotFound
+from apps.core.errors import Conflict, Forbidden, InvalidInput, NotFound
 from apps.core.tabular import RowModel, read_table
 from apps.jobs.services import abandon_job
 from apps.listening import splits as splitting
@@ -204,6 +205,17 @@ def discard_import(*, test: ListeningTest, acting_user=None) -> None:
 def record_consent(*, test: ListeningTest, acting_user) -> Consent:
     consent, _ = Consent.objects.get_or_create(test=test, listener=acting_user)
     return consent
+
+
+def require_consent(*, test: ListeningTest, acting_user) -> None:
+    """Clips go only to a listener who agreed to the test's instructions on its page; the API asks this
+    before it leases a clip, as the rating page does (a test not open to them stays a 404 in next_assignment)."""
+    if test.is_open_to(acting_user) and not Consent.objects.filter(test=test, listener=acting_user).exists():
+        raise Forbidden(
+            f"You have not agreed to this test's instructions: read them and agree at "
+            f"{reverse('listening:start', args=[test.pk])}, then ask for clips again.",
+            code="consent_required",
+        )
 
 
 def publish_test(*, test: ListeningTest, acting_user, audience: str = Audience.EVERYONE, listeners=()) -> ListeningTest:

@@ -11,6 +11,7 @@ from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from apps.accounts.decorators import login_or_token_required
 from apps.accounts.permissions import can
 from apps.core.errors import ApplicationError, InvalidInput
 from apps.core.tabular import extract_zip
@@ -146,7 +147,7 @@ def item_detail(request, pk):
     })
 
 
-@login_required
+@login_or_token_required  # the visual_url an API answer gives is fetched with the token
 def visual(request, pk):
     item = get_object_or_404(VerificationItem, pk=pk)
     if not item.visual:
