@@ -123,9 +123,14 @@ def review_as_annotator(request, pk):
 @login_required
 @require_POST
 def skip(request, pk):
+    if not can(request.user, "verification.review"):
+        raise PermissionDenied
     item = get_object_or_404(VerificationItem, pk=pk)
     reason = request.POST.get("reason", "")[:500]
-    services.skip_item(item=item, acting_user=request.user, reason=reason)
+    if not services.skip_item(item=item, acting_user=request.user, reason=reason):
+        # Not theirs: say nothing about the item (not even its name) and change nothing.
+        messages.error(request, "Nothing was skipped: that item is not assigned to you.")
+        return redirect("verification:projects")
     if reason.strip():
         messages.info(request, f"Declined {item.external_id} ({reason.strip()}); it will not come back to you.")
     else:
