@@ -16,6 +16,7 @@ from apps.authoring.services import (
     submit_blind_answer,
 )
 from apps.core.errors import Conflict, Forbidden
+from apps.releases import pseudonyms
 
 OPTIONS = ["한 명", "두 명", "세 명", "네 명"]
 
@@ -80,6 +81,18 @@ def test_a_mismatch_escalates_to_the_author_and_an_admin_with_both_answers(api_c
     resolve_escalation(question=question, acting_user=admin, accept=True, correct_index=2, note="세 명이 맞다")
     question.refresh_from_db()
     assert question.status == "accepted" and question.answer == "세 명"
+
+
+def test_the_escalation_page_shows_the_author_a_pseudonym_not_the_blind_answerers_username(
+        api_client, client_for, annotators, question_set, kss_corpus):
+    question = authored(api_client, annotators[0], question_set, kss_corpus.clips.first())
+    blind(api_client, annotators[1], question_set, "세 명")
+    code = pseudonyms.for_users([annotators[1].pk])[annotators[1].pk]
+    page = client_for(annotators[0]).get("/authoring/escalations/").content.decode()
+    assert question.text in page and f"blind answer ({code})" in page
+    assert annotators[1].username not in page
+    api_client.force_authenticate(annotators[0])
+    assert api_client.get(f"/api/authoring/questions/{question.pk}/").json()["answerer"] == code
 
 
 def test_an_author_is_never_given_their_own_question_to_answer(annotators, question_set, kss_corpus):
