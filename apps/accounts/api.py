@@ -1,8 +1,8 @@
 """API plumbing shared by every app: the JSON error shape, the token endpoint and /api/me/."""
 
 from axes.handlers.proxy import AxesProxyHandler
-from redis.exceptions import RedisError
 from drf_spectacular.utils import extend_schema
+from redis.exceptions import RedisError
 from rest_framework import serializers
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.authtoken.models import Token

@@ -4,6 +4,7 @@ from django.views.decorators.http import require_GET
 
 from apps.accounts.decorators import login_or_token_required
 from apps.accounts.permissions import can
+from apps.audio import playback
 from apps.audio.models import AudioAsset
 from apps.audio.ranges import ranged_file_response
 
@@ -16,6 +17,7 @@ def serve_audio(request, public_id):
     asset = get_object_or_404(AudioAsset, public_id=public_id)
     if not can(request.user, "audio.listen", asset):
         raise PermissionDenied
+    playback.note_served(asset, request.user)
     fh = asset.file.open("rb")
     return ranged_file_response(
         fh, content_type=asset.content_type, range_header=request.headers.get("Range"), etag=asset.sha256

@@ -19,6 +19,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from apps.audio import playback as playback_gate
 from apps.audio.services import AudioRejected, atomic_import, import_audio_file, inspect_audio
 from apps.authoring import morphology
 from apps.authoring.capabilities import (
@@ -398,8 +399,11 @@ def skip_review(*, question: Question, acting_user) -> None:
 # ---- manual authoring and blind answers -------------------------------------------------------------------
 
 
-def report_playback(*, clip: Clip, acting_user) -> ClipPlayback:
-    """The person played the clip to its end (the page reports it when the audio element fires `ended`)."""
+def report_playback(*, clip: Clip, acting_user, now=None) -> ClipPlayback:
+    """The person played the clip to its end (the page reports it when the audio element fires `ended`).
+    Believed only if the clip's audio was served to them at least its length ago (apps.audio.playback, the
+    listening test's gate): playback then an immediate report is refused with playback_too_early."""
+    playback_gate.require_played_through(clip.audio, acting_user, now=now)
     playback, created = ClipPlayback.objects.get_or_create(clip=clip, listener=acting_user)
     if not created:
         ClipPlayback.objects.filter(pk=playback.pk).update(plays=F("plays") + 1)

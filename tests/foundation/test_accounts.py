@@ -2,9 +2,9 @@ import socket
 
 import pytest
 from django.core.management import call_command
+from django.core.management.base import CommandError
 from django.test import override_settings
 from rest_framework.authtoken.models import Token
-from django.core.management.base import CommandError
 
 from apps.accounts.models import User
 from apps.accounts.permissions import can, rule
