@@ -49,7 +49,9 @@ from apps.authoring.models import (
 )
 from apps.authoring.scoring import prediction_of, score
 from apps.authoring.validation import clean_question, normalise
+from apps.core import limits
 from apps.core.errors import Conflict, FileProblem, FileRefused, Forbidden, InvalidInput, NotFound
+from apps.core.limits import bounded
 from apps.queues import services as queues
 from apps.queues.models import WorkItem
 
@@ -297,6 +299,7 @@ def next_review(*, question_set: QuestionSet, acting_user) -> Question | None:
 
 
 def _clean_review(decision, reasons, comment, edit, question: Question):
+    bounded(comment, field="comment", limit=limits.COMMENT)
     if decision not in Decision.values:
         raise InvalidInput(f"decision must be approve, edit or reject, not {decision!r}", field="decision")
     reasons = list(dict.fromkeys(reasons or []))
@@ -508,6 +511,7 @@ def resolve_escalation(*, question: Question, acting_user, accept: bool, correct
                        note: str = "") -> Question:
     """An admin settles a question whose author and blind answerer disagreed: accept it (with the correct
     option they decide on) or reject it."""
+    bounded(note, field="note", limit=limits.NOTE)
     if not acting_user.is_sori_admin:
         raise Forbidden("only an admin resolves escalated questions")
     with transaction.atomic():

@@ -12,7 +12,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.audio.services import AudioRejected, atomic_import, import_audio_file, inspect_audio
+from apps.core import limits
 from apps.core.errors import Conflict, FileProblem, Forbidden, InvalidInput, NotFound
+from apps.core.limits import bounded
 from apps.core.tabular import refuse
 from apps.queues import services as queues
 from apps.queues.models import Assignment, AssignmentStatus, WorkItem
@@ -40,6 +42,7 @@ REVIEWERS_PER_ITEM = 3  # the paper's three trained annotators
 
 def create_project(*, name: str, settle_on_first_rejection: bool = False, description: str = "", acting_user=None,
                    lease_seconds: int | None = None) -> VerificationProject:
+    bounded(description, field="description", limit=limits.DESCRIPTION)
     with transaction.atomic():
         pool = queues.create_pool(
             name=f"verification: {name}", kind="verification", required_per_item=REVIEWERS_PER_ITEM,
@@ -135,7 +138,7 @@ def clean_review(decision: str, reasons, comment: str) -> tuple[str, list[str], 
     if unknown:
         raise InvalidInput(f"unknown reason(s) {', '.join(map(str, unknown))}; expected {', '.join(Reason.values)}",
                            field="reasons")
-    comment = (comment or "").strip()
+    comment = bounded((comment or "").strip(), field="comment", limit=limits.COMMENT)
     if decision == Decision.APPROVE and reasons:
         raise InvalidInput("an approval takes no rejection reasons", field="reasons")
     if decision == Decision.REJECT and not reasons:
@@ -229,6 +232,7 @@ def skip_item(*, item: VerificationItem, acting_user, reason: str = "") -> bool:
     """Give an item back unreviewed. Without a reason it is "later": its slot goes to someone else, and it
     comes back to this annotator when no one else can take it. With a reason it is declined for good.
     False (and nothing changes) when the annotator does not hold the item."""
+    bounded(reason, field="reason", limit=limits.NOTE)
     assignment = Assignment.objects.filter(item_id=item.work_item_id, worker=acting_user, status=AssignmentStatus.LEASED).first()
     if assignment is None:
         return False

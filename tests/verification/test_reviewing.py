@@ -349,3 +349,12 @@ def test_a_token_client_fetches_the_visual_url_the_api_gave_it(hpsu, annotators,
     assert visual.status_code == 200 and b"".join(visual.streaming_content) == _png()
     assert holder.get(item["audio_url"]).status_code == 200
     assert stranger.get(item["visual_url"]).status_code == 403
+
+
+@pytest.mark.django_db
+def test_an_overlong_review_comment_is_refused_and_nothing_stored(make_project, annotator, client_for):
+    project = make_project(1)
+    item = next_item(project=project, acting_user=annotator)
+    with pytest.raises(ApplicationError, match="comment: at most 5,000 characters"):
+        submit_review(item=item, acting_user=annotator, decision="reject", reasons=["other"], comment="x" * 2_000_000)
+    assert not Review.objects.exists()
