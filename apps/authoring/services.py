@@ -485,7 +485,8 @@ def submit_blind_answer(*, question: Question, acting_user, choice: str) -> tupl
         raise Forbidden("you wrote this question; a different annotator answers it", code="own_question")
     choice = normalise(choice or "")
     if choice not in question.options:
-        raise InvalidInput("choose one of the question's options", field="choice")
+        # The options are the question's state, not the request's form: a 409, as for a consultation answer.
+        raise Conflict("choose one of the question's options (send its text as shown)", code="no_such_option")
     chosen = question.options.index(choice)
     _require_played(question.clip, acting_user)
     with transaction.atomic():

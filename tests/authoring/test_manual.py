@@ -171,3 +171,17 @@ def test_a_playback_report_once_the_clip_had_time_to_play_is_believed(annotators
     note_served(clip.audio, annotators[0])
     later = timezone.now() + timedelta(seconds=clip.audio.duration_seconds)
     assert report_playback(clip=clip, acting_user=annotators[0], now=later).plays == 1
+
+
+def test_a_choice_that_is_no_option_is_a_documented_409_even_if_it_is_all_whitespace(
+        api_client, annotators, question_set, kss_corpus):
+    question = authored(api_client, annotators[0], question_set, kss_corpus.clips.first())
+    api_client.force_authenticate(annotators[1])
+    given = api_client.post(f"/api/authoring/sets/{question_set.pk}/next-answer/").json()
+    heard(question.clip, annotators[1])
+    api_client.post(f"/api/authoring/clips/{given['clip']}/playback/")
+    for choice in ("\u001d", "다섯 명"):
+        refused = api_client.post(f"/api/authoring/questions/{question.pk}/answers/", {"choice": choice}, format="json")
+        assert refused.status_code == 409 and refused.json()["code"] == "no_such_option"
+    assert api_client.post(f"/api/authoring/questions/{question.pk}/answers/", {"choice": "두 명"},
+                           format="json").status_code == 201
