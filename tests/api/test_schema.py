@@ -43,14 +43,14 @@ def world(request, admin, listener):
     version = question.round.rulebook.versions.order_by("number").first()
     for who in (admin, listener):
         record_consent(test=test, acting_user=who)  # the listening API serves only those who agreed
-    question_set = request.getfixturevalue("question_set")
+    kmmau = request.getfixturevalue("question_set")
     clip = request.getfixturevalue("kss_corpus").clips.first()
-    question_set.corpora.add(clip.corpus)
+    kmmau.corpora.add(clip.corpus)
     author = request.getfixturevalue("make_user")("world_author", "annotator")
     heard(clip, author)
     authoring.report_playback(clip=clip, acting_user=author)
     manual, _ = authoring.author_question(
-        question_set=question_set, clip=clip, acting_user=author, capability="general_counting",
+        question_set=kmmau, clip=clip, acting_user=author, capability="general_counting",
         text="몇 명이 말하나요?", options=["한 명", "두 명", "세 명", "네 명"], correct_index=0)
     release = request.getfixturevalue("build")("mos", request.getfixturevalue("rated_test"))
     ids = {
@@ -59,7 +59,7 @@ def world(request, admin, listener):
         "/api/verification/projects/": project.pk,
         "/api/verification/items/": project.items.first().pk,
         "/api/consultations/questions/": question.pk,
-        "/api/authoring/sets/": question_set.pk,
+        "/api/authoring/sets/": kmmau.pk,
         "/api/authoring/questions/": manual.pk,
         "/api/authoring/clips/": clip.pk,
         "/api/releases/": release.pk,
@@ -112,7 +112,7 @@ def _fuzz(user, world, seen: dict | None = None) -> list[str]:
                 response = case.call_and_validate(headers={"Authorization": f"Token {token.key}"},
                                                   excluded_checks=[ignored_auth])
                 if seen is not None:
-                    seen.setdefault(operation.label, set()).add(response.status_code)
+                    seen.setdefault(case.operation.label, set()).add(response.status_code)
 
             try:
                 run()
