@@ -176,6 +176,9 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_VERBOSE = False
+# The client address for the lockout is the one the API throttle uses (X-Forwarded-For only behind
+# SORI_NUM_PROXIES proxies), so neither can be dodged by sending a made-up header.
+AXES_CLIENT_IP_CALLABLE = "apps.accounts.api.client_ip"
 
 # --- API ------------------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -192,6 +195,9 @@ REST_FRAMEWORK = {
                                "rest_framework.parsers.MultiPartParser"],
     "EXCEPTION_HANDLER": "apps.accounts.api.exception_handler",
     "DEFAULT_THROTTLE_RATES": {"token": "20/min"},
+    # How many reverse proxies in front of Sori append to X-Forwarded-For. 0: the header is ignored and the
+    # throttle counts by the connecting address, since anyone can send the header.
+    "NUM_PROXIES": env_int("SORI_NUM_PROXIES", 0, minimum=0),
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Sori API",

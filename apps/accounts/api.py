@@ -2,18 +2,19 @@
 
 from axes.handlers.proxy import AxesProxyHandler
 from drf_spectacular.utils import extend_schema
+from redis.exceptions import RedisError
 from rest_framework import serializers
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.authtoken.models import Token
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.exceptions import AuthenticationFailed, Throttled, ValidationError
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.throttling import BaseThrottle, ScopedRateThrottle
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from apps.core.api import StrictInput, error_responses
-from apps.core.errors import ApplicationError
+from apps.core.errors import ApplicationError, Unavailable
 
 
 def exception_handler(exc, context):
@@ -50,6 +51,27 @@ def _messages(value) -> list[str]:
     return [str(value)]
 
 
+def client_ip(request) -> str:
+    """The client's address as the API throttle counts it: X-Forwarded-For is read only behind
+    REST_FRAMEWORK["NUM_PROXIES"] proxies (SORI_NUM_PROXIES, default 0: the connecting address). django-axes
+    uses it too (AXES_CLIENT_IP_CALLABLE), so a varied header dodges neither the throttle nor the lockout."""
+    return BaseThrottle().get_ident(request)
+
+
+class TokenThrottle(ScopedRateThrottle):
+    """The token endpoint's rate limit, failing closed: without its cache (Redis down) no password is
+    tried, and the answer is a 503 that says so instead of a 500."""
+
+    def allow_request(self, request, view):
+        try:
+            return super().allow_request(request, view)
+        except (RedisError, OSError) as exc:
+            raise Unavailable(
+                "Logins are paused: the rate limiter's cache (Redis) cannot be reached. Try again later.",
+                code="throttle_unavailable",
+            ) from exc
+
+
 class TokenIn(StrictInput):
     username = serializers.CharField()
     password = serializers.CharField()
@@ -64,16 +86,17 @@ class TokenView(ObtainAuthToken):
     login lockout like the login page's. Wrong credentials answer 401 (a well-formed request that does not
     authenticate), a malformed body 400."""
 
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [TokenThrottle]
     throttle_scope = "token"
     # With token authentication first, DRF answers a refused login 401 with WWW-Authenticate: Token.
     authentication_classes = [TokenAuthentication]
 
     @extend_schema(request=TokenIn, responses={
         200: TokenOut,
-        **error_responses(400, 401, 429, s400="The body is not a username and a password.",
+        **error_responses(400, 401, 429, 503, s400="The body is not a username and a password.",
                           s401="Wrong username or password.",
-                          s429="Too many attempts, or this account is locked out after failed logins."),
+                          s429="Too many attempts, or this account is locked out after failed logins.",
+                          s503="The rate limiter's cache cannot be reached; no login is tried."),
     })
     def post(self, request, *args, **kwargs):
         if not isinstance(request.data, dict):

@@ -1,5 +1,6 @@
 import uuid
 
+from django.conf import settings
 from django.db import models
 
 
@@ -47,3 +48,18 @@ class AudioAsset(models.Model):
             "wav": "audio/wav", "mp3": "audio/mpeg", "flac": "audio/flac", "ogg": "audio/ogg",
             "m4a": "audio/mp4", "mp4": "audio/mp4", "webm": "audio/webm", "opus": "audio/ogg",
         }.get(self.format, "application/octet-stream")
+
+
+class AudioServing(models.Model):
+    """When a person was first sent an asset's bytes (apps.audio.playback): a playback end reported sooner
+    than the clip's length after it cannot be true."""
+
+    asset = models.ForeignKey(AudioAsset, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    first_served_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["asset", "user"], name="audio_served_once")]
+
+    def __str__(self) -> str:
+        return f"{self.asset} to {self.user_id}"

@@ -1,20 +1,23 @@
-from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET
 
+from apps.accounts.decorators import login_or_token_required
 from apps.accounts.permissions import can
+from apps.audio import playback
 from apps.audio.models import AudioAsset
 from apps.audio.ranges import ranged_file_response
 
 
-@login_required
+@login_or_token_required
 @require_GET
 def serve_audio(request, public_id):
-    """The only way audio leaves the server: permission-checked, seekable, and under an opaque id."""
+    """The only way audio leaves the server: permission-checked, seekable, and under an opaque id. A page's
+    session or the API's token (the audio_url an API answer gives)."""
     asset = get_object_or_404(AudioAsset, public_id=public_id)
     if not can(request.user, "audio.listen", asset):
         raise PermissionDenied
+    playback.note_served(asset, request.user)
     fh = asset.file.open("rb")
     return ranged_file_response(
         fh, content_type=asset.content_type, range_header=request.headers.get("Range"), etag=asset.sha256

@@ -5,7 +5,7 @@ POST sets/{id}/next-answer/, POST clips/{id}/playback/, GET questions/{id}/ (the
 Refusals are apps.core.errors, answered by the shared exception handler."""
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -15,33 +15,166 @@ from apps.accounts.roles import Role
 from apps.authoring import selectors, services
 from apps.authoring.capabilities import MANUAL_CAPABILITIES
 from apps.authoring.models import Clip, Decision, Question, QuestionSet, RejectReason
+from apps.authoring.validation import OPTION_LENGTH
+from apps.core import limits
+from apps.core.api import StrictInput, error_responses
 from apps.core.errors import Forbidden
 
 Annotator = HasRole.of(Role.ANNOTATOR)
 
 
+# ---- what the endpoints answer ------------------------------------------------------------------------------
+
+
+class KmmauReviewerQuestionOut(serializers.Serializer):
+    """A question as a reviewer sees it (selectors.question_for_reviewer)."""
+
+    id = serializers.IntegerField()
+    set = serializers.IntegerField()
+    capability = serializers.CharField()
+    method = serializers.CharField()
+    version = serializers.IntegerField()
+    text = serializers.CharField(allow_blank=True)
+    options = serializers.ListField(child=serializers.CharField(allow_blank=True))
+    correct_index = serializers.IntegerField(allow_null=True)
+    evidence = serializers.CharField(allow_blank=True)
+    audio_url = serializers.CharField()
+    clip = serializers.IntegerField()
+    start_seconds = serializers.FloatField(allow_null=True)
+    end_seconds = serializers.FloatField(allow_null=True)
+    status = serializers.CharField()
+    transcript = serializers.CharField(allow_blank=True)
+
+
+class KmmauAnswererQuestionOut(serializers.Serializer):
+    """A question as a blind answerer sees it: no answer, no transcript (selectors.question_for_answerer)."""
+
+    id = serializers.IntegerField()
+    set = serializers.IntegerField()
+    capability = serializers.CharField()
+    text = serializers.CharField(allow_blank=True)
+    options = serializers.ListField(child=serializers.CharField(allow_blank=True))
+    audio_url = serializers.CharField()
+    clip = serializers.IntegerField()
+    start_seconds = serializers.FloatField(allow_null=True)
+    end_seconds = serializers.FloatField(allow_null=True)
+
+
+class KmmauEscalationOut(KmmauReviewerQuestionOut):
+    """Both answers side by side; the blind answerer by pseudonym (selectors.escalation_view)."""
+
+    author = serializers.CharField(allow_null=True)
+    author_answer = serializers.CharField(allow_null=True, allow_blank=True)
+    blind_answer = serializers.CharField(allow_null=True, allow_blank=True)
+    answerer = serializers.CharField(allow_null=True)
+
+
+class KmmauReviewDoneOut(serializers.Serializer):
+    question = serializers.IntegerField()
+    created = serializers.BooleanField()
+    decision = serializers.CharField()
+    status = serializers.CharField()
+    version = serializers.IntegerField()
+
+
+class KmmauPlaybackOut(serializers.Serializer):
+    clip = serializers.IntegerField()
+    playback_complete = serializers.BooleanField()
+
+
+class KmmauAuthoredOut(serializers.Serializer):
+    question = serializers.IntegerField()
+    status = serializers.CharField()
+    created = serializers.BooleanField()
+
+
+class KmmauAnsweredOut(serializers.Serializer):
+    question = serializers.IntegerField()
+    created = serializers.BooleanField()
+    matches = serializers.BooleanField()
+    status = serializers.CharField()
+
+
+class KmmauCorpusOut(serializers.Serializer):
+    name = serializers.CharField()
+    license = serializers.CharField(allow_blank=True)
+
+
+class KmmauSetOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    reviewers_per_question = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    license = serializers.CharField(allow_blank=True)
+    corpora = KmmauCorpusOut(many=True)
+
+
+class KmmauCapabilityRowOut(serializers.Serializer):
+    capability = serializers.CharField()
+    label = serializers.CharField()
+    category = serializers.CharField()
+    method = serializers.CharField()
+    target = serializers.IntegerField()
+    made = serializers.IntegerField()
+    in_review = serializers.IntegerField()
+    needs_attention = serializers.IntegerField()
+    escalated = serializers.IntegerField()
+    accepted = serializers.IntegerField()
+    rejected = serializers.IntegerField()
+
+
+class KmmauRateOut(serializers.Serializer):
+    rate = serializers.FloatField(allow_null=True)
+
+
+class KmmauAgreementOut(KmmauRateOut):
+    questions = serializers.IntegerField()
+    agreeing = serializers.IntegerField()
+
+
+class KmmauMatchOut(KmmauRateOut):
+    answered = serializers.IntegerField()
+    matched = serializers.IntegerField()
+
+
+class KmmauSummaryOut(serializers.Serializer):
+    """The set dashboard (selectors.set_summary)."""
+
+    set = KmmauSetOut()
+    capabilities = KmmauCapabilityRowOut(many=True)
+    totals = serializers.DictField(child=serializers.IntegerField())
+    rejection_reasons = serializers.DictField(child=serializers.IntegerField())
+    reviewer_agreement = KmmauAgreementOut()
+    blind_match = KmmauMatchOut()
+    agent_cost_usd = serializers.CharField()
+    agent_calls = serializers.IntegerField()
+    answer_letters = serializers.DictField(child=serializers.DictField(child=serializers.IntegerField()),
+                                           help_text="per capability, how many correct answers sit at A, B, C, D")
+
+
 class NextReviewView(APIView):
     permission_classes = [Annotator]
 
-    @extend_schema(request=None, responses={200: dict, 204: None})
+    @extend_schema(request=None, responses={200: KmmauReviewerQuestionOut,
+                                            204: OpenApiResponse(description="Nothing left to review.")})
     def post(self, request, pk):
         question_set = get_object_or_404(QuestionSet, pk=pk)
         question = services.next_review(question_set=question_set, acting_user=request.user)
         if question is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        return Response(selectors.question_for_reviewer(question))
+        return Response(KmmauReviewerQuestionOut(selectors.question_for_reviewer(question)).data)
 
 
-class KmmauEditInput(serializers.Serializer):
-    text = serializers.CharField(max_length=2000)
-    options = serializers.ListField(child=serializers.CharField(max_length=200), min_length=2, max_length=4)
+class KmmauEditInput(StrictInput):
+    text = serializers.CharField(max_length=limits.QUESTION)
+    options = serializers.ListField(child=serializers.CharField(max_length=OPTION_LENGTH), min_length=2, max_length=4)
     correct_index = serializers.IntegerField(min_value=0, max_value=3)
 
 
-class KmmauReviewInput(serializers.Serializer):
+class KmmauReviewInput(StrictInput):
     decision = serializers.ChoiceField(choices=Decision.choices)
     reasons = serializers.ListField(child=serializers.ChoiceField(choices=RejectReason.choices), required=False, default=list)
-    comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
+    comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=limits.COMMENT)
     edit = KmmauEditInput(required=False, default=None)
     version = serializers.IntegerField(required=False, min_value=1, default=None)
 
@@ -49,7 +182,16 @@ class KmmauReviewInput(serializers.Serializer):
 class ReviewView(APIView):
     permission_classes = [Annotator]
 
-    @extend_schema(request=KmmauReviewInput, responses={200: dict, 201: dict})
+    @extend_schema(request=KmmauReviewInput, responses={
+        201: KmmauReviewDoneOut, 200: OpenApiResponse(KmmauReviewDoneOut, description="The same review again: the stored one."),
+        **error_responses(400, 403, 409, s400="The body is malformed, or the review breaks a rule: a rejection needs "
+                                         "reasons and only a rejection takes them; an edit carries the edited "
+                                         "question, which must be a valid question for its capability.",
+                          s403="Not an annotator, or this question was not given to you (code no_lease).",
+                          s409="not_reviewed (a manual question: it is answered blind, not reviewed), "
+                               "already_reviewed (a different review of yours is final), settled, or "
+                               "stale_version (edited since you opened it)."),
+    })
     def post(self, request, pk):
         question = get_object_or_404(Question.objects.select_related("question_set", "work_item"), pk=pk)
         data = KmmauReviewInput(data=request.data)
@@ -62,24 +204,26 @@ class ReviewView(APIView):
         question.refresh_from_db(fields=["status", "version"])
         body = {"question": question.pk, "created": created, "decision": review.decision, "status": question.status,
                 "version": question.version}
-        return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+        return Response(KmmauReviewDoneOut(body).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 class PlaybackView(APIView):
     permission_classes = [Annotator]
 
-    @extend_schema(request=None, responses={200: dict})
+    @extend_schema(request=None, responses={200: KmmauPlaybackOut, **error_responses(
+        409, s409="playback_too_early: the clip's audio was not fetched, or not long enough ago to have played to "
+                  "its end (fetch its audio_url and let it play).")})
     def post(self, request, pk):
         clip = get_object_or_404(Clip, pk=pk, corpus__question_sets__isnull=False)
         services.report_playback(clip=clip, acting_user=request.user)
-        return Response({"clip": clip.pk, "playback_complete": True})
+        return Response(KmmauPlaybackOut({"clip": clip.pk, "playback_complete": True}).data)
 
 
-class KmmauAuthorInput(serializers.Serializer):
+class KmmauAuthorInput(StrictInput):
     set = serializers.IntegerField()
     capability = serializers.ChoiceField(choices=[str(c) for c in MANUAL_CAPABILITIES])
-    text = serializers.CharField(max_length=2000)
-    options = serializers.ListField(child=serializers.CharField(max_length=200), min_length=4, max_length=4)
+    text = serializers.CharField(max_length=limits.QUESTION)
+    options = serializers.ListField(child=serializers.CharField(max_length=OPTION_LENGTH), min_length=4, max_length=4)
     correct_index = serializers.IntegerField(min_value=0, max_value=3)
     start_seconds = serializers.FloatField(required=False, allow_null=True, default=None)
     end_seconds = serializers.FloatField(required=False, allow_null=True, default=None)
@@ -88,7 +232,15 @@ class KmmauAuthorInput(serializers.Serializer):
 class AuthorView(APIView):
     permission_classes = [Annotator]
 
-    @extend_schema(request=KmmauAuthorInput, responses={200: dict, 201: dict})
+    @extend_schema(request=KmmauAuthorInput, responses={
+        201: KmmauAuthoredOut, 200: OpenApiResponse(KmmauAuthoredOut, description="The same question again: the stored one."),
+        **error_responses(400, 404, 409, s400="The body is malformed, or the question is not a valid one for its capability "
+                                    "(options that are empty, the same, or not told apart by their words; a "
+                                    "segment outside the clip).",
+                          s404="No such clip or question set, or the clip is not in the set's corpora.",
+                          s409="playback_not_reported (play the clip to its end first) or already_authored "
+                               "(the clip has a different question of this capability in the set)."),
+    })
     def post(self, request, pk):
         clip = get_object_or_404(Clip.objects.select_related("audio"), pk=pk)
         data = KmmauAuthorInput(data=request.data)
@@ -100,30 +252,40 @@ class AuthorView(APIView):
             options=v["options"], correct_index=v["correct_index"], start_seconds=v["start_seconds"],
             end_seconds=v["end_seconds"],
         )
-        return Response({"question": question.pk, "status": question.status, "created": created},
+        return Response(KmmauAuthoredOut({"question": question.pk, "status": question.status, "created": created}).data,
                         status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 class NextAnswerView(APIView):
     permission_classes = [Annotator]
 
-    @extend_schema(request=None, responses={200: dict, 204: None})
+    @extend_schema(request=None, responses={200: KmmauAnswererQuestionOut,
+                                            204: OpenApiResponse(description="Nothing left to answer.")})
     def post(self, request, pk):
         question_set = get_object_or_404(QuestionSet, pk=pk)
         question = services.next_blind_answer(question_set=question_set, acting_user=request.user)
         if question is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        return Response(selectors.question_for_answerer(question))
+        return Response(KmmauAnswererQuestionOut(selectors.question_for_answerer(question)).data)
 
 
-class KmmauAnswerInput(serializers.Serializer):
-    choice = serializers.CharField(max_length=200, help_text="the text of the chosen option")
+class KmmauAnswerInput(StrictInput):
+    # Not trimmed here: whether the text names an option is the question's to say (409 no_such_option).
+    choice = serializers.CharField(max_length=OPTION_LENGTH, trim_whitespace=False,
+                                   help_text="the text of the chosen option, as shown")
 
 
 class AnswerView(APIView):
     permission_classes = [Annotator]
 
-    @extend_schema(request=KmmauAnswerInput, responses={200: dict, 201: dict})
+    @extend_schema(request=KmmauAnswerInput, responses={
+        201: KmmauAnsweredOut, 200: OpenApiResponse(KmmauAnsweredOut, description="The same answer again: the stored one."),
+        **error_responses(403, 409, s403="Not an annotator, your own question (code own_question), or it was not "
+                                         "given to you (code no_lease).",
+                          s409="no_such_option (the choice is not one of the question's options), "
+                               "playback_not_reported, already_answered (a different answer of yours), settled, "
+                               "or not_manual (agent questions are reviewed, not answered)."),
+    })
     def post(self, request, pk):
         question = get_object_or_404(Question.objects.select_related("clip", "work_item"), pk=pk)
         data = KmmauAnswerInput(data=request.data)
@@ -132,25 +294,26 @@ class AnswerView(APIView):
                                                        choice=data.validated_data["choice"])
         question.refresh_from_db(fields=["status"])
         # The answerer learns whether it matched only after answering; never the author's choice.
-        return Response({"question": question.pk, "created": created, "matches": answer.matches,
-                         "status": question.status},
+        return Response(KmmauAnsweredOut({"question": question.pk, "created": created, "matches": answer.matches,
+                                     "status": question.status}).data,
                         status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 class QuestionView(APIView):
     permission_classes = [Annotator]
 
-    @extend_schema(responses=dict)
+    @extend_schema(responses={200: KmmauEscalationOut, **error_responses(
+        403, s403="Only the question's author or an admin may read it here.")})
     def get(self, request, pk):
         question = get_object_or_404(Question.objects.select_related("clip__audio", "author"), pk=pk)
         if not (request.user.is_sori_admin or question.author_id == request.user.pk):
             raise Forbidden("only the question's author or an admin may read it here")
-        return Response(selectors.escalation_view(question))
+        return Response(KmmauEscalationOut(selectors.escalation_view(question)).data)
 
 
 class SummaryView(APIView):
     permission_classes = [IsSoriAdmin]
 
-    @extend_schema(responses=dict)
+    @extend_schema(responses=KmmauSummaryOut)
     def get(self, request, pk):
-        return Response(selectors.set_summary(get_object_or_404(QuestionSet, pk=pk)))
+        return Response(KmmauSummaryOut(selectors.set_summary(get_object_or_404(QuestionSet, pk=pk))).data)

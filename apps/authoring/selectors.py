@@ -18,6 +18,7 @@ from apps.authoring.models import (
     RejectReason,
     Review,
 )
+from apps.releases import pseudonyms
 
 
 def accepted_questions(question_set: QuestionSet) -> QuerySet:
@@ -60,14 +61,16 @@ def question_for_answerer(question: Question) -> dict:
 
 
 def escalation_view(question: Question) -> dict:
-    """For the author and admins: both answers side by side."""
-    answer = question.blind_answers.select_related("answerer").first()
+    """For the author and admins: both answers side by side. The blind answerer appears under their
+    release pseudonym (the name KMMAU releases give them), never their username: the author is not to know
+    who answered, so the second answer stays blind."""
+    answer = question.blind_answers.first()
     return {
         **question_for_reviewer(question),
         "author": question.author.username if question.author else None,
         "author_answer": question.answer,
         "blind_answer": question.options[answer.chosen_index] if answer else None,
-        "answerer": answer.answerer.username if answer else None,
+        "answerer": pseudonyms.for_users([answer.answerer_id])[answer.answerer_id] if answer else None,
     }
 
 

@@ -20,6 +20,7 @@ from django.db.models import F
 from django.utils import timezone
 from pydantic import Field
 
+from apps.audio import playback as playback_gate
 from apps.audio.services import AudioRejected, atomic_import, import_audio_file, inspect_audio
 from apps.authoring import morphology
 from apps.authoring.capabilities import (
@@ -57,7 +58,9 @@ from apps.authoring.models import (
 )
 from apps.authoring.scoring import prediction_of, score
 from apps.authoring.validation import clean_question, normalise
+from apps.core import limits
 from apps.core.errors import Conflict, FileProblem, FileRefused, Forbidden, InvalidInput, NotFound
+from apps.core.limits import bounded
 from apps.core.tabular import RowModel, parse_table, refuse
 from apps.queues import services as queues
 from apps.queues.models import WorkItem
@@ -308,6 +311,7 @@ def next_review(*, question_set: QuestionSet, acting_user) -> Question | None:
 
 
 def _clean_review(decision, reasons, comment, edit, question: Question):
+    bounded(comment, field="comment", limit=limits.COMMENT)
     if decision not in Decision.values:
         raise InvalidInput(f"decision must be approve, edit or reject, not {decision!r}", field="decision")
     reasons = list(dict.fromkeys(reasons or []))
@@ -410,8 +414,11 @@ def skip_review(*, question: Question, acting_user) -> None:
 # ---- manual authoring and blind answers -------------------------------------------------------------------
 
 
-def report_playback(*, clip: Clip, acting_user) -> ClipPlayback:
-    """The person played the clip to its end (the page reports it when the audio element fires `ended`)."""
+def report_playback(*, clip: Clip, acting_user, now=None) -> ClipPlayback:
+    """The person played the clip to its end (the page reports it when the audio element fires `ended`).
+    Believed only if the clip's audio was served to them at least its length ago (apps.audio.playback, the
+    listening test's gate): playback then an immediate report is refused with playback_too_early."""
+    playback_gate.require_played_through(clip.audio, acting_user, now=now)
     playback, created = ClipPlayback.objects.get_or_create(clip=clip, listener=acting_user)
     if not created:
         ClipPlayback.objects.filter(pk=playback.pk).update(plays=F("plays") + 1)
@@ -490,7 +497,8 @@ def submit_blind_answer(*, question: Question, acting_user, choice: str) -> tupl
         raise Forbidden("you wrote this question; a different annotator answers it", code="own_question")
     choice = normalise(choice or "")
     if choice not in question.options:
-        raise InvalidInput("choose one of the question's options", field="choice")
+        # The options are the question's state, not the request's form: a 409, as for a consultation answer.
+        raise Conflict("choose one of the question's options (send its text as shown)", code="no_such_option")
     chosen = question.options.index(choice)
     _require_played(question.clip, acting_user)
     with transaction.atomic():
@@ -516,6 +524,7 @@ def resolve_escalation(*, question: Question, acting_user, accept: bool, correct
                        note: str = "") -> Question:
     """An admin settles a question whose author and blind answerer disagreed: accept it (with the correct
     option they decide on) or reject it."""
+    bounded(note, field="note", limit=limits.NOTE)
     if not acting_user.is_sori_admin:
         raise Forbidden("only an admin resolves escalated questions")
     with transaction.atomic():

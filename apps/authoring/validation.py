@@ -6,7 +6,9 @@ import re
 import unicodedata
 
 from apps.authoring.capabilities import SPECS
+from apps.core import limits
 from apps.core.errors import InvalidInput
+from apps.core.limits import bounded
 
 _SPACES = re.compile(r"\s+")
 
@@ -20,6 +22,9 @@ def match_tokens(text: str) -> frozenset[str]:
     return frozenset(re.findall(r"\b\w+\b", text.lower()))
 
 
+OPTION_LENGTH = 200  # an answer option: a few words (the API's KmmauAuthorInput says the same)
+
+
 def clean_question(capability: str, text: str, options: list, correct_index) -> tuple[str, list[str], int]:
     """The normalised (text, options, correct_index), or InvalidInput naming the field."""
     if capability not in SPECS:
@@ -27,9 +32,10 @@ def clean_question(capability: str, text: str, options: list, correct_index) -> 
     text = normalise(text or "")
     if not text:
         raise InvalidInput("the question text is empty", field="text")
+    bounded(text, field="text", limit=limits.QUESTION)
     if not isinstance(options, list | tuple):
         raise InvalidInput("options must be a list of texts", field="options")
-    options = [normalise(o) for o in options]
+    options = [bounded(normalise(o), field="options", limit=OPTION_LENGTH) for o in options]
     wanted = SPECS[capability].options
     if len(options) != wanted:
         raise InvalidInput(f"a {capability} question has {wanted} options, not {len(options)}", field="options")

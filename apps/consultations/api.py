@@ -17,6 +17,7 @@ from apps.accounts.permissions import HasRole, can
 from apps.accounts.roles import Role
 from apps.consultations import selectors, services
 from apps.consultations.models import DecisionQuestion, QuestionStatus, RulebookVersion
+from apps.core import limits
 from apps.core.api import StrictInput, error_responses
 
 
@@ -88,8 +89,8 @@ class OptionRef(serializers.Field):
 
 class AnswerIn(StrictInput):
     option = OptionRef(required=False, allow_null=True, help_text="option id or key")
-    text = serializers.CharField(required=False, allow_blank=True, allow_null=True, default="")
-    comment = serializers.CharField(required=False, allow_blank=True, default="")
+    text = serializers.CharField(required=False, allow_blank=True, allow_null=True, default="", max_length=limits.COMMENT)
+    comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=limits.COMMENT)
     confidence = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=5)
 
     def validate(self, data):
@@ -112,16 +113,16 @@ class AnswerOut(serializers.Serializer):
 def _answer_schema() -> dict:
     """AnswerIn as the schema states it: exactly one of an option (id or key) and your own text."""
     common = {
-        "comment": {"type": "string"},
+        "comment": {"type": "string", "maxLength": limits.COMMENT},
         "confidence": {"type": "integer", "minimum": 1, "maximum": 5, "nullable": True},
     }
-    blank = {"type": "string", "pattern": r"^\s*$", "nullable": True}
+    blank = {"type": "string", "pattern": r"^\s*$", "maxLength": limits.COMMENT, "nullable": True}
     return {"anyOf": [
         {"type": "object", "required": ["option"], "properties": {
             "option": {"anyOf": [{"type": "integer"}, {"type": "string", "minLength": 1}]}, "text": blank, **common}},
         {"type": "object", "required": ["text"], "properties": {
             "option": {"type": "string", "maxLength": 0, "nullable": True},
-            "text": {"type": "string", "pattern": r"\S"}, **common}},
+            "text": {"type": "string", "pattern": r"\S", "maxLength": limits.COMMENT}, **common}},
     ]}
 
 

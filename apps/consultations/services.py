@@ -28,7 +28,9 @@ from apps.consultations.models import (
     RuleDraft,
 )
 from apps.consultations.selectors import latest_results, scope_samples
+from apps.core import limits
 from apps.core.errors import Conflict, InvalidInput
+from apps.core.limits import bounded
 from apps.jobs.services import start_job
 from apps.transfer.services import describe_change, resolve_correction_by_expert
 
@@ -176,6 +178,7 @@ def _check_confidence(confidence) -> int | None:
 @transaction.atomic
 def save_answer_draft(*, question: DecisionQuestion, acting_user, option=None, text: str = "", comment: str = "", confidence=None) -> ExpertAnswer:
     """Autosave while the expert types. A submitted answer is final and is not touched."""
+    _bound_answer(text, comment)
     question = DecisionQuestion.objects.select_for_update().get(pk=question.pk)
     if question.status != QuestionStatus.OPEN:
         raise Conflict("this question is no longer open")
@@ -190,11 +193,17 @@ def save_answer_draft(*, question: DecisionQuestion, acting_user, option=None, t
     return answer
 
 
+def _bound_answer(text, comment) -> None:
+    bounded(text, field="text", limit=limits.COMMENT)
+    bounded(comment, field="comment", limit=limits.COMMENT)
+
+
 @transaction.atomic
 def submit_answer(*, question: DecisionQuestion, acting_user, option=None, text: str = "", comment: str = "", confidence=None) -> ExpertAnswer:
     """Submit an expert's answer. Submitting the same answer again changes nothing (idempotent); a different
     answer after submitting is refused. When the question has the answers it needs it is decided if they
     agree, and goes to the admin or lead expert when they do not."""
+    _bound_answer(text, comment)
     question = DecisionQuestion.objects.select_for_update().get(pk=question.pk)
     option_obj = _option(question, option)
     text = (text or "").strip()
@@ -254,6 +263,8 @@ def _decide(question: DecisionQuestion, *, option, text: str, by, note: str = ""
 @transaction.atomic
 def settle_question(*, question: DecisionQuestion, acting_user, option=None, text: str = "", note: str = "") -> DecisionQuestion:
     """The admin or the round's lead expert settles a disagreement."""
+    bounded(text, field="text", limit=limits.COMMENT)
+    bounded(note, field="note", limit=limits.NOTE)
     question = DecisionQuestion.objects.select_for_update().get(pk=question.pk)
     if question.status != QuestionStatus.DISPUTED:
         raise Conflict("only a question the experts disagree on can be settled")
@@ -273,6 +284,7 @@ def settle_question(*, question: DecisionQuestion, acting_user, option=None, tex
 def withdraw_question(*, question: DecisionQuestion, acting_user, reason: str) -> DecisionQuestion:
     """An admin takes a question back (badly put, or nobody can answer it). Its samples stay undecided, so
     re-analysis and the next round see them again."""
+    bounded(reason, field="reason", limit=limits.NOTE)
     question = DecisionQuestion.objects.select_for_update().get(pk=question.pk)
     if question.status not in (QuestionStatus.OPEN, QuestionStatus.DISPUTED):
         raise Conflict("only an open or disputed question can be withdrawn")
@@ -331,6 +343,7 @@ def mark_draft_needs_attention(*, question: DecisionQuestion, reason: str) -> Ru
 @transaction.atomic
 def approve_draft(*, draft: RuleDraft, acting_user, statement: str | None = None, category: str | None = None,
                   rule_id: str | None = None, examples: list | None = None) -> RuleDraft:
+    bounded(statement, field="statement", limit=limits.QUESTION)
     draft = RuleDraft.objects.select_for_update(of=("self",)).select_related("question__round").get(pk=draft.pk)
     if draft.status not in (DraftStatus.DRAFTED, DraftStatus.NEEDS_ATTENTION):
         raise Conflict(f"this draft is already {draft.get_status_display().lower()}")
@@ -359,6 +372,7 @@ def approve_draft(*, draft: RuleDraft, acting_user, statement: str | None = None
 
 @transaction.atomic
 def reject_draft(*, draft: RuleDraft, acting_user, reason: str = "") -> RuleDraft:
+    bounded(reason, field="reason", limit=limits.NOTE)
     draft = RuleDraft.objects.select_for_update(of=("self",)).select_related("question__round").get(pk=draft.pk)
     draft.status, draft.reason = DraftStatus.REJECTED, reason
     draft.approved_by, draft.approved_at = acting_user, timezone.now()

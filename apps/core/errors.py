@@ -6,7 +6,7 @@ hand."""
 
 from dataclasses import dataclass
 
-__all__ = ["ApplicationError", "NotFound", "Forbidden", "Conflict", "InvalidInput", "FileProblem", "FileRefused"]
+__all__ = ["ApplicationError", "NotFound", "Forbidden", "Conflict", "Unavailable", "InvalidInput", "FileProblem", "FileRefused"]
 
 
 class ApplicationError(Exception):
@@ -51,6 +51,13 @@ class Conflict(ApplicationError):
 
     status = 409
     code = "conflict"
+
+
+class Unavailable(ApplicationError):
+    """A service Sori needs for this request (the cache behind a throttle...) cannot be reached; try later."""
+
+    status = 503
+    code = "unavailable"
 
 
 class InvalidInput(ApplicationError):

@@ -37,9 +37,13 @@ class NextClipView(APIView):
 
     @extend_schema(request=None, responses={
         200: NextOut, 204: OpenApiResponse(description="Nothing left for you in this test (or you were excluded)."),
+        **error_responses(403, 404, s403="Not a listener, or consent_required: agree to the test's instructions "
+                                         "on its page (the detail gives the address) first.",
+                          s404="No such test open to you."),
     })
     def post(self, request, pk: int):
         test = get_object_or_404(ListeningTest.objects.select_related("pool"), pk=pk)
+        services.require_consent(test=test, acting_user=request.user)
         assignment = services.next_assignment(test=test, acting_user=request.user)
         if assignment is None:
             return Response(status=status.HTTP_204_NO_CONTENT)

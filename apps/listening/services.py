@@ -12,18 +12,20 @@ import csv
 import io
 import random
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 
 from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 from django.db.models import F
+from django.urls import reverse
 from django.utils import timezone
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
+from apps.audio import playback as playback_gate
 from apps.audio.services import atomic_import, store_validated
-from apps.core.errors import Conflict, FileRefused, InvalidInput, NotFound
+from apps.core.errors import Conflict, FileRefused, Forbidden, InvalidInput, NotFound
 from apps.core.tabular import RowModel, read_table
 from apps.jobs.services import abandon_job
 from apps.listening import splits as splitting
@@ -206,6 +208,17 @@ def record_consent(*, test: ListeningTest, acting_user) -> Consent:
     return consent
 
 
+def require_consent(*, test: ListeningTest, acting_user) -> None:
+    """Clips go only to a listener who agreed to the test's instructions on its page; the API asks this
+    before it leases a clip, as the rating page does (a test not open to them stays a 404 in next_assignment)."""
+    if test.is_open_to(acting_user) and not Consent.objects.filter(test=test, listener=acting_user).exists():
+        raise Forbidden(
+            f"You have not agreed to this test's instructions: read them and agree at "
+            f"{reverse('listening:start', args=[test.pk])}, then ask for clips again.",
+            code="consent_required",
+        )
+
+
 def publish_test(*, test: ListeningTest, acting_user, audience: str = Audience.EVERYONE, listeners=()) -> ListeningTest:
     """Open a draft test (or change who a published one is for): to every listener, or to the listeners
     named. Listeners see only published tests meant for them."""
@@ -270,14 +283,9 @@ def report_playback(*, clip: Clip, acting_user, now: datetime | None = None) -> 
             raise Conflict("You have already rated this clip.", code="already_rated")
         raise Conflict("This clip is not assigned to you (or your time for it ran out).", code="no_lease")
     served = ClipServing.objects.filter(clip=clip, listener=acting_user).values_list("served_at", flat=True).first()
-    duration = clip.asset.duration_seconds
-    earliest = (served or now) + timedelta(seconds=max(0.0, duration - settings.LISTENING_PLAYBACK_TOLERANCE_SECONDS))
-    if served is None or now < earliest:
-        # The clip cannot have played to its end yet (skipped ahead, or a script).
-        raise Conflict(
-            f"The clip is {duration:.1f} s long and has not had time to play to its end; listen to all of it.",
-            code="playback_too_early",
-        )
+    # The clip cannot have played to its end before its length has passed since it was leased (skipped
+    # ahead, or a script): the playback gate that manual authoring uses too.
+    playback_gate.require_time_to_play(duration_seconds=clip.asset.duration_seconds, served_at=served, now=now)
     playback, created = PlaybackEnd.objects.get_or_create(clip=clip, listener=acting_user)
     if not created:
         PlaybackEnd.objects.filter(pk=playback.pk).update(plays=F("plays") + 1)

@@ -61,7 +61,9 @@ from django.db import connection, transaction
 from django.db.models import Exists, F, Q
 from django.utils import timezone
 
+from apps.core import limits
 from apps.core.errors import Conflict
+from apps.core.limits import bounded
 from apps.queues.models import Assignment, AssignmentStatus, PoolExclusion, WorkItem, WorkPool
 from apps.queues.ordering import ORDER_PRIME, order_seed, rank
 
@@ -510,6 +512,7 @@ def release(assignment: Assignment) -> Assignment:
 def decline(assignment: Assignment, *, reason: str) -> Assignment:
     """The worker will not do this item, for a reason (a conflict of interest, audio they cannot judge...):
     the slot is free at once and the item is never offered to them again. A no-op unless leased."""
+    bounded(reason, field="reason", limit=limits.NOTE)
     reason = (reason or "").strip()
     if not reason:
         raise ValueError("declining an item needs a reason; without one, skip it for later")
@@ -539,6 +542,7 @@ def exclude_worker(pool: WorkPool, worker, *, by, reason: str = "") -> PoolExclu
     """Take the worker out of the pool: no more items, no more submissions. Their submitted assignments
     become invalidated (the counts drop, so those slots are handed out again) and their leases are released;
     the consumer keeps their records but leaves them out of the clean set. Idempotent."""
+    bounded(reason, field="reason", limit=limits.NOTE)
     with transaction.atomic():
         _lock_worker(pool.pk, worker.pk)  # no claim of theirs can slip in meanwhile
         exclusion, _ = PoolExclusion.objects.get_or_create(

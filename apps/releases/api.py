@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.permissions import IsSoriAdmin
+from apps.core import limits
 from apps.core.api import StrictInput, error_responses
 from apps.releases import licences, selectors, services, views
 from apps.releases.models import Release, ReleaseKind
@@ -27,7 +28,7 @@ class ReleaseInput(StrictInput):
     version = serializers.RegexField(services.VERSION_PATTERN, max_length=services.VERSION_MAX_LENGTH, help_text="semantic (1.2.0) or a whole number; it must increase")
     license = serializers.RegexField(licences.SPDX_PATTERN, required=False, help_text="SPDX; default: the source's own")
     sources = SourceLicence(many=True, required=False, help_text="default: the sources the kind can tell")
-    description = serializers.CharField(required=False, allow_blank=True)
+    description = serializers.CharField(required=False, allow_blank=True, max_length=limits.DESCRIPTION)
 
 
 class ReleaseFileOut(serializers.Serializer):

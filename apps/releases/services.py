@@ -17,7 +17,9 @@ from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from apps.core import limits
 from apps.core.errors import Conflict, InvalidInput, NotFound
+from apps.core.limits import bounded
 from apps.jobs.services import start_job
 from apps.releases import licences
 from apps.releases.building import content_hash, write_release
@@ -45,6 +47,7 @@ def version_key(version: str) -> tuple[int, ...]:
 def create_release(*, acting_user, kind: str, source_id: int, name: str, version: str, license: str | None = None,
                    sources: list[dict] | None = None, description: str = "") -> Release:
     """Check everything a build needs, record the release as `building` and start its job."""
+    bounded(description, field="description", limit=limits.DESCRIPTION)
     kinds = registry()
     if kind not in kinds:
         raise InvalidInput(f"kind {kind!r}: choose one of {', '.join(sorted(kinds))}", field="kind")

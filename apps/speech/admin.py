@@ -6,11 +6,14 @@ from django.contrib import admin
 from django.utils.html import format_html
 
 from apps.audio.services import AudioRejected, inspect_audio
+from apps.core import limits
 from apps.speech import services
 from apps.speech.models import ReferenceVoice, SpeechCall, SynthesisAttempt, SynthesisDecision, SynthesisRun
 
 
 class ReferenceVoiceForm(forms.ModelForm):
+    transcript = forms.CharField(widget=forms.Textarea, max_length=limits.TRANSCRIPT,
+                                 help_text="exactly what the clip says (sent as ref_text)")
     clip_upload = forms.FileField(required=False, label="Clip",
                                   help_text="a Korean recording (WAV, FLAC, MP3...), validated with ffmpeg")
 

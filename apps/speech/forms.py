@@ -1,6 +1,7 @@
 from django import forms
 from django.conf import settings
 
+from apps.core import limits
 from apps.transfer.models import SourceBenchmark
 
 
@@ -15,7 +16,7 @@ class StartRunForm(forms.Form):
 
 
 class EditTextForm(forms.Form):
-    text = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
+    text = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=limits.SAMPLE_TEXT)
     note = forms.CharField(required=False, max_length=500)
 
 

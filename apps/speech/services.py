@@ -12,7 +12,9 @@ from django.db import transaction
 from django.db.models import Max
 
 from apps.audio.services import atomic_import, import_uploaded_file, store_generated_wav
+from apps.core import limits
 from apps.core.errors import Conflict, InvalidInput
+from apps.core.limits import bounded
 from apps.jobs.models import Job
 from apps.jobs.services import start_job
 from apps.speech import assembly, calls, gate, voices
@@ -41,6 +43,9 @@ def voice_create(*, acting_user, name: str, gender: str, transcript: str, clip, 
         raise InvalidInput(f"gender must be one of {', '.join(Gender.values)}", field="gender")
     if not transcript.strip():
         raise InvalidInput("the clip's exact transcript is required (voice-cloning servers read it)", field="transcript")
+    bounded(transcript, field="transcript", limit=limits.TRANSCRIPT)
+    bounded(name, field="name", limit=ReferenceVoice._meta.get_field("name").max_length)
+    bounded(vendor_voice, field="vendor_voice", limit=ReferenceVoice._meta.get_field("vendor_voice").max_length)
     if ReferenceVoice.objects.filter(name=name).exists():
         raise Conflict(f"a reference voice named {name!r} exists already")
     with atomic_import():
@@ -208,6 +213,7 @@ def _finish(synthesis: SampleSynthesis, status: str, *, attempt=None, reason: st
 # --- admin decisions ---------------------------------------------------------------------------------------
 def accept_attempt(*, acting_user, attempt: SynthesisAttempt, note: str = "") -> SampleSynthesis:
     """An admin accepts an attempt by ear (typically of a sample that needs attention)."""
+    bounded(note, field="note", limit=limits.NOTE)
     if attempt.asset_id is None:
         raise Conflict("this attempt has no audio to accept")
     with transaction.atomic():
@@ -227,6 +233,8 @@ def edit_and_rerun(*, acting_user, synthesis: SampleSynthesis, text: str, note: 
     text = text.strip()
     if not text:
         raise InvalidInput("the text to synthesize cannot be empty", field="text")
+    bounded(text, field="text", limit=limits.SAMPLE_TEXT)
+    bounded(note, field="note", limit=limits.NOTE)
     with transaction.atomic():
         locked = SampleSynthesis.objects.select_for_update().get(pk=synthesis.pk)
         if locked.status == SampleStatus.PENDING:

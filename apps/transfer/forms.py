@@ -1,5 +1,6 @@
 from django import forms
 
+from apps.core import limits
 from apps.transfer.models import CorrectionStatus, SourceBenchmark, SourceFormat, UnresolvedPolicy
 from apps.transfer.normalizer import MAX_CHARS
 
@@ -37,10 +38,12 @@ class StartTranslationForm(forms.Form):
 
 
 class CorrectTranslationForm(forms.Form):
-    transcription_ko = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), label="Korean transcription")
-    answer_ko = forms.CharField(required=False, label="Korean answer")
-    aliases_ko = forms.CharField(required=False, label="Korean aliases", help_text="one per line")
-    note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), label="Why")
+    transcription_ko = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), label="Korean transcription",
+                                       max_length=limits.SAMPLE_TEXT)
+    answer_ko = forms.CharField(required=False, label="Korean answer", max_length=limits.SAMPLE_TEXT)
+    aliases_ko = forms.CharField(required=False, label="Korean aliases", help_text="one per line",
+                                 max_length=limits.SAMPLE_TEXT)
+    note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), label="Why", max_length=limits.NOTE)
 
     def aliases(self) -> list[str]:
         return [a.strip() for a in self.cleaned_data["aliases_ko"].splitlines() if a.strip()]

@@ -16,7 +16,9 @@ from apps.agents.services import (
     require_configured,
     require_distinct_models,
 )
+from apps.core import limits
 from apps.core.errors import Conflict, FileProblem
+from apps.core.limits import bounded
 from apps.core.tabular import refuse
 from apps.jobs.models import JobStatus
 from apps.jobs.services import results_in_parallel, start_job
@@ -266,6 +268,7 @@ def retry_needing_attention(*, benchmark: SourceBenchmark) -> int:
 def overturn_correction(*, correction: Correction, acting_user, to_status: str, note: str) -> CorrectionDecision:
     """An admin's decision over the agents' (confirm a rejected correction, or reject a confirmed one).
     Recorded with the admin's name; the agents' outputs stay as they were."""
+    bounded(note, field="note", limit=limits.NOTE)
     to_status = CorrectionStatus(to_status)
     if to_status not in (CorrectionStatus.CONFIRMED, CorrectionStatus.REJECTED):
         raise ValueError("an admin can set a correction to confirmed or rejected")
@@ -277,6 +280,7 @@ def overturn_correction(*, correction: Correction, acting_user, to_status: str, 
 def resolve_correction_by_expert(*, correction: Correction, acting_user, accept: bool, note: str = "") -> CorrectionDecision:
     """An expert's answer to a correction sent to them: accept applies it, otherwise the sample is excluded.
     (The consultations app's expert inbox calls this.)"""
+    bounded(note, field="note", limit=limits.NOTE)
     if correction.status != CorrectionStatus.NEEDS_EXPERT:
         raise ValueError(f"this correction is {correction.get_status_display().lower()}, not waiting for an expert")
     to_status = CorrectionStatus.CONFIRMED if accept else CorrectionStatus.REJECTED

@@ -129,9 +129,9 @@ class ReviewView(APIView):
 
     @extend_schema(request={"application/json": _review_schema()}, responses={
         201: ReviewCreatedOut,
-        200: OpenApiResponse(ReviewCreatedOut, description="Your review of this item, changed or sent again."),
+        200: OpenApiResponse(ReviewCreatedOut, description="Your review of this item, changed, or sent again (also after it settled the item)."),
         **error_responses(403, 409, s403="Not your item (code no_lease), or not an annotator.",
-                          s409="The item is settled (code settled), or its slot went to someone else (slot_taken)."),
+                          s409="The item is settled and this is not the review you sent (code settled), or its slot went to someone else (slot_taken)."),
     })
     def post(self, request, pk):
         item = get_object_or_404(VerificationItem.objects.select_related("project", "work_item"), pk=pk)

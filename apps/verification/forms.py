@@ -1,5 +1,6 @@
 from django import forms
 
+from apps.core import limits
 from apps.verification.models import Reason
 
 
@@ -13,7 +14,7 @@ class ImportForm(forms.Form):
 class ReviewForm(forms.Form):
     decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")])
     reasons = forms.MultipleChoiceField(choices=Reason.choices, required=False)
-    comment = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    comment = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), max_length=limits.COMMENT)
     seconds_spent = forms.FloatField(required=False, min_value=0)
 
 

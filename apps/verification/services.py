@@ -12,7 +12,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.audio.services import AudioRejected, atomic_import, import_audio_file, inspect_audio
+from apps.core import limits
 from apps.core.errors import Conflict, FileProblem, Forbidden, InvalidInput, NotFound
+from apps.core.limits import bounded
 from apps.core.tabular import refuse
 from apps.queues import services as queues
 from apps.queues.models import Assignment, AssignmentStatus, WorkItem
@@ -40,6 +42,7 @@ REVIEWERS_PER_ITEM = 3  # the paper's three trained annotators
 
 def create_project(*, name: str, settle_on_first_rejection: bool = False, description: str = "", acting_user=None,
                    lease_seconds: int | None = None) -> VerificationProject:
+    bounded(description, field="description", limit=limits.DESCRIPTION)
     with transaction.atomic():
         pool = queues.create_pool(
             name=f"verification: {name}", kind="verification", required_per_item=REVIEWERS_PER_ITEM,
@@ -135,7 +138,7 @@ def clean_review(decision: str, reasons, comment: str) -> tuple[str, list[str], 
     if unknown:
         raise InvalidInput(f"unknown reason(s) {', '.join(map(str, unknown))}; expected {', '.join(Reason.values)}",
                            field="reasons")
-    comment = (comment or "").strip()
+    comment = bounded((comment or "").strip(), field="comment", limit=limits.COMMENT)
     if decision == Decision.APPROVE and reasons:
         raise InvalidInput("an approval takes no rejection reasons", field="reasons")
     if decision == Decision.REJECT and not reasons:
@@ -148,8 +151,9 @@ def clean_review(decision: str, reasons, comment: str) -> tuple[str, list[str], 
 def submit_review(*, item: VerificationItem, acting_user, decision: str, reasons=None, comment: str = "",
                   seconds: float | None = None) -> tuple[Review, bool]:
     """Store the annotator's decision on the item, or change it while the item is unsettled. Returns
-    (review, created). The same decision sent twice stores one review and one history entry. Settles the
-    item when its reviews decide it (see `_settle`)."""
+    (review, created). The same decision sent twice stores one review and one history entry, and is
+    answered with the stored review even when the first one settled the item. Settles the item when its
+    reviews decide it (see `_settle`)."""
     decision, reasons, comment = clean_review(decision, reasons, comment)
     now = timezone.now()
     with transaction.atomic():
@@ -161,12 +165,14 @@ def submit_review(*, item: VerificationItem, acting_user, decision: str, reasons
         except queues.ItemClosed:
             raise Conflict(f"Item {item.external_id} is already settled.", code="settled") from None
         item = VerificationItem.objects.get(pk=item.pk)
+        review = Review.objects.filter(item=item, annotator=acting_user).first()
         if item.is_settled:
+            if review is not None and (review.decision, review.reasons, review.comment) == (decision, reasons, comment):
+                return review, False  # the same review sent again (a retry after the one that settled it)
             raise Conflict(f"Item {item.external_id} is already settled ({item.status}); decisions are final.", code="settled")
         if seconds is None or seconds < 0:
             seconds = max(0.0, min((now - assignment.leased_at).total_seconds(), item.project.pool.lease_seconds))
         seconds = float(min(seconds, 24 * 3600))
-        review = Review.objects.filter(item=item, annotator=acting_user).first()
         created = review is None
         if created:
             review = Review.objects.create(item=item, annotator=acting_user, decision=decision, reasons=reasons,
@@ -222,16 +228,19 @@ def set_settle_on_first_rejection(*, project: VerificationProject, value: bool) 
     return settled
 
 
-def skip_item(*, item: VerificationItem, acting_user, reason: str = "") -> None:
+def skip_item(*, item: VerificationItem, acting_user, reason: str = "") -> bool:
     """Give an item back unreviewed. Without a reason it is "later": its slot goes to someone else, and it
-    comes back to this annotator when no one else can take it. With a reason it is declined for good."""
+    comes back to this annotator when no one else can take it. With a reason it is declined for good.
+    False (and nothing changes) when the annotator does not hold the item."""
+    bounded(reason, field="reason", limit=limits.NOTE)
     assignment = Assignment.objects.filter(item_id=item.work_item_id, worker=acting_user, status=AssignmentStatus.LEASED).first()
     if assignment is None:
-        return
+        return False
     if reason.strip():
         queues.decline(assignment, reason=reason)
     else:
         queues.release(assignment)
+    return True
 
 
 # ---- human baseline ----------------------------------------------------------------------------------------

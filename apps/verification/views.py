@@ -11,6 +11,7 @@ from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from apps.accounts.decorators import login_or_token_required
 from apps.accounts.permissions import can
 from apps.core.errors import ApplicationError, InvalidInput
 from apps.core.tabular import extract_zip
@@ -122,9 +123,14 @@ def review_as_annotator(request, pk):
 @login_required
 @require_POST
 def skip(request, pk):
+    if not can(request.user, "verification.review"):
+        raise PermissionDenied
     item = get_object_or_404(VerificationItem, pk=pk)
     reason = request.POST.get("reason", "")[:500]
-    services.skip_item(item=item, acting_user=request.user, reason=reason)
+    if not services.skip_item(item=item, acting_user=request.user, reason=reason):
+        # Not theirs: say nothing about the item (not even its name) and change nothing.
+        messages.error(request, "Nothing was skipped: that item is not assigned to you.")
+        return redirect("verification:projects")
     if reason.strip():
         messages.info(request, f"Declined {item.external_id} ({reason.strip()}); it will not come back to you.")
     else:
@@ -146,7 +152,7 @@ def item_detail(request, pk):
     })
 
 
-@login_required
+@login_or_token_required  # the visual_url an API answer gives is fetched with the token
 def visual(request, pk):
     item = get_object_or_404(VerificationItem, pk=pk)
     if not item.visual:

@@ -20,9 +20,15 @@ from rest_framework.authtoken.models import Token
 from schemathesis import GenerationMode
 from schemathesis.specs.openapi.checks import ignored_auth
 
-# The fixtures that build a listening test, a verification project and a consultation question.
+from apps.authoring import services as authoring
+from apps.listening.services import record_consent
+
+# The fixtures that build a listening test, a verification project, a consultation question, a KMMAU
+# question set with a corpus, and a built release.
+from tests.authoring.conftest import corpus_folder, heard, kss_corpus, question_set  # noqa: F401
 from tests.consultations.conftest import make_question, rulebooks, samples  # noqa: F401
 from tests.listening.conftest import make_test, write_manifest  # noqa: F401
+from tests.releases.conftest import build, rated_test  # noqa: F401
 from tests.verification.conftest import hpsu, make_project  # noqa: F401
 
 EXAMPLES = int(os.environ.get("SORI_SCHEMA_EXAMPLES", "8"))
@@ -35,14 +41,30 @@ def world(request, admin, listener):
     project = request.getfixturevalue("make_project")(2)
     question = request.getfixturevalue("make_question")()
     version = question.round.rulebook.versions.order_by("number").first()
+    for who in (admin, listener):
+        record_consent(test=test, acting_user=who)  # the listening API serves only those who agreed
+    kmmau = request.getfixturevalue("question_set")
+    clip = request.getfixturevalue("kss_corpus").clips.first()
+    kmmau.corpora.add(clip.corpus)
+    author = request.getfixturevalue("make_user")("world_author", "annotator")
+    heard(clip, author)
+    authoring.report_playback(clip=clip, acting_user=author)
+    manual, _ = authoring.author_question(
+        question_set=kmmau, clip=clip, acting_user=author, capability="general_counting",
+        text="몇 명이 말하나요?", options=["한 명", "두 명", "세 명", "네 명"], correct_index=0)
+    release = request.getfixturevalue("build")("mos", request.getfixturevalue("rated_test"))
     ids = {
         "/api/listening/tests/": test.pk,
         "/api/listening/clips/": test.clips.first().pk,
         "/api/verification/projects/": project.pk,
         "/api/verification/items/": project.items.first().pk,
         "/api/consultations/questions/": question.pk,
+        "/api/authoring/sets/": kmmau.pk,
+        "/api/authoring/questions/": manual.pk,
+        "/api/authoring/clips/": clip.pk,
+        "/api/releases/": release.pk,
     }
-    return {"ids": ids, "slug": version.rulebook.slug, "number": version.number}
+    return {"ids": ids, "slug": version.rulebook.slug, "number": version.number, "release": release.pk}
 
 
 @pytest.fixture(autouse=True)
@@ -63,12 +85,16 @@ def _aim(case, world) -> None:
         prefix = re.sub(r"\{id\}.*", "", case.operation.path)
         if prefix in world["ids"]:
             params["id"] = world["ids"][prefix]
+    for name in ("old_pk", "new_pk"):  # /api/releases/diff/{old_pk}/{new_pk}/
+        if isinstance(params.get(name), int) and params[name] >= 0:
+            params[name] = world["release"]
     if isinstance(params.get("slug"), str) and isinstance(params.get("number"), int) and params["number"] >= 0:
         params["slug"], params["number"] = world["slug"], world["number"]
 
 
-def _fuzz(user, world) -> list[str]:
-    """Run every operation's generated cases; return the failures (empty when the API keeps its schema)."""
+def _fuzz(user, world, seen: dict | None = None) -> list[str]:
+    """Run every operation's generated cases; return the failures (empty when the API keeps its schema).
+    `seen`, when given, collects the statuses each operation ("POST /api/...") answered."""
     token, _ = Token.objects.get_or_create(user=user)
     schema = schemathesis.openapi.from_wsgi("/api/schema/", get_wsgi_application())
     failures = []
@@ -83,7 +109,10 @@ def _fuzz(user, world) -> list[str]:
                 _aim(case, world)
                 # ignored_auth sends a case with mangled credentials, but this test adds a valid token to every
                 # request, so a 200 there is the token working, not the API ignoring authentication.
-                case.call_and_validate(headers={"Authorization": f"Token {token.key}"}, excluded_checks=[ignored_auth])
+                response = case.call_and_validate(headers={"Authorization": f"Token {token.key}"},
+                                                  excluded_checks=[ignored_auth])
+                if seen is not None:
+                    seen.setdefault(case.operation.label, set()).add(response.status_code)
 
             try:
                 run()
@@ -96,11 +125,26 @@ def _fuzz(user, world) -> list[str]:
 
 @pytest.mark.django_db
 def test_the_api_keeps_its_schema_for_an_admin(world, admin):
-    failures = _fuzz(admin, world)
+    seen = {}
+    failures = _fuzz(admin, world, seen)
     assert not failures, "\n\n".join(failures)
+    # The world's question set, question, clip and release let every authoring and releases operation reach
+    # its logic: each answered something other than 404 (not found) at least once.
+    only_404 = [label for label, statuses in seen.items()
+                if ("/api/authoring/" in label or "/api/releases/" in label) and statuses <= {404}]
+    assert not only_404, only_404
+    assert any("/api/releases/{id}/" in label and 200 in statuses for label, statuses in seen.items())
 
 
 @pytest.mark.django_db
 def test_the_api_keeps_its_schema_for_a_listener(world, listener):
     failures = _fuzz(listener, world)
     assert not failures, "\n\n".join(failures)
+
+
+@pytest.mark.django_db
+def test_the_schema_documents_the_authoring_conflicts(admin, client_for):
+    paths = client_for(admin).get("/api/schema/", HTTP_ACCEPT="application/json").json()["paths"]
+    for path in ("/api/authoring/questions/{id}/answers/", "/api/authoring/questions/{id}/reviews/",
+                 "/api/authoring/clips/{id}/questions/", "/api/authoring/clips/{id}/playback/"):
+        assert "409" in paths[path]["post"]["responses"], path

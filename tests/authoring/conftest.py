@@ -4,9 +4,11 @@ question set, and helpers that make questions in each state."""
 import csv
 import json
 import unicodedata
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
 
 from tests.conftest import write_wav
 
@@ -132,3 +134,11 @@ def make_agent_question(question_set, clip, **overrides):
                   provenance={"method": "agent", "agent_calls": []})
     fields.update(overrides)
     return send_to_review(Question.objects.create(question_set=question_set, **fields))
+
+
+def heard(clip, user) -> None:
+    """The clip's audio was served to `user` (serve_audio records it) long enough ago to have played
+    through, so a playback report now passes the playback gate."""
+    from apps.audio.playback import note_served
+
+    note_served(clip.audio, user, now=timezone.now() - timedelta(seconds=clip.audio.duration_seconds + 1))

@@ -2,11 +2,16 @@
 escalates it to its author and an admin with both answers."""
 
 import json
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
 
+from apps.audio.playback import note_served
 from apps.authoring.exports import mmau_rows
-from apps.authoring.models import Question
+from apps.authoring.models import Clip, Question
 from apps.authoring.selectors import blind_options
 from apps.authoring.services import (
     author_question,
@@ -16,6 +21,8 @@ from apps.authoring.services import (
     submit_blind_answer,
 )
 from apps.core.errors import Conflict, Forbidden
+from apps.releases import pseudonyms
+from tests.authoring.conftest import heard
 
 OPTIONS = ["한 명", "두 명", "세 명", "네 명"]
 
@@ -23,6 +30,7 @@ OPTIONS = ["한 명", "두 명", "세 명", "네 명"]
 def authored(api_client, author, question_set, clip, *, correct_index=1):
     question_set.corpora.add(clip.corpus)
     api_client.force_authenticate(author)
+    heard(clip, author)
     assert api_client.post(f"/api/authoring/clips/{clip.pk}/playback/").status_code == 200
     response = api_client.post(f"/api/authoring/clips/{clip.pk}/questions/", {
         "set": question_set.pk, "capability": "general_counting", "text": "이 음성에서 몇 명의 이름이 불리나요?",
@@ -37,7 +45,8 @@ def blind(api_client, answerer, question_set, choice):
     assert given.status_code == 200, given.content
     body = given.json()
     assert "correct_index" not in body and "transcript" not in body  # blind: nothing of the author's answer
-    api_client.post(f"/api/authoring/clips/{body['clip']}/playback/")
+    heard(Clip.objects.get(pk=body["clip"]), answerer)
+    assert api_client.post(f"/api/authoring/clips/{body['clip']}/playback/").status_code == 200
     return api_client.post(f"/api/authoring/questions/{body['id']}/answers/", {"choice": choice}, format="json")
 
 
@@ -49,6 +58,7 @@ def test_authoring_unlocks_only_after_playback(api_client, annotators, question_
             "options": ["교사", "의사", "기자", "요리사"], "correct_index": 0}
     refused = api_client.post(f"/api/authoring/clips/{clip.pk}/questions/", body, format="json")
     assert refused.status_code == 409 and refused.json()["code"] == "playback_not_reported"
+    heard(clip, annotators[0])
     api_client.post(f"/api/authoring/clips/{clip.pk}/playback/")
     assert api_client.post(f"/api/authoring/clips/{clip.pk}/questions/", body, format="json").status_code == 201
     again = api_client.post(f"/api/authoring/clips/{clip.pk}/questions/", body, format="json")
@@ -82,9 +92,22 @@ def test_a_mismatch_escalates_to_the_author_and_an_admin_with_both_answers(api_c
     assert question.status == "accepted" and question.answer == "세 명"
 
 
+def test_the_escalation_page_shows_the_author_a_pseudonym_not_the_blind_answerers_username(
+        api_client, client_for, annotators, question_set, kss_corpus):
+    question = authored(api_client, annotators[0], question_set, kss_corpus.clips.first())
+    blind(api_client, annotators[1], question_set, "세 명")
+    code = pseudonyms.for_users([annotators[1].pk])[annotators[1].pk]
+    page = client_for(annotators[0]).get("/authoring/escalations/").content.decode()
+    assert question.text in page and f"blind answer ({code})" in page
+    assert annotators[1].username not in page
+    api_client.force_authenticate(annotators[0])
+    assert api_client.get(f"/api/authoring/questions/{question.pk}/").json()["answerer"] == code
+
+
 def test_an_author_is_never_given_their_own_question_to_answer(annotators, question_set, kss_corpus):
     clip = kss_corpus.clips.first()
     question_set.corpora.add(kss_corpus)
+    heard(clip, annotators[0])
     report_playback(clip=clip, acting_user=annotators[0])
     question, _ = author_question(question_set=question_set, clip=clip, acting_user=annotators[0],
                                   capability="general_counting", text="몇 번 웃나요?", options=OPTIONS, correct_index=0)
@@ -107,6 +130,7 @@ def test_one_blind_answer_per_question(api_client, annotators, question_set, kss
 def test_blind_options_are_shuffled_but_the_same_set(annotators, question_set, kss_corpus):
     clip = kss_corpus.clips.first()
     question_set.corpora.add(kss_corpus)
+    heard(clip, annotators[0])
     report_playback(clip=clip, acting_user=annotators[0])
     question, _ = author_question(question_set=question_set, clip=clip, acting_user=annotators[0],
                                   capability="general_counting", text="몇 번?", options=OPTIONS, correct_index=0)
@@ -114,3 +138,50 @@ def test_blind_options_are_shuffled_but_the_same_set(annotators, question_set, k
     with pytest.raises(Conflict):
         author_question(question_set=question_set, clip=clip, acting_user=annotators[0],
                         capability="general_counting", text="다른 질문?", options=OPTIONS, correct_index=0)
+
+
+def test_a_playback_report_right_after_the_audio_was_served_is_refused(annotators, question_set, kss_corpus):
+    """The listening test's timing gate: playback then an immediate question is refused, through the
+    endpoints a token client uses (fetch the audio_url, report the end, author)."""
+    clip = kss_corpus.clips.first()
+    question_set.corpora.add(kss_corpus)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=annotators[0]).key}")
+    assert client.get(clip.audio.get_absolute_url()).status_code == 200
+    early = client.post(f"/api/authoring/clips/{clip.pk}/playback/")
+    assert early.status_code == 409 and early.json()["code"] == "playback_too_early"
+    authored = client.post(f"/api/authoring/clips/{clip.pk}/questions/", {
+        "set": question_set.pk, "capability": "general_counting", "text": "몇 명이 말하나요?", "options": OPTIONS,
+        "correct_index": 0}, format="json")
+    assert authored.status_code == 409 and authored.json()["code"] == "playback_not_reported"
+    assert not Question.objects.exists()
+
+
+def test_a_playback_report_without_the_audio_ever_served_is_refused(annotators, question_set, kss_corpus):
+    clip = kss_corpus.clips.first()
+    question_set.corpora.add(kss_corpus)
+    with pytest.raises(Conflict) as refused:
+        report_playback(clip=clip, acting_user=annotators[0])
+    assert refused.value.code == "playback_too_early"
+
+
+def test_a_playback_report_once_the_clip_had_time_to_play_is_believed(annotators, question_set, kss_corpus):
+    clip = kss_corpus.clips.first()
+    question_set.corpora.add(kss_corpus)
+    note_served(clip.audio, annotators[0])
+    later = timezone.now() + timedelta(seconds=clip.audio.duration_seconds)
+    assert report_playback(clip=clip, acting_user=annotators[0], now=later).plays == 1
+
+
+def test_a_choice_that_is_no_option_is_a_documented_409_even_if_it_is_all_whitespace(
+        api_client, annotators, question_set, kss_corpus):
+    question = authored(api_client, annotators[0], question_set, kss_corpus.clips.first())
+    api_client.force_authenticate(annotators[1])
+    given = api_client.post(f"/api/authoring/sets/{question_set.pk}/next-answer/").json()
+    heard(question.clip, annotators[1])
+    api_client.post(f"/api/authoring/clips/{given['clip']}/playback/")
+    for choice in ("\u001d", "다섯 명"):
+        refused = api_client.post(f"/api/authoring/questions/{question.pk}/answers/", {"choice": choice}, format="json")
+        assert refused.status_code == 409 and refused.json()["code"] == "no_such_option"
+    assert api_client.post(f"/api/authoring/questions/{question.pk}/answers/", {"choice": "두 명"},
+                           format="json").status_code == 201

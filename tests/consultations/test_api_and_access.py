@@ -88,3 +88,14 @@ def test_a_listener_cannot_open_the_inbox_or_a_question(make_question, listener,
     assert client.get("/consultations/inbox/").status_code == 403
     assert client.get(f"/consultations/questions/{question.pk}/").status_code == 403
     assert client.post(f"/consultations/questions/{question.pk}/submit/", {"option": "A"}).status_code == 403
+
+
+def test_an_overlong_answer_or_comment_is_refused_naming_the_field(make_question, expert, api_client):
+    question = make_question()
+    api_client.force_authenticate(expert)
+    url = f"/api/consultations/questions/{question.pk}/answers/"
+    long_text = api_client.post(url, {"text": "x" * 2_000_000}, format="json")
+    assert long_text.status_code == 400 and "text" in long_text.json()["fields"]
+    long_comment = api_client.post(url, {"option": "A", "comment": "x" * 5001}, format="json")
+    assert long_comment.status_code == 400 and "comment" in long_comment.json()["fields"]
+    assert not question.answers.exists()

@@ -1,6 +1,10 @@
+import socket
+
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.test import override_settings
+from rest_framework.authtoken.models import Token
 
 from apps.accounts.models import User
 from apps.accounts.permissions import can, rule
@@ -122,3 +126,56 @@ def test_failed_token_requests_count_toward_the_same_lockout(api_client, listene
     locked = api_client.post("/api/auth/token/", {"username": listener.username, "password": "pw-for-tests-1"})
     assert locked.status_code == 429
     assert locked.json()["detail"].startswith("Too many failed logins")
+
+
+def _ask_for_tokens(api_client, count: int, forwarded_for=lambda n: f"203.0.113.{n}") -> list[int]:
+    """POST the token endpoint `count` times, each with a different unknown username (so the per-username
+    lockout never starts) and the X-Forwarded-For header `forwarded_for(n)`."""
+    return [
+        api_client.post("/api/auth/token/", {"username": f"nobody{n}", "password": "wrong"},
+                        HTTP_X_FORWARDED_FOR=forwarded_for(n)).status_code
+        for n in range(count)
+    ]
+
+
+def test_the_token_throttle_is_not_dodged_by_a_varied_forwarded_for_header(api_client, db):
+    answers = _ask_for_tokens(api_client, 30)
+    assert answers[:20] == [401] * 20
+    assert set(answers[20:]) == {429}
+
+
+def test_behind_a_configured_proxy_the_throttle_counts_the_address_the_proxy_saw(api_client, db, settings):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    # The proxy appends the client it saw; whatever the client wrote before it is not trusted.
+    assert set(_ask_for_tokens(api_client, 20, lambda n: f"10.9.9.{n}, 198.51.100.7")) == {401}
+    assert _ask_for_tokens(api_client, 1, lambda n: "198.51.100.7") == [429]
+    assert _ask_for_tokens(api_client, 1, lambda n: "10.9.9.1, 198.51.100.8") == [401]
+
+
+def test_the_login_lockout_is_not_dodged_by_a_varied_forwarded_for_header(api_client, listener):
+    for n in range(5):
+        api_client.post("/api/auth/token/", {"username": listener.username, "password": "wrong"},
+                        HTTP_X_FORWARDED_FOR=f"203.0.113.{n}")
+    locked = api_client.post("/api/auth/token/", {"username": listener.username, "password": "pw-for-tests-1"},
+                             HTTP_X_FORWARDED_FOR="203.0.113.99")
+    assert locked.status_code == 429
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_with_redis_unreachable_the_token_endpoint_fails_closed_with_503(api_client, listener):
+    token = Token.objects.create(user=listener)
+    unreachable = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                               "LOCATION": f"redis://127.0.0.1:{_closed_port()}/0"}}
+    with override_settings(CACHES=unreachable):
+        response = api_client.post("/api/auth/token/", {"username": listener.username, "password": "pw-for-tests-1"})
+        assert response.status_code == 503
+        assert response.json()["code"] == "throttle_unavailable"
+        assert "Redis" in response.json()["detail"]
+        # An existing token still works on the rest of the API.
+        api_client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+        assert api_client.get("/api/me/").status_code == 200

@@ -1,7 +1,10 @@
+from datetime import timedelta
+
 import pytest
 
-from apps.audio import services
+from apps.audio import playback, services
 from apps.audio.rules import _access_checks, grants_audio_access
+from apps.core.errors import Conflict
 
 
 @pytest.fixture
@@ -59,3 +62,17 @@ def test_an_app_can_grant_access_to_an_asset(client_for, listener, asset):
         assert client_for(listener).get(asset.get_absolute_url(), HTTP_RANGE="bytes=0-9").status_code == 206
     finally:
         _access_checks.remove(check)
+
+
+def test_the_first_serving_is_what_the_playback_gate_counts_from(client_for, admin, listener, asset):
+    assert client_for(listener).get(asset.get_absolute_url()).status_code == 403
+    assert playback.first_served(asset, listener) is None  # refused: nothing was sent
+    client = client_for(admin)
+    client.get(asset.get_absolute_url())
+    first = playback.first_served(asset, admin)
+    client.get(asset.get_absolute_url(), HTTP_RANGE="bytes=0-9")  # the player asking again keeps the first time
+    assert playback.first_served(asset, admin) == first
+    with pytest.raises(Conflict) as early:
+        playback.require_played_through(asset, admin, now=first + timedelta(seconds=0.1))
+    assert early.value.code == "playback_too_early"
+    playback.require_played_through(asset, admin, now=first + timedelta(seconds=asset.duration_seconds))  # no refusal

@@ -2,12 +2,29 @@
 
 import pytest
 from django.test import Client
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
 
+from apps.listening import services
 from apps.listening.models import Rating
 
 from .conftest import SECRET_TEXT
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def make_test(make_test, listeners):
+    """A published test whose instructions every listener of the cast agreed to on its page
+    (unless consented=False)."""
+
+    def make(*args, consented=True, **kwargs):
+        test = make_test(*args, **kwargs)
+        for listener in listeners if consented else ():
+            services.record_consent(test=test, acting_user=listener)
+        return test
+
+    return make
 
 
 def _next(api_client, test):
@@ -125,7 +142,7 @@ def test_the_transcript_and_clip_metadata_never_reach_a_listener(make_test, clie
 
 
 def test_the_rate_page_needs_consent_first_and_keeps_buttons_disabled_until_playback(make_test, client_for, listener):
-    test = make_test(1)
+    test = make_test(1, consented=False)
     client = client_for(listener)
     assert client.get(f"/listening/tests/{test.pk}/rate/").url == f"/listening/tests/{test.pk}/"
     instructions = client.get(f"/listening/tests/{test.pk}/").content.decode()
@@ -147,3 +164,32 @@ def test_the_home_page_shows_a_listener_their_test_and_how_many_clips_are_left(m
     assert f"Listening test: {test.name}" in home and 'aria-label="4 waiting"' in home
     admin_home = client_for(admin).get("/").content.decode()
     assert "/listening/manage/" in admin_home
+
+
+def test_the_api_gives_no_clip_to_a_listener_who_has_not_agreed_to_the_instructions(make_test, api_client, make_user):
+    test = make_test(1)
+    newcomer = make_user("newcomer", "listener")
+    api_client.force_authenticate(newcomer)
+    refused = _next(api_client, test)
+    assert refused.status_code == 403
+    assert refused.json()["code"] == "consent_required"
+    assert f"/listening/tests/{test.pk}/" in refused.json()["detail"]
+    assert not services.Assignment.objects.filter(worker=newcomer).exists()
+    services.record_consent(test=test, acting_user=newcomer)
+    assert _next(api_client, test).status_code == 200
+
+
+def test_a_token_client_fetches_the_audio_url_the_api_gave_it(make_test, listeners):
+    test = make_test(1)
+    holder, other = APIClient(), APIClient()
+    holder.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=listeners[0]).key}")
+    other.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=listeners[1]).key}")
+    url = holder.post(f"/api/listening/tests/{test.pk}/next/").json()["clip"]["audio_url"]
+    audio = holder.get(url)
+    assert audio.status_code == 200 and audio["Content-Type"].startswith("audio/")
+    assert b"".join(audio.streaming_content)[:4] == b"RIFF"
+    assert other.get(url).status_code == 403  # the same permission check as for a page's session
+    forged = APIClient()
+    forged.credentials(HTTP_AUTHORIZATION="Token not-a-real-token")
+    assert forged.get(url).status_code == 401
+    assert APIClient().get(url).status_code == 302  # no credentials: the login page, as before

@@ -11,7 +11,7 @@ from apps.core.errors import InvalidInput
 from apps.releases.models import Release
 from apps.releases.writing import files_under, verify_folder
 from tests.authoring import mmau_evaluation
-from tests.authoring.conftest import make_agent_question
+from tests.authoring.conftest import heard, make_agent_question
 from tests.releases.test_card_and_loading import _front_matter, _load_every_config, _offline  # noqa: F401
 
 pytestmark = pytest.mark.django_db
@@ -31,11 +31,13 @@ def kmmau_set(question_set, kss_corpus, seoul_corpus, annotators):
         assert services.next_review(question_set=question_set, acting_user=reviewer) == reviewed
         services.submit_review(question=reviewed, acting_user=reviewer, decision="approve")
     author, answerer = annotators[0], annotators[1]
+    heard(clips[1], author)
     services.report_playback(clip=clips[1], acting_user=author)
     manual, _ = services.author_question(
         question_set=question_set, clip=clips[1], acting_user=author, capability="general_counting",
         text="몇 명이 말하나요?", options=["한 명", "두 명", "세 명", "네 명"], correct_index=0, start_seconds=0.25,
         end_seconds=1.0)
+    heard(clips[1], answerer)
     services.report_playback(clip=clips[1], acting_user=answerer)
     assert services.next_blind_answer(question_set=question_set, acting_user=answerer) == manual
     services.submit_blind_answer(question=manual, acting_user=answerer, choice="한 명")

@@ -29,3 +29,21 @@ def test_a_clip_that_is_not_audio_is_refused_naming_the_file(admin, client_for, 
         response = _post(client_for(admin), name="x", gender="male", transcript="텍스트", clip_upload=clip)
     assert response.status_code == 200 and "notes.wav:" in response.content.decode()
     assert not ReferenceVoice.objects.exists()
+
+
+def test_a_two_million_character_transcript_is_refused_naming_the_bound(admin, client_for, make_wav):
+    with open(make_wav("long.wav", seconds=1.0), "rb") as clip:
+        response = _post(client_for(admin), name="긴", gender="female", transcript="가" * 2_000_000, clip_upload=clip)
+    assert response.status_code == 200
+    assert "at most 2000 characters" in response.content.decode()
+    assert not ReferenceVoice.objects.exists()
+
+
+def test_the_voice_service_refuses_an_overlong_transcript_too(admin, make_wav):
+    from apps.core.errors import InvalidInput
+    from apps.speech.services import voice_create
+
+    with open(make_wav("long.wav", seconds=1.0), "rb") as clip, pytest.raises(InvalidInput) as refused:
+        voice_create(acting_user=admin, name="긴", gender="female", transcript="가" * 2_000_000, clip=clip)
+    assert refused.value.field == "transcript" and "at most 2,000 characters" in refused.value.message
+    assert not ReferenceVoice.objects.exists()

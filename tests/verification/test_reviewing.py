@@ -1,10 +1,16 @@
+import struct
+import zlib
+
 import pytest
 from django.utils.html import escape
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
 
 from apps.core.errors import ApplicationError, Forbidden
 from apps.queues.models import AssignmentStatus
 from apps.verification.models import ItemStatus, Review, ReviewEvent, VerificationItem
-from apps.verification.services import next_item, submit_review
+from apps.verification.services import import_items, next_item, submit_review
+from tests.verification.conftest import record
 
 
 def _review_all(project, annotators, decisions):
@@ -146,8 +152,12 @@ def test_the_api_contract_next_review_item_summary(make_project, annotators, adm
         for _ in range(2):
             item = api_client.post(f"/api/verification/projects/{project.pk}/next/").json()
             api_client.post(f"/api/verification/items/{item['id']}/reviews/", {"decision": "approve"}, format="json")
-    settled = api_client.post(f"/api/verification/items/{body['id']}/reviews/", {"decision": "approve"}, format="json")
-    assert settled.status_code == 409
+    # c's approval settled the item: the same review again is answered with the stored one, a change is refused.
+    again = api_client.post(f"/api/verification/items/{body['id']}/reviews/", {"decision": "approve"}, format="json")
+    assert again.status_code == 200 and again.json()["created"] is False and again.json()["settled"] is True
+    settled = api_client.post(f"/api/verification/items/{body['id']}/reviews/",
+                              {"decision": "reject", "reasons": ["wrong_answer"]}, format="json")
+    assert settled.status_code == 409 and settled.json()["code"] == "settled"
     api_client.force_authenticate(admin)
     summary = api_client.get(f"/api/verification/projects/{project.pk}/summary/").json()
     assert (summary["items"], summary["accepted"], summary["rejected"], summary["pending"]) == (2, 2, 0, 0)
@@ -277,3 +287,74 @@ def test_the_review_page_shows_prompt_variants_transcript_and_tiers(make_project
     body = api_client.post(f"/api/verification/projects/{project.pk}/next/").json()
     assert body["prompts"]["positive"] == ["It seems a complaint.", "Surely a complaint?"]
     assert body["transcript"] == "Not again, seriously."
+
+
+def _png() -> bytes:
+    """A real 1x1 PNG."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00")) + chunk(b"IEND", b""))
+
+
+@pytest.mark.django_db
+def test_an_identical_resend_of_the_review_that_settled_an_item_answers_200_with_the_stored_review(
+        make_project, annotators, api_client):
+    project = make_project(1)
+    review = {"decision": "reject", "reasons": ["wrong_answer"], "comment": "it is thanks"}
+    for annotator in annotators:
+        api_client.force_authenticate(annotator)
+        item = api_client.post(f"/api/verification/projects/{project.pk}/next/").json()
+        first = api_client.post(f"/api/verification/items/{item['id']}/reviews/", review, format="json")
+        assert first.status_code == 201
+    assert VerificationItem.objects.get(pk=item["id"]).status == ItemStatus.REJECTED
+    again = api_client.post(f"/api/verification/items/{item['id']}/reviews/", review, format="json")
+    assert again.status_code == 200
+    assert again.json()["your_review"] == first.json()["your_review"]
+    assert ReviewEvent.objects.filter(item_id=item["id"]).count() == 3
+
+
+@pytest.mark.django_db
+def test_a_listener_cannot_skip_an_item(make_project, annotator, listener, client_for):
+    project = make_project(1)
+    item = next_item(project=project, acting_user=annotator)
+    assert client_for(listener).post(f"/verification/items/{item.pk}/skip/").status_code == 403
+    assert item.work_item.assignments.get(worker=annotator).status == AssignmentStatus.LEASED
+
+
+@pytest.mark.django_db
+def test_skipping_an_item_one_does_not_hold_changes_nothing_and_does_not_name_it(make_project, annotators, client_for):
+    project = make_project(1)
+    holder, other = annotators[0], annotators[1]
+    item = next_item(project=project, acting_user=holder)
+    response = client_for(other).post(f"/verification/items/{item.pk}/skip/", {"reason": "I know the speaker"}, follow=True)
+    page = response.content.decode()
+    assert "not assigned to you" in page
+    assert item.external_id not in page
+    assert not item.work_item.assignments.filter(worker=other).exists()
+    assert item.work_item.assignments.get(worker=holder).status == AssignmentStatus.LEASED
+
+
+@pytest.mark.django_db
+def test_a_token_client_fetches_the_visual_url_the_api_gave_it(hpsu, annotators, make_user):
+    (hpsu.media / "Images").mkdir(parents=True)
+    (hpsu.media / "Images/v1.png").write_bytes(_png())
+    project = import_items(project_name="Visual", file_path=hpsu.write([record("v1", image_path="Images/v1.png")]),
+                           media_dir=hpsu.media).project
+    holder, stranger = APIClient(), APIClient()
+    holder.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=annotators[0]).key}")
+    stranger.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=make_user('l9', 'listener')).key}")
+    item = holder.post(f"/api/verification/projects/{project.pk}/next/").json()
+    visual = holder.get(item["visual_url"])
+    assert visual.status_code == 200 and b"".join(visual.streaming_content) == _png()
+    assert holder.get(item["audio_url"]).status_code == 200
+    assert stranger.get(item["visual_url"]).status_code == 403
+
+
+@pytest.mark.django_db
+def test_an_overlong_review_comment_is_refused_and_nothing_stored(make_project, annotator, client_for):
+    project = make_project(1)
+    item = next_item(project=project, acting_user=annotator)
+    with pytest.raises(ApplicationError, match="comment: at most 5,000 characters"):
+        submit_review(item=item, acting_user=annotator, decision="reject", reasons=["other"], comment="x" * 2_000_000)
+    assert not Review.objects.exists()
