@@ -189,6 +189,9 @@ class SynthesisAttempt(models.Model):
     transcript = models.TextField(blank=True, help_text="what the ASR heard")
     compared_reference = models.TextField(blank=True, help_text="the text side as compared (after preparation)")
     compared_hypothesis = models.TextField(blank=True, help_text="the ASR side as compared")
+    context_readings = models.JSONField(
+        default=list, blank=True,
+        help_text='context-dependent spans of the transcript compared as the text\'s reading: [{"span": "3번", "reading": "세 번"}]')
     cer = models.FloatField(null=True, blank=True)
     wer = models.FloatField(null=True, blank=True)
     passed = models.BooleanField(null=True, help_text="null until checked")

@@ -177,8 +177,9 @@ def _attempt(synthesis, number, voice, seed, tts, asr, job) -> SynthesisAttempt:
         attempt.error = str(exc)
         attempt.save(update_fields=["error", "updated_at"])
         raise
-    result = gate.check(text=text, transcript=heard.text, threshold=run.cer_threshold,
-                        normalize=_transcript_reader(synthesis))
+    reader = TranscriptReader(synthesis)
+    result = gate.check(text=text, transcript=heard.text, threshold=run.cer_threshold, normalize=reader)
+    attempt.context_readings = reader.applied
     attempt.asset, attempt.sentences, attempt.transcript = asset, sentences, heard.text
     attempt.compared_reference, attempt.compared_hypothesis = result.reference, result.hypothesis
     attempt.cer, attempt.wer, attempt.passed = result.cer, result.wer, result.passed
@@ -186,12 +187,35 @@ def _attempt(synthesis, number, voice, seed, tts, asr, job) -> SynthesisAttempt:
     return attempt
 
 
-def _transcript_reader(synthesis: SampleSynthesis):
+class TranscriptReader:
     """The ASR transcript read by the same deterministic normalizer, under the same normalization rulebook
-    version, that made the text (an ASR writes 3개 where the text says 세 개). Context-dependent spans, which
-    that stage hands to an agent, stay as heard: the gate makes no agent call."""
-    engine = normalizer_for(synthesis.normalized.rulebook_version)
-    return lambda transcript: engine.normalize(transcript).text
+    version, that made the text (an ASR writes 3개 where the text says 세 개).
+
+    A context-dependent span of the transcript (3번, 010-1234-5678), which that stage hands to an agent, is
+    compared as the reading the synthesized text chose for the same span, when that reading is one of the
+    span's possible readings (세 번 for 3번; never 네 번): correct audio heard in digits then passes instead
+    of being synthesized again. Each such substitution is kept in `applied` and stored on the attempt. The
+    gate makes no agent call."""
+
+    def __init__(self, synthesis: SampleSynthesis):
+        self.engine = normalizer_for(synthesis.normalized.rulebook_version)
+        self.chosen = {r["span"]: r["reading"] for r in synthesis.normalized.readings or [] if r.get("span")}
+        self.applied: list[dict] = []
+
+    def __call__(self, transcript: str) -> str:
+        result = self.engine.normalize(transcript)
+        text = result.text
+        for pending in sorted(result.pending, key=lambda p: -p.start):
+            reading = self.chosen.get(pending.span)
+            possible = {_squashed(r) for r in self.engine.possible_readings(pending.span, pending.kind)}
+            if reading and _squashed(reading) in possible:
+                text = text[: pending.start] + reading + text[pending.end:]
+                self.applied.insert(0, {"span": pending.span, "reading": reading})
+        return text
+
+
+def _squashed(text: str) -> str:
+    return "".join(text.split())
 
 
 def _voice_spec(voice: ReferenceVoice, tts) -> VoiceSpec:

@@ -218,6 +218,43 @@ class Normalizer:
         out.fire(self.t.rule("sino_counters"))
         return self.sino_number(number)
 
+    def possible_readings(self, span: str, kind: str) -> list[str]:
+        """The readings a context-dependent span (a Pending's span and kind) can have, whatever the sentence
+        means: 3번 is 세 번 or 삼 번; 1st is 첫 번째, 일 등 or 일 위; 3:2 is 삼 대 이 or a time; 1-2 is a
+        range, a score, a subtraction, or digits read one by one (a phone number: 공일공 일이삼사). The ASR check
+        accepts the text's chosen reading of such a span only if it is one of these. Empty when the span's
+        readings cannot be listed (inequalities)."""
+        scratch = Normalized(text="")
+        if kind.startswith("counter "):
+            counter = kind.removeprefix("counter ")
+            digits = span.removesuffix(counter).replace(",", "")
+            if not digits.isdigit() or len(digits) > 20:
+                return []
+            native = self.number_with_counter(digits, counter, "native", scratch)
+            return [f"{native} {counter}", f"{self.sino_number(digits)} {counter}"]
+        numbers = re.findall(r"\d+", span)
+        if not numbers or any(len(n) > 20 for n in numbers):
+            return []
+        sino = [self.sino_number(n) for n in numbers]
+        if kind == "ordinal":
+            first = self.number_with_counter(numbers[0], "번째", "native", scratch)
+            return [f"{first} 번째", f"{sino[0]} 등", f"{sino[0]} 위"]
+        if kind == "colon_between_numbers" and len(numbers) == 2:
+            readings = [f"{sino[0]} 대 {sino[1]}"]
+            if self._is_time(span, " ".join(self.t["time_prefixes"][:1])):
+                readings.append(self.time(span, scratch))
+            return readings
+        if kind == "hyphen_between_numbers":
+            digit_names = self.t["sino_digits"]
+            one_by_one = [" ".join("".join(digit_names[int(d)] for d in n) for n in numbers)]
+            if "0" in "".join(numbers):  # 0 said 공 in a phone or account number
+                one_by_one.append(" ".join("".join("공" if d == "0" else digit_names[int(d)] for d in n) for n in numbers))
+            if len(numbers) != 2:
+                return one_by_one
+            a, b = sino
+            return [f"{a}{self.t['range_word']} {b}", f"{a} 대 {b}", f"{a} 빼기 {b}", f"{a} 다시 {b}", *one_by_one]
+        return []
+
     # --- the whole text ----------------------------------------------------------------------------------
 
     def normalize(self, text: str, *, preserve: tuple[str, ...] | list[str] = ()) -> Normalized:

@@ -89,7 +89,7 @@ def test_verify_release_rebuild_names_the_files_a_changed_rating_would_change(ra
 
     from apps.listening.models import Rating
 
-    release = build("mos", rated_test, name="komos-drift")
+    build("mos", rated_test, name="komos-drift")
     rating = Rating.objects.filter(clip__test=rated_test, clip__gold_min__isnull=True).order_by("pk").first()
     Rating.objects.filter(pk=rating.pk).update(score=6 - rating.score)
     with pytest.raises(CommandError) as failed:

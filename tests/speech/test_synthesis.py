@@ -264,3 +264,32 @@ def test_the_transcript_is_read_by_the_normalizer_before_comparing(admin, voices
     fake_speech.hear_as("사과 3개를 샀어요.")
     attempt = _run(admin, benchmark).samples.get().final_attempt
     assert attempt.transcript == "사과 3개를 샀어요." and attempt.cer == 0.0 and attempt.number == 1
+
+
+@pytest.mark.parametrize(("text", "span", "reading", "heard"), [
+    ("하루에 세 번 먹어요.", "3번", "세 번", "하루에 3번 먹어요."),
+    ("번호는 공일공 일이삼사 오육칠팔입니다.", "010-1234-5678", "공일공 일이삼사 오육칠팔", "번호는 010-1234-5678입니다."),
+])
+def test_a_context_dependent_span_heard_in_digits_is_compared_as_the_texts_reading(
+        admin, voices, ready, fake_speech, text, span, reading, heard):
+    """Correct audio of 세 번, heard as 3번 (issue 21: CER 0.125 and 0.579 before): the span is context
+    dependent, so the gate compares it as the reading the text chose, one of the span's possible readings,
+    and the attempt records that it did."""
+    from apps.transfer.models import NormalizedText
+
+    benchmark = ready([text])
+    NormalizedText.objects.update(readings=[{"span": span, "reading": reading, "rules": ["agent"], "agent": True}])
+    fake_speech.hear_as(heard)
+    attempt = _run(admin, benchmark).samples.get().final_attempt
+    assert attempt.number == 1 and attempt.passed and attempt.cer == 0.0
+    assert attempt.context_readings == [{"span": span, "reading": reading}]
+
+
+def test_a_span_heard_as_another_number_is_not_given_the_texts_reading(admin, voices, ready, fake_speech):
+    from apps.transfer.models import NormalizedText
+
+    benchmark = ready(["하루에 세 번 먹어요."])
+    NormalizedText.objects.update(readings=[{"span": "3번", "reading": "세 번", "rules": ["agent"], "agent": True}])
+    fake_speech.hear_as("하루에 4번 먹어요.")
+    first = _run(admin, benchmark).samples.get().attempts.get(number=1)
+    assert first.passed is False and first.context_readings == [] and "4번" in first.compared_hypothesis

@@ -240,3 +240,17 @@ def test_normalize_text_command_prints_the_reading_then_the_rules():
     assert lines[0] == "사과 세 개와 삼십이 달러"
     assert any("nm-counter-numerals" in line for line in lines[1:])
     assert any("nm-currency" in line for line in lines[1:])
+
+
+@pytest.mark.parametrize(("span", "kind", "readings"), [
+    ("3번", "counter 번", ["세 번", "삼 번"]),
+    ("20대", "counter 대", ["스무 대", "이십 대"]),
+    ("1st", "ordinal", ["첫 번째", "일 등", "일 위"]),
+    ("3:2", "colon_between_numbers", ["삼 대 이"]),
+    ("1-2", "hyphen_between_numbers", ["일에서 이", "일 대 이", "일 빼기 이", "일 다시 이", "일 이"]),
+    ("010-1234-5678", "hyphen_between_numbers", ["영일영 일이삼사 오육칠팔", "공일공 일이삼사 오육칠팔"]),
+    ("<", "inequality", []),
+])
+def test_a_context_dependent_span_lists_its_possible_readings(engine, span, kind, readings):
+    # What the ASR check accepts as the text's reading of a span heard in digits (apps.speech).
+    assert engine.possible_readings(span, kind) == readings
