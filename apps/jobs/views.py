@@ -32,9 +32,14 @@ def job_detail(request, pk: int):
 
 @login_required
 def job_progress(request, pk: int):
-    """The progress component alone; htmx polls it until the job has finished."""
+    """The progress component alone; htmx polls it until the job has finished. A page whose content depends
+    on the job's outcome (a release's Download and Publish) polls with ?reload=1 and is reloaded whole when
+    the job has finished (htmx's HX-Refresh)."""
     job = _get_job_for(request.user, pk, "jobs.view")
-    return render(request, "jobs/_progress.html", {"job": job})
+    response = render(request, "jobs/_progress.html", {"job": job, "reload": request.GET.get("reload") == "1"})
+    if job.is_finished and request.GET.get("reload") == "1":
+        response["HX-Refresh"] = "true"
+    return response
 
 
 @login_required

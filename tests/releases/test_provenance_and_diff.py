@@ -122,3 +122,11 @@ def test_a_mos_diff_says_which_listener_exclusion_changed_a_clip(rated_test, bui
     assert not changes.added and not changes.removed
     assert len(changes.changed) == 6
     assert all("n" in c.fields and c.reason == "listener excluded by an admin" for c in changes.changed)
+
+
+@pytest.mark.django_db
+def test_an_items_human_decisions_show_times_as_people_read_them(settled_project, build, admin, client_for):
+    release = build("hpsu", settled_project, name="hpsu-times")
+    item = release.items.order_by("item_id").first()
+    page = client_for(admin).get(f"/releases/{release.pk}/items/{item.item_id}").content.decode()
+    assert " UTC</td>" in page and "+00:00" not in page  # issue 20: no raw ISO strings

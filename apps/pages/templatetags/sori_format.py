@@ -5,13 +5,32 @@ Every statistic has an empty state (nothing counted yet: the page says what to d
 (a share over fewer than MIN_N_FOR_RATE items is shown as "k of n", a mean over fewer than MIN_N_FOR_CI says
 its n): `rate`, `mean`, `cost` and `empty_state` render them alike on every dashboard."""
 
+from datetime import UTC, datetime
+
 from django import template
+from django.utils import timezone
 from django.utils.html import format_html
 
 register = template.Library()
 
 # Below this many ratings a confidence interval says "n too small" instead of a range.
 MIN_N_FOR_CI = 3
+
+
+@register.filter
+def when(value) -> str:
+    """A time as people read it, in the site's time zone and naming it: 2026-01-05 18:00 KST. Takes a
+    datetime or the ISO text a provenance file stores; anything else is shown as it is."""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            return value
+    if not isinstance(value, datetime):
+        return "" if value is None else str(value)
+    if timezone.is_naive(value):
+        value = timezone.make_aware(value, UTC)
+    return timezone.localtime(value).strftime("%Y-%m-%d %H:%M %Z")
 
 
 @register.filter

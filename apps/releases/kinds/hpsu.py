@@ -6,6 +6,7 @@ Reviews travel as `reviews.csv` with annotator pseudonyms; rejected items are no
 import json
 from pathlib import Path, PurePosixPath
 
+from apps.core.errors import Conflict
 from apps.releases.kinds import Built, Item, SourceMissing, Ticker
 
 COLUMNS = {
@@ -18,9 +19,14 @@ COLUMNS = {
 def source(source_id: int):
     from apps.verification.models import VerificationProject
 
+    from apps.verification.models import ItemStatus
+
     project = VerificationProject.objects.filter(pk=source_id).first()
     if project is None:
         raise SourceMissing(f"no verification project with id {source_id}")
+    if not project.items.filter(status=ItemStatus.ACCEPTED).exists():
+        raise Conflict(f"verification project {project.name!r} has no accepted item yet (an item is accepted when "
+                       "three annotators approve it)", code="nothing_to_release")
     return project
 
 

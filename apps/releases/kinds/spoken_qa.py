@@ -14,6 +14,7 @@ Sori does not hold the source's audio)."""
 import shutil
 from pathlib import Path
 
+from apps.core.errors import Conflict
 from apps.releases import pseudonyms
 from apps.releases.kinds import Built, Item, SourceMissing, Ticker, safe_name
 from apps.releases.kinds.provenance_common import agent_calls
@@ -29,7 +30,21 @@ def source(source_id: int):
     benchmark = SourceBenchmark.objects.filter(pk=source_id).first()
     if benchmark is None:
         raise SourceMissing(f"no source benchmark with id {source_id}")
+    _refuse_if_empty(benchmark)
     return benchmark
+
+
+def _refuse_if_empty(benchmark) -> None:
+    """Refuse before building what would hold no sample, saying what is missing."""
+    from apps.speech.selectors import final_audio
+    from apps.transfer.selectors import current_translations
+
+    if not benchmark.samples.exists():
+        raise Conflict(f"benchmark {benchmark.name!r} has no samples; import a subset first", code="nothing_to_release")
+    if current_translations(benchmark=benchmark).exists() and not final_audio(benchmark=benchmark):
+        raise Conflict(f"benchmark {benchmark.name!r} is translated but no sample has accepted audio yet: a Korean "
+                       "release carries each sample's audio, so run the speech stage (/speech/) first",
+                       code="nothing_to_release")
 
 
 def default_license(obj) -> str | None:
@@ -42,7 +57,8 @@ def selection(benchmark) -> dict:
 
 
 def default_sources(benchmark) -> list[dict]:
-    known = KNOWN_SOURCES.get(benchmark.name.lower())
+    # Known by its name, or by the layout it was imported in (voicebench-demo holds VoiceBench data).
+    known = KNOWN_SOURCES.get(benchmark.name.lower()) or KNOWN_SOURCES.get(benchmark.format)
     return [{"name": known[0], "license": known[1]}] if known else []
 
 
