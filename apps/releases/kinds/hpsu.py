@@ -17,9 +17,7 @@ COLUMNS = {
 
 
 def source(source_id: int):
-    from apps.verification.models import VerificationProject
-
-    from apps.verification.models import ItemStatus
+    from apps.verification.models import ItemStatus, VerificationProject
 
     project = VerificationProject.objects.filter(pk=source_id).first()
     if project is None:
