@@ -104,6 +104,17 @@ def test_the_escalation_page_shows_the_author_a_pseudonym_not_the_blind_answerer
     assert api_client.get(f"/api/authoring/questions/{question.pk}/").json()["answerer"] == code
 
 
+def test_an_admin_resolves_an_escalation_by_picking_an_option_counted_from_one(
+        api_client, client_for, admin, annotators, question_set, kss_corpus):
+    question = authored(api_client, annotators[0], question_set, kss_corpus.clips.first())
+    blind(api_client, annotators[1], question_set, "세 명")
+    page = client_for(admin).get("/authoring/escalations/").content.decode()
+    # Issue 20: options were numbered from 0 and the correct one typed as a bare number.
+    assert 'type="number" name="correct_index"' not in page
+    for number, option in enumerate(question.options, start=1):
+        assert f'value="{number - 1}"' in page and f"{number}. {option}" in page
+
+
 def test_an_author_is_never_given_their_own_question_to_answer(annotators, question_set, kss_corpus):
     clip = kss_corpus.clips.first()
     question_set.corpora.add(kss_corpus)

@@ -148,6 +148,23 @@ _RESULT_LINKS = {
 _UPLOAD_AGAIN = {
     "listening.import": "listening:import",
 }
+# The page a job was started from, by kind: (label, URL name, the job param holding its id).
+_STARTED_FROM = {
+    "authoring.generate": ("the question set", "authoring:dashboard", "set"),
+    "authoring.agent_questions": ("the question set", "authoring:dashboard", "set"),
+}
+
+
+@register.simple_tag
+def started_from(job) -> dict | None:
+    """{"label", "url"} of the page the job works for (a question set's dashboard), or None."""
+    from django.urls import reverse
+
+    known = _STARTED_FROM.get(job.kind)
+    if not known or (job.params or {}).get(known[2]) is None:
+        return None
+    label, name, param = known
+    return {"label": label, "url": reverse(name, args=[job.params[param]])}
 
 
 @register.simple_tag
