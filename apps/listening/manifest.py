@@ -100,8 +100,9 @@ def read_manifest(path: Path, *, check_audio: bool = True, progress=None, stored
 
     `stored`: clip ids an earlier run of this import already stored (a resume). Their rows are checked
     again; their audio, checked by that run and stored since, is not (audio_info stays None).
-    `progress` (a jobs Progress) shows one bar across the whole import: its total counts the distinct
-    audio files and then the rows to store, what is already stored counts as done, each file checked
+    `progress` (a jobs Progress) shows one bar across what this run still has to do, in two steps: the
+    distinct audio files to check, then the rows to store (on a resume, only the files and rows not stored
+    yet, so the bar never counts a re-check). Its message names the step and counts it, each file checked
     advances it, and a cancel stops the checks between files."""
     path = Path(path)
     if path.suffix.lower() not in MANIFEST_FORMATS:
@@ -113,11 +114,15 @@ def read_manifest(path: Path, *, check_audio: bool = True, progress=None, stored
         files = [(row.audio_path, row.audio) for _, row in parsed if row.clip_id not in stored]
         on_checked = None
         if progress is not None:
-            every_file = {row.audio_path for _, row in parsed}
-            progress.set_total(len(every_file) + len(parsed), message="Checking every audio file")
-            already = len(every_file - {p for p, _ in files}) + sum(1 for _, row in parsed if row.clip_id in stored)
-            progress.set_done(already)  # a fresh run starts at 0; a resume where the stored rows left it
-            on_checked = progress.advance  # the page's bar moves with the checks; a cancel stops them
+            to_check = len({p for p, _ in files})
+            to_store = sum(1 for _, row in parsed if row.clip_id not in stored)
+            before = f"{len(stored)} of {len(parsed)} clips were stored before. " if stored else ""
+            progress.set_done(0)  # first: a resume's total is smaller than the count it stopped at
+            progress.set_total(to_check + to_store, message=f"{before}Step 1 of 2: checking {to_check} audio files")
+            count = iter(range(1, to_check + 1))
+
+            def on_checked():  # the page's bar moves with the checks; a cancel stops them
+                progress.advance(message=f"{before}Step 1 of 2: checked {next(count)} of {to_check} audio files")
         checked = inspect_many(files, on_checked=on_checked)
         for line, row in parsed:
             if row.clip_id in stored:

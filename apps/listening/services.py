@@ -105,8 +105,10 @@ def _store_clips(test: ListeningTest, rows, *, progress=None) -> None:
     # the manifest's order (often grouped by system or source type), nor whether a clip is gold.
     todo = list(rows)
     random.SystemRandom().shuffle(todo)
-    checked = progress.job.total - test.clips_expected if progress is not None else 0  # the files, in the bar
-    stored = test.clips.count()
+    # The bar (apps.listening.manifest.read_manifest) counts this run's file checks, then the rows to store.
+    to_store = len(todo)
+    checked = progress.job.total - to_store if progress is not None else 0
+    stored = 0
     while todo:
         chunk, todo = todo[:IMPORT_BATCH], todo[IMPORT_BATCH:]
         try:
@@ -120,7 +122,8 @@ def _store_clips(test: ListeningTest, rows, *, progress=None) -> None:
                     # First, fenced by this run's claim: the count commits with the clips it counts, a run
                     # that lost its claim writes nothing (LeaseLost), and the job row stays locked until
                     # the commit, so no other run can take the job over halfway through a batch.
-                    progress.save_done(checked + stored + len(chunk), message=f"Stored {stored + len(chunk)} of {test.clips_expected} clips")
+                    progress.save_done(checked + stored + len(chunk),
+                                       message=f"Step 2 of 2: stored {stored + len(chunk)} of {to_store} clips")
                 _store_batch(test, chunk, assets=assets if assets is not None else _store_audio(chunk, retry=False))
         except IntegrityError:
             # Another run stored some of these meanwhile (the unique keys refused them): keep its clips
@@ -129,7 +132,7 @@ def _store_clips(test: ListeningTest, rows, *, progress=None) -> None:
             if not there:
                 raise
             todo = [r for r in chunk if r.clip_id not in there] + todo
-            stored = test.clips.count()
+            stored += len(there)  # done, by the other run
             continue
         stored += len(chunk)
         if progress is not None:

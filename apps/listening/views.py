@@ -145,7 +145,8 @@ def import_test(request):
             stored = default_storage.save(f"{BUNDLE_FOLDER}/{uuid.uuid4().hex}.zip", upload)
             job = start_job(
                 kind="listening.import", title=f"Import listening test {name!r}", acting_user=request.user,
-                params={"bundle": stored, "name": name, "label": upload.name},
+                # The bar's units are file checks then clips; its message counts each step (not "2400 / 2400").
+                params={"bundle": stored, "name": name, "label": upload.name, "counts_in_message": True},
             )
             return redirect("listening:import_status", job_pk=job.pk)
     return render(request, "listening/import.html", {"form": form})

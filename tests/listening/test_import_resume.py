@@ -56,7 +56,7 @@ def upload(write_manifest, bundle_dir, admin):
                 zf.write(path, f"bundle/{path.name}")
         stored = default_storage.save("listening-imports/test.zip", ContentFile(buffer.getvalue()))
         job = jobs.start_job(kind="listening.import", title=f"Import {name}", acting_user=admin,
-                             params={"bundle": stored, "name": name, "label": "test.zip"})
+                             params={"bundle": stored, "name": name, "label": "test.zip", "counts_in_message": True})
         job.refresh_from_db()
         return job, sorted(r["clip_id"] for r in rows)
 
@@ -146,6 +146,8 @@ def test_a_worker_killed_after_k_batches_resumes_from_those_batches(upload, batc
     job.refresh_from_db()
     assert job.status == JobStatus.SUCCEEDED and job.attempts == 2 and job.done == job.total
     assert sizes == [8, 8, 2]  # 42 - 24: it went on from the three batches, not from zero
+    # Its bar counted only what was left (issue 20: it dropped from 70 % to 40 % re-counting checks).
+    assert job.total == 18 + 18 and job.message == "Step 2 of 2: stored 18 of 18 clips"
     after = list(test.clips.order_by("pk").values_list("pk", "clip_id", "work_item_id", "asset_id", "text"))
     assert after[:24] == before and len(after) == 42 == len({c for _, c, *_ in after})
     clip_writes = [q["sql"] for q in queries.captured_queries if '"listening_clip"' in q["sql"]]
@@ -167,10 +169,11 @@ def test_progress_moves_with_each_batch_while_storing(upload, batches_of, monkey
     monkeypatch.setattr(Progress, "_write", recording)
     job, _ = upload(clip_rows(60))
     assert job.status == JobStatus.SUCCEEDED and job.total == 60 + 60  # 60 files checked, 60 clips stored
-    storing = [done for done, _total, message in written if message.startswith("Stored")]
+    storing = [done for done, _total, message in written if message.startswith("Step 2 of 2: stored")]
     assert storing == [70, 80, 90, 100, 110, 120]  # one write per batch of 10, each further on
     dones = [done for done, _total, _ in written if _total == 120]
     assert dones == sorted(dones)  # the bar never goes back, checks then storing
+    assert "Step 1 of 2: checked 60 of 60 audio files" in [message for *_, message in written]
 
 
 def test_two_resumes_at_once_run_the_import_once(upload, batches_of, monkeypatch):
@@ -207,7 +210,7 @@ def test_a_run_that_lost_its_claim_stores_nothing_more_while_the_new_run_finishe
     real_check = Progress.check_cancelled
 
     def stall_old_run(self):
-        if self.attempt == 1 and self.job.message == "Stored 10 of 30 clips":  # after its second batch
+        if self.attempt == 1 and self.job.message == "Step 2 of 2: stored 10 of 30 clips":  # after its second batch
             stalled.set()
             release.wait(30)
         real_check(self)
@@ -277,3 +280,11 @@ def test_a_running_import_cannot_be_discarded(upload, batches_of, monkeypatch, a
     _spy_batches(monkeypatch, after=try_discard)
     job, manifest_ids = upload(clip_rows(10))
     assert seen == {"refused": True} and job.status == JobStatus.SUCCEEDED
+
+
+def test_the_import_bar_counts_its_two_steps_in_words_not_as_one_sum(client_for, admin, upload):
+    # Issue 20: "2400 / 2400" for 1,200 clips (file checks and stored clips added up).
+    job, _ = upload(clip_rows(12))
+    job.refresh_from_db()
+    bar = client_for(admin).get(f"/jobs/{job.pk}/progress/").content.decode()
+    assert f"{job.total} / {job.total}" not in bar and "100%" in bar and "Step 2 of 2: stored 12 of 12 clips" in bar
