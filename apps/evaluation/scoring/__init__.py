@@ -10,6 +10,8 @@ with its source benchmark's metric (seed 000 section 5, "Metrics"; VoiceBench sr
     bbh      BBH / KBBH: VoiceBench's bbh answer reading; accuracy
     kmmau    KMMAU: MMAU's matching (apps.authoring.scoring)
 
+The judge's raw answers (1-5 ratings, yes/no votes) are read with apps.evaluation.scoring.judge.
+
 `metric_for(subset)` names a subset's metric, `score_response(metric, item, response, language=...)`
 scores one response. An item is a dict: "question", "answer", "aliases" (list), and per metric
 "instruction_id_list" and "kwargs" (ifeval), "id" (bbh: VoiceBench's id names the task, e.g.
@@ -22,6 +24,7 @@ from apps.evaluation.scoring.result import Scored
 
 __all__ = ["METRICS", "Scored", "metric_for", "score_response"]
 
+OPEN_VERSION = "open-judge-1"
 METRICS = ("mcq", "qa", "open", "ifeval", "refusal", "bbh", "kmmau")
 
 # Subset names as apps.transfer.formats stores them (VoiceBench and OpenAudioBench); a Korean counterpart
@@ -77,6 +80,11 @@ def score_response(metric: str, item: dict, response: str, *, language: str) -> 
     if metric == "ifeval":
         from apps.evaluation.scoring import ifeval
         return ifeval.score(item, response, language=language)
-    if metric in METRICS:
-        raise InvalidInput(f"the {metric} evaluator is not written yet", field="metric")
+    if metric == "kmmau":
+        from apps.evaluation.scoring import kmmau
+        return kmmau.score(item, response, language=language)
+    if metric == "open":
+        # Only the LLM judge scores an open-ended answer (apps.evaluation.scoring.judge reads its ratings).
+        return Scored(score=None, detail={"judge": "needed", "empty_response": not response.strip()},
+                      evaluator="open", version=OPEN_VERSION)
     raise InvalidInput(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}", field="metric")
