@@ -175,13 +175,15 @@ def check(item: dict, response: str, *, language: str) -> list[dict]:
     kwargs_list = list(item.get("kwargs") or [])
     if not ids:
         raise InvalidInput("the item has no instruction_id_list", field="instruction_id_list")
-    if len(kwargs_list) < len(ids):
-        kwargs_list += [{}] * (len(ids) - len(kwargs_list))
+    if not kwargs_list:
+        kwargs_list = [{}] * len(ids)
+    if len(kwargs_list) != len(ids):
+        raise InvalidInput(f"kwargs has {len(kwargs_list)} entries for {len(ids)} instructions", field="kwargs")
     checkers = registry(language)
     text = _clean(response)
     variants = [v for v in get_loose_transformations(text) if v.strip()] if text.strip() else []
     rows = []
-    for instruction_id, kwargs in zip(ids, kwargs_list):
+    for instruction_id, kwargs in zip(ids, kwargs_list, strict=True):
         if language == "ko" and instruction_id.startswith("change_case:"):
             rows.append({"id": instruction_id, "skipped": "case instructions do not apply to Korean (ht-case-removal)"})
             continue

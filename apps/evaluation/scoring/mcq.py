@@ -55,21 +55,37 @@ def labels_for(reference: str | None, language: str, count: int = 4) -> tuple[st
     return labels[:count]
 
 
+@cache
+def _filled(labels: tuple[str, ...]) -> tuple[tuple[str, str, str], ...]:
+    """Each template with every spelling of every label filled in, in trial order (built once per label set)."""
+    _, korean_templates, voicebench_templates = _templates()
+    korean = labels[0] == "ㄱ"
+    templates = (korean_templates + voicebench_templates) if korean else voicebench_templates
+    return tuple(
+        (template.replace("[CHOICE]", form), label, template)
+        for template in templates
+        for label, forms in _spellings(labels)
+        for form in forms
+    )
+
+
+@cache
+def _spellings(labels: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each label with the spellings that stand for it in a response (a Korean label also by its name)."""
+    korean = labels[0] == "ㄱ"
+    return tuple((label, (label.lower(),) + ((KOREAN_NAMES[label],) if korean else ())) for label in labels)
+
+
 def extract_choice(response: str, labels: tuple[str, ...]) -> tuple[str | None, str | None]:
     """(label, template) the response chose, or (None, None)."""
-    _, korean_templates, voicebench_templates = _templates()
     text = unicodedata.normalize("NFC", response or "").lower()
     if text.startswith(_TURN_MARKER):
         text = text[3:].strip()
     korean = labels[0] == "ㄱ"
-    # Each label with the spellings that stand for it in the response.
-    spellings = [(label, [label.lower()] + ([KOREAN_NAMES[label]] if korean else [])) for label in labels]
-    templates = (korean_templates + voicebench_templates) if korean else voicebench_templates
-    for template in templates:
-        for label, forms in spellings:
-            for form in forms:
-                if template.replace("[CHOICE]", form) in text:
-                    return label, template
+    for filled, label, template in _filled(tuple(labels)):
+        if filled in text:
+            return label, template
+    spellings = _spellings(tuple(labels))
     for label, forms in spellings:
         for form in forms:
             if text == form:
