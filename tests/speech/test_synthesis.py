@@ -86,6 +86,9 @@ def test_a_sample_needs_attention_after_every_attempt_fails_and_keeps_each_attem
         response = client.get(attempt.asset.get_absolute_url())
         assert response.status_code == 200 and response["Content-Type"] == "audio/wav"
     assert selectors.final_audio(benchmark=benchmark) == []
+    # The run table says why the row has no CER (issue 20: the cell was empty).
+    table = client.get(f"/speech/runs/{run.pk}/").content.decode()
+    assert 'data-testid="no-cer">none: CER over 0.1 in all 3 attempts' in table
 
 
 def test_the_threshold_is_per_run(admin, voices, ready, fake_speech):
