@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "apps.verification",
     "apps.authoring",
     "apps.releases",
+    "apps.evaluation",
     "apps.pages",
 ]
 
@@ -283,6 +284,8 @@ AGENTS_DEFAULT_ROLES = {
     "translator": _agent_default("translator", "anthropic:claude-sonnet-4-5"),
     "normalizer": _agent_default("normalizer", "openai:gpt-4.1-mini"),
     "question_writer": _agent_default("question_writer", "openai:gpt-4.1"),
+    # Scores model answers in apps.evaluation (VoiceBench's judge prompts; the paper used a GPT model).
+    "judge": _agent_default("judge", "openai:gpt-4.1"),
 }
 
 # US dollars per million tokens (list prices, checked by hand; update when vendors change them). A model
