@@ -11,7 +11,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ('agents', '0002_alter_agentcall_role_alter_roleassignment_role'),
+        ('agents', '0002_judge_role'),
         ('jobs', '0002_lease'),
         ('releases', '0002_published_releases_are_immutable'),
         ('transfer', '0003_translation_kept_terms'),
