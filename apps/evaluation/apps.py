@@ -7,4 +7,4 @@ class EvaluationConfig(AppConfig):
     verbose_name = "Evaluation of SpeechLMs"
 
     def ready(self):
-        from apps.evaluation import rules  # noqa: F401  (register the permission rules)
+        from apps.evaluation import jobs, rules  # noqa: F401  (register the job handlers and permission rules)

@@ -126,7 +126,8 @@ class EvalItem(models.Model):
     audio_sha256 = models.CharField(max_length=64, blank=True)
     release_item = models.ForeignKey("releases.ReleaseItem", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     source_sample = models.ForeignKey("transfer.SourceSample", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    response = models.TextField(null=True, blank=True, help_text="the model's answer; null until imported or collected")
+    # null = no response yet; "" = the model answered with nothing (a real, wrong answer)
+    response = models.TextField(null=True, blank=True, help_text="the model's answer; null until imported or collected")  # noqa: DJ001
     response_hash = models.CharField(max_length=64, blank=True, help_text="sha256 of the request sent when collected")
     response_meta = models.JSONField(default=dict, blank=True,
                                      help_text="file and line it was imported from, or tokens, latency and attempts")
@@ -135,7 +136,11 @@ class EvalItem(models.Model):
     class Meta:
         ordering = ["run", "subset", "item_id"]
         constraints = [models.UniqueConstraint(fields=["run", "item_id"], name="eval_item_once")]
-        indexes = [models.Index(fields=["run", "subset"], name="eval_item_run_subset")]
+        indexes = [
+            models.Index(fields=["run", "subset"], name="eval_item_run_subset"),
+            # the collection's cache: an answered request is looked up by its hash
+            models.Index(fields=["response_hash"], name="eval_item_response_hash", condition=~models.Q(response_hash="")),
+        ]
 
     def __str__(self) -> str:
         return self.item_id
