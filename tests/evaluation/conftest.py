@@ -13,6 +13,14 @@ except ImportError:
     _scoring_standin.install()
 
 
+@pytest.fixture(autouse=True)
+def _one_at_a_time(settings):
+    """Jobs' worker threads use connections of their own, which do not see a test's uncommitted rows: tests
+    run one item at a time unless they use transaction=True and set the limits themselves."""
+    settings.EVALUATION_COLLECT_CONCURRENCY = 1
+    settings.EVALUATION_JUDGE_WORKERS = 1
+
+
 @pytest.fixture
 def voicebench(db, tmp_path):
     """VoiceBench: three sd-qa questions (short answer), one mmsu question (multiple choice), one commoneval
