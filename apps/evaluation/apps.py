@@ -8,3 +8,12 @@ class EvaluationConfig(AppConfig):
 
     def ready(self):
         from apps.evaluation import jobs, rules  # noqa: F401  (register the job handlers and permission rules)
+
+    def nav_links(self, user):
+        from django.urls import reverse
+
+        from apps.accounts.navigation import NavLink
+
+        if getattr(user, "is_sori_admin", False):
+            return [NavLink("Evaluation", reverse("evaluation:runs"))]
+        return []

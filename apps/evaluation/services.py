@@ -37,6 +37,7 @@ EVALUATE_JOB = "evaluation.evaluate"
 KMMAU = "kmmau"
 JUDGED_METRICS = ("open", "qa")  # the LLM judge scores these (open: only the judge; qa: judge beside the match)
 
+ENDPOINT_PATTERN = r"^https?://[A-Za-z0-9._~:/?#@!$&'()*+,;=%\[\]-]+$"  # an http(s) URL in URL characters
 _DECODING_LIMITS = {"max_tokens": (1, 131072), "temperature": (0.0, 2.0), "top_p": (0.0, 1.0)}
 
 
@@ -54,18 +55,18 @@ def clean_decoding(decoding: dict | None) -> dict:
     return merged
 
 
-def create_model(*, name: str, version: str = "", answer_source: str = AnswerSource.IMPORTED, endpoint: str = "",
+def create_model(*, name: str, version: str = "", answer_source: str | None = None, endpoint: str = "",
                  served_model: str = "", decoding: dict | None = None, description: str = "",
                  acting_user=None) -> EvaluatedModel:
+    """A model under evaluation. Its answers are collected from `endpoint` (serving `served_model`) when one
+    is given, else imported; the demo's scripted model says so with answer_source="demo"."""
     name, version = name.strip(), version.strip()
     if not name:
         raise InvalidInput("a model needs a name", field="name")
+    answer_source = answer_source or (AnswerSource.ENDPOINT if endpoint else AnswerSource.IMPORTED)
     if answer_source not in AnswerSource.values:
         raise InvalidInput(f"answer source must be one of {', '.join(AnswerSource.values)}", field="answer_source")
-    if answer_source == AnswerSource.ENDPOINT and not (endpoint and served_model):
-        raise InvalidInput("a model answered through an endpoint needs the endpoint and the served model name",
-                           field="endpoint")
-    if endpoint and not re.match(r"^https?://", endpoint):
+    if endpoint and not re.match(ENDPOINT_PATTERN, endpoint):
         raise InvalidInput("the endpoint must be an http(s) URL, e.g. http://gpu-1:8000/v1", field="endpoint")
     if EvaluatedModel.objects.filter(name=name, version=version).exists():
         raise Conflict(f"a model {name} {version} exists already".replace("  ", " "), code="model_exists")

@@ -85,8 +85,8 @@ def test_importing_again_replaces_the_responses_and_drops_their_scores(english_r
 
 @pytest.mark.django_db
 def test_it_refuses_an_import_while_the_run_is_being_evaluated(english_run, response_file, admin):
-    from apps.jobs.models import Job
     from apps.evaluation.models import EvaluationRun
+    from apps.jobs.models import Job
 
     job = Job.objects.create(kind="evaluation.evaluate", title="busy", status="running")
     EvaluationRun.objects.filter(pk=english_run.pk).update(evaluate_job=job)
