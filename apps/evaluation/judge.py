@@ -32,11 +32,11 @@ PROMPTS = {
 }
 
 
-class OpenScore(BaseModel):
+class JudgeScore(BaseModel):
     score: int = Field(ge=1, le=5, description="1 to 5")
 
 
-class QAVerdict(BaseModel):
+class JudgeVerdict(BaseModel):
     answer: Literal["Yes", "No", "yes", "no", "YES", "NO"]
 
 
@@ -53,10 +53,10 @@ def judge_item(item: EvalItem, *, job=None) -> ItemScore:
         raise ValueError(f"the judge does not score {item.metric} items")
     prompt = PROMPTS[(item.metric, item.run.language)]
     variables = {"prompt": item.question, "response": item.response or ""}
-    schema = OpenScore
+    schema = JudgeScore
     if item.metric == "qa":
         variables["reference"] = reference_of(item)
-        schema = QAVerdict
+        schema = JudgeVerdict
     results = [
         call_agent(role="judge", prompt=prompt, variables=variables, schema=schema, job=job, variant=sample)
         for sample in range(settings.EVALUATION_JUDGE_SAMPLES)
