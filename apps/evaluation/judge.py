@@ -15,7 +15,9 @@ Korean translations (judge_open_ko, judge_qa_ko); each is a versioned prompt fil
 VoiceBench asks for `n=3` completions in one request; the agent layer makes one call per answer, and its
 cache is keyed by the hash of the whole input, so three identical inputs would give one answer three times:
 each sample passes its index as `variant`, which joins the input hash (not the prompt), so the three are
-separate calls, each cached on its own and replayed the same on a re-run."""
+separate calls, each cached on its own and replayed the same on a re-run. VoiceBench samples at temperature
+0.5; the agent layer sends no sampling settings (newer OpenAI models refuse a temperature), so the samples
+vary at the provider's default."""
 
 from typing import Literal
 
