@@ -307,9 +307,11 @@ def rule_score(item: EvalItem) -> tuple[float | None, dict, str, str]:
 
 
 def run_evaluation(job, progress) -> dict:
-    """The evaluation job's body. Resumable: an item whose score by a method is stored is not scored again
-    (the judge's answers are cached by input too). Rules cost nothing and go first; then the judge, in
-    parallel within settings.EVALUATION_JUDGE_WORKERS (the provider's slots still cap requests in flight)."""
+    """The evaluation job's body. Rules cost nothing and go first, every time (so a new version of an
+    evaluator applies to a run evaluated again); then the judge, in parallel within
+    settings.EVALUATION_JUDGE_WORKERS (the provider's slots still cap requests in flight), only for the items
+    without a judge score: a resumed or repeated evaluation asks nothing twice (the judge's answers are
+    cached by input too)."""
     from django.conf import settings
 
     from apps.agents.services import AgentNeedsAttention, agent_config
@@ -317,10 +319,9 @@ def run_evaluation(job, progress) -> dict:
 
     run = EvaluationRun.objects.select_related("model").get(pk=job.params["run"])
     items = list(EvalItem.objects.filter(run=run, response__isnull=False).select_related("run"))
-    done_rule = set(ItemScore.objects.filter(item__run=run, method=ScoreMethod.RULE).values_list("item_id", flat=True))
     done_judge = set(ItemScore.objects.filter(item__run=run, method=ScoreMethod.JUDGE).values_list("item_id", flat=True))
     to_judge = [i for i in items if i.metric in JUDGED_METRICS and i.pk not in done_judge]
-    rules = [i for i in items if i.metric not in ("open",) and i.pk not in done_rule]
+    rules = [i for i in items if i.metric != "open"]
     progress.set_total(len(rules) + len(to_judge) + 1, message=f"Scoring {len(rules)} responses by rule")
     done = 0
     for item in rules:
@@ -351,8 +352,10 @@ def run_evaluation(job, progress) -> dict:
 
 
 def _judge_safely(item: EvalItem, job):
-    """One item's judge score, stored; an answer the judge could not give is stored as unscored with the
-    reason (and returned) so the other items go on. Budget, missing provider and rejected requests stop the job."""
+    """One item's judge score, stored. When the judge could not give an answer (invalid twice, or the
+    provider kept failing) the item is left without a judge score, so evaluating again retries it; the error
+    is returned and counted, and the other items go on. Budget, missing provider and a rejected request stop
+    the job."""
     from apps.agents.services import AgentNeedsAttention, ProviderRejected
     from apps.evaluation import judge
 
