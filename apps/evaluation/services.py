@@ -8,6 +8,8 @@ scores). Reads live in apps.evaluation.selectors (runs, items) and the leaderboa
     start_evaluation(run=run, acting_user=admin)                                  # a job: rules, judge, subsets
 """
 
+import json
+import logging
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -31,6 +33,8 @@ from apps.evaluation.models import (
     SubsetScore,
 )
 from apps.jobs.services import start_job
+
+log = logging.getLogger(__name__)
 
 COLLECT_JOB = "evaluation.collect"
 EVALUATE_JOB = "evaluation.evaluate"
@@ -323,11 +327,17 @@ def run_evaluation(job, progress) -> dict:
     to_judge = [i for i in items if i.metric in JUDGED_METRICS and i.pk not in done_judge]
     rules = [i for i in items if i.metric != "open"]
     progress.set_total(len(rules) + len(to_judge) + 1, message=f"Scoring {len(rules)} responses by rule")
-    done = 0
+    done, rule_failed = 0, []
     for item in rules:
-        score, detail, evaluator, version = rule_score(item)
+        try:
+            score, detail, evaluator, version = rule_score(item)
+        except Exception as exc:  # one item's checker failing (odd kwargs) must not stop the run: shown on the item
+            log.exception("rule-based scoring of %s failed", item.item_id)
+            score, detail, evaluator, version = None, {"error": f"{type(exc).__name__}: {exc}"}, item.metric, "failed"
+            rule_failed.append(item.item_id)
         ItemScore.objects.update_or_create(item=item, method=ScoreMethod.RULE, defaults={
-            "score": score, "detail": detail, "evaluator": evaluator, "version": version})
+            "score": score, "detail": json.loads(json.dumps(detail, default=str)), "evaluator": evaluator,
+            "version": version})
         done += 1
         if done % 200 == 0:
             progress.set_done(done)
@@ -344,10 +354,17 @@ def run_evaluation(job, progress) -> dict:
                           + (f"; {failed} left unscored (needs attention)" if failed else ""))
     subsets = compute_subset_scores(run)
     progress.set_done(done + 1, message=f"Scored {len(subsets)} subsets")
+    reasons = []
+    if rule_failed:
+        reasons.append(f"the rule-based evaluator failed on {len(rule_failed)} items ({', '.join(rule_failed[:5])}"
+                       f"{', ...' if len(rule_failed) > 5 else ''}); their error is on each item's page")
+    if failed:
+        reasons.append(f"{failed} judge scores could not be read; evaluate again to retry them")
     EvaluationRun.objects.filter(pk=run.pk).update(
-        status=RunStatus.NEEDS_ATTENTION if failed else RunStatus.EVALUATED, evaluated_at=timezone.now(),
-        attention_reason=f"{failed} judge scores could not be read; evaluate again to retry them" if failed else "")
-    return {"run": run.pk, "rule_scored": len(rules), "judged": len(to_judge) - failed, "judge_failed": failed,
+        status=RunStatus.NEEDS_ATTENTION if reasons else RunStatus.EVALUATED, evaluated_at=timezone.now(),
+        attention_reason="; ".join(reasons))
+    return {"run": run.pk, "rule_scored": len(rules) - len(rule_failed), "rule_failed": rule_failed,
+            "judged": len(to_judge) - failed, "judge_failed": failed,
             "subsets": {s.subset + ":" + s.method: round(s.score, 2) for s in subsets}}
 
 

@@ -111,3 +111,32 @@ def test_the_budget_cap_stops_the_judge_and_says_so(english_run, response_file, 
     assert job.status == "failed" and "budget cap" in job.message
     assert english_run.status == RunStatus.NEEDS_ATTENTION and "budget cap" in english_run.attention_reason
     assert not fake_llm.requests
+
+
+@pytest.mark.django_db
+def test_an_evaluator_failing_on_one_item_leaves_that_item_unscored_with_the_error(
+        english_run, response_file, fake_llm, judge_model, inline_jobs, admin, monkeypatch):
+    from apps.evaluation import services
+
+    _import(english_run, response_file, {q: "B, Canberra" for q in english_run.items.values_list("question", flat=True)})
+    fake_llm.always({"answer": "Yes"})
+    fake_llm.reply_when(lambda b: "scale of 1 to 5" in str(b), {"score": 3})
+    real = services.rule_score
+
+    def failing_on_mmsu(item):
+        if item.subset == "mmsu":
+            raise KeyError("kwargs")
+        return real(item)
+
+    monkeypatch.setattr(services, "rule_score", failing_on_mmsu)
+    with inline_jobs():
+        job = start_evaluation(run=english_run, acting_user=admin)
+    job.refresh_from_db()
+    english_run.refresh_from_db()
+
+    assert job.status == "succeeded" and job.result["rule_failed"] == [english_run.items.get(subset="mmsu").item_id]
+    failed = ItemScore.objects.get(item__subset="mmsu", item__run=english_run)
+    assert failed.score is None and failed.detail == {"error": "KeyError: 'kwargs'"}
+    assert english_run.status == RunStatus.NEEDS_ATTENTION and "failed on 1 items" in english_run.attention_reason
+    assert SubsetScore.objects.filter(run=english_run, subset="sd-qa", method="rule").get().n == 3  # the others scored
+    assert not SubsetScore.objects.filter(run=english_run, subset="mmsu").exists()
