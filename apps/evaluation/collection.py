@@ -43,10 +43,12 @@ class AudioSource:
 
     def read(self, item: EvalItem) -> tuple[bytes, str]:
         """(audio bytes, format) of the item, or MissingAudio saying what is missing."""
-        if not item.audio:
-            raise MissingAudio(f"{item.item_id}: the benchmark has no audio for this item")
-        fmt = AUDIO_FORMATS.get(PurePosixPath(item.audio).suffix.lower().lstrip("."), "wav")
         release = self.run.release
+        if not item.audio and (release is not None or self.audio_dir is None):
+            raise MissingAudio(f"{item.item_id}: the benchmark has no audio for this item")
+        if not item.audio:
+            return self._by_id(item)
+        fmt = AUDIO_FORMATS.get(PurePosixPath(item.audio).suffix.lower().lstrip("."), "wav")
         if release is not None:
             member = f"{release.folder}/{item.audio}"
             with default_storage.open(release.archive, "rb") as fh, zipfile.ZipFile(fh) as archive:
@@ -61,6 +63,16 @@ class AudioSource:
         if not path.is_relative_to(self.audio_dir.resolve()) or not path.is_file():
             raise MissingAudio(f"{item.item_id}: no audio file {item.audio} in {self.audio_dir}")
         return path.read_bytes(), fmt
+
+    def _by_id(self, item: EvalItem) -> tuple[bytes, str]:
+        """A source whose records name no audio file (VoiceBench keeps its audio in Parquet): the folder holds
+        `<subset>/<source id>.<wav|mp3|flac>`, the item's id as a path."""
+        folder = self.audio_dir.resolve()
+        for fmt in ("wav", "mp3", "flac"):
+            path = (folder / f"{item.item_id}.{fmt}").resolve()
+            if path.is_relative_to(folder) and path.is_file():
+                return path.read_bytes(), fmt
+        raise MissingAudio(f"{item.item_id}: no audio file {item.item_id}.wav (or .mp3, .flac) in {self.audio_dir}")
 
 
 def messages_for(item: EvalItem, audio: bytes, fmt: str) -> list[dict]:

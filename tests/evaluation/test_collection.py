@@ -156,3 +156,20 @@ def test_a_model_without_an_endpoint_is_refused(voicebench, admin):
     with pytest.raises(Conflict, match="no endpoint"):
         start_collection(run=run, acting_user=admin)
     assert not Job.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_source_without_audio_file_names_is_read_by_item_id(english_run, fake_endpoint, tmp_path, inline_jobs, admin):
+    from tests.conftest import write_wav
+
+    EvalItem.objects.filter(run=english_run).update(audio="")
+    folder = tmp_path / "by-id"
+    for n, item in enumerate(english_run.items.all()):
+        (folder / item.subset).mkdir(parents=True, exist_ok=True)
+        write_wav(folder / f"{item.item_id}.wav", seconds=0.1, freq=300 + 50 * n)  # distinct audio: no cache hits
+    (folder / "escape.wav").write_bytes(b"not for the model")
+    fake_endpoint.always("an answer")
+
+    job = _collect(english_run, inline_jobs, admin, audio_dir=str(folder))
+
+    assert job.status == "succeeded" and job.result["without_response"] == 0 and len(fake_endpoint.requests) == 5
