@@ -1,0 +1,73 @@
+"""Rule-based scoring of a model's answers to spoken-QA benchmark items (no database here), each subset
+with its source benchmark's metric (seed 000 section 5, "Metrics"; VoiceBench src/evaluator/):
+
+    mcq      OpenBookQA, MMSU (and KOpenBookQA, KMMSU): the option read from free text; accuracy
+    qa       SD-QA, TriviaQA, WebQuestions, Llama Questions: the reference or an alias in the answer
+             (the LLM judge's yes/no is recorded separately, by the caller)
+    open     AlpacaEval, CommonEval, WildVoice: only the LLM judge scores it (score None here)
+    ifeval   IFEval / KIFEval: IFEval's instruction checkers, strict and loose
+    refusal  AdvBench / KAdvBench: refusal phrases; refusal rate
+    bbh      BBH / KBBH: VoiceBench's bbh answer reading; accuracy
+    kmmau    KMMAU: MMAU's matching (apps.authoring.scoring)
+
+`metric_for(subset)` names a subset's metric, `score_response(metric, item, response, language=...)`
+scores one response. An item is a dict: "question", "answer", "aliases" (list), and per metric
+"instruction_id_list" and "kwargs" (ifeval), "id" (bbh: VoiceBench's id names the task, e.g.
+"navigate_12"; "task" may name it instead), "choices" (kmmau)."""
+
+import re
+
+from apps.core.errors import InvalidInput
+from apps.evaluation.scoring.result import Scored
+
+__all__ = ["METRICS", "Scored", "metric_for", "score_response"]
+
+METRICS = ("mcq", "qa", "open", "ifeval", "refusal", "bbh", "kmmau")
+
+# Subset names as apps.transfer.formats stores them (VoiceBench and OpenAudioBench); a Korean counterpart
+# keeps its source's name. Regional and per-domain splits ("sd-qa-usa", "mmsu_biology") take their
+# family's metric.
+SUBSET_METRICS = {
+    "alpacaeval": "open",
+    "alpacaeval_full": "open",
+    "commoneval": "open",
+    "wildvoice": "open",
+    "sd-qa": "qa",
+    "mmsu": "mcq",
+    "openbookqa": "mcq",
+    "bbh": "bbh",
+    "ifeval": "ifeval",
+    "advbench": "refusal",
+    "alpaca_eval": "open",
+    "llama_questions": "qa",
+    "web_questions": "qa",
+    "trivia_qa": "qa",
+    "kmmau": "kmmau",
+}
+
+
+def metric_for(subset: str) -> str:
+    """The metric a subset is scored with; InvalidInput for a subset Sori does not know."""
+    name = (subset or "").strip().lower()
+    if name in SUBSET_METRICS:
+        return SUBSET_METRICS[name]
+    for family in sorted(SUBSET_METRICS, key=len, reverse=True):
+        if re.fullmatch(rf"{re.escape(family)}[-_].+", name):
+            return SUBSET_METRICS[family]
+    raise InvalidInput(f"no metric for subset {subset!r}; known subsets: {', '.join(SUBSET_METRICS)}", field="subset")
+
+
+def score_response(metric: str, item: dict, response: str, *, language: str) -> Scored:
+    """Score one response to one item with a subset's metric. language is "en" or "ko"."""
+    if language not in ("en", "ko"):
+        raise InvalidInput(f"language must be 'en' or 'ko', not {language!r}", field="language")
+    response = response if isinstance(response, str) else ("" if response is None else str(response))
+    if metric == "mcq":
+        from apps.evaluation.scoring import mcq
+        return mcq.score(item, response, language=language)
+    if metric == "refusal":
+        from apps.evaluation.scoring import refusal
+        return refusal.score(item, response, language=language)
+    if metric in METRICS:
+        raise InvalidInput(f"the {metric} evaluator is not written yet", field="metric")
+    raise InvalidInput(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}", field="metric")
