@@ -180,10 +180,11 @@ def _source_items(benchmark, metric_for) -> list[EvalItem]:
 
 
 def _checker_kwargs(raw: dict) -> dict:
-    """IFEval's checker arguments from the source record (the Korean item is checked with the same ones,
-    read the Korean way by the scorer)."""
+    """What a checker reads from the source record besides the answer: IFEval's instruction_id_list and
+    kwargs (the Korean item is checked with the same ones, read the Korean way by the scorer), and BBH's id
+    or task (VoiceBench's id names the task, e.g. navigate_12, which decides how the answer is read)."""
     extra = {}
-    for key in ("instruction_id_list", "kwargs"):
+    for key in ("instruction_id_list", "kwargs", "id", "task"):
         if isinstance(raw, dict) and key in raw:
             extra[key] = raw[key]
     return extra

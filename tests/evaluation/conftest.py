@@ -5,12 +5,10 @@ import json
 
 import pytest
 
-try:  # eval-scorers' modules; until that branch is merged here, a temporary stand-in (see its docstring)
-    import apps.evaluation.scoring  # noqa: F401
-except ImportError:
-    from tests.evaluation import _scoring_standin
+# eval-scorers' modules; for what has not landed yet, a temporary stand-in (see its docstring)
+from tests.evaluation import _scoring_standin  # noqa: E402
 
-    _scoring_standin.install()
+_scoring_standin.install()
 
 
 @pytest.fixture(autouse=True)
