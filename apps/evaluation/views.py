@@ -89,11 +89,12 @@ def create_run(request):
     from apps.transfer.models import SourceBenchmark
 
     kind, _, pk = request.POST.get("benchmark", "").partition(":")
-    model = EvaluatedModel.objects.filter(pk=request.POST.get("model") or 0).first() if (request.POST.get("model") or "").isdigit() else None
+    model_pk = request.POST.get("model", "")
+    model = EvaluatedModel.objects.filter(pk=int(model_pk)).first() if model_pk.isdigit() and len(model_pk) < 19 else None
     try:
         if model is None:
             raise InvalidInput("choose a model", field="model")
-        if not pk.isdigit() or kind not in ("release", "source"):
+        if not pk.isdigit() or len(pk) > 18 or kind not in ("release", "source"):
             raise InvalidInput("choose a benchmark", field="benchmark")
         release = Release.objects.filter(pk=pk).first() if kind == "release" else None
         source = SourceBenchmark.objects.filter(pk=pk).first() if kind == "source" else None
