@@ -386,11 +386,28 @@ def _judge_safely(item: EvalItem, job):
     return None
 
 
+def _subset_value(metric: str, method: str, scored: list[ItemScore]) -> tuple[float, dict]:
+    """(0-100 score, detail) of one subset by one method, by apps.evaluation.aggregate.subset_score: the
+    open-ended judge's every 1-5 rating (VoiceBench averages every sample of every item, x 20); IFEval's
+    instruction- and prompt-level results read from the items' details; the items' 0/1 scores otherwise."""
+    from apps.evaluation.aggregate import subset_score
+
+    if metric == "open" and method == ScoreMethod.JUDGE:
+        ratings = [r for s in scored for r in s.detail.get("scores", [])]
+        return subset_score("open", ratings), {"ratings": len(ratings)}
+    if metric == "ifeval":
+        from apps.evaluation.scoring import ifeval
+
+        instruction, prompt = ifeval.levels([s.detail for s in scored])
+        return (subset_score("ifeval", instruction, prompt_level=prompt),
+                {"prompt_level": round(100 * sum(prompt) / len(prompt), 2),
+                 "instruction_level": round(100 * sum(instruction) / len(instruction), 2)})
+    return subset_score(metric, [s.score for s in scored]), {}
+
+
 def compute_subset_scores(run: EvaluationRun) -> list[SubsetScore]:
     """Each subset's score per method (0-100) from the stored item scores, replacing earlier ones. The judge
     is primary for open-ended and short-answer subsets, the rule otherwise."""
-    from apps.evaluation.aggregate import subset_score
-
     cells: dict[tuple[str, str, str], list[ItemScore]] = defaultdict(list)
     counts: dict[str, int] = defaultdict(int)
     for subset in EvalItem.objects.filter(run=run).values_list("subset", flat=True):
@@ -399,22 +416,13 @@ def compute_subset_scores(run: EvaluationRun) -> list[SubsetScore]:
         cells[(score.item.subset, score.item.metric, score.method)].append(score)
     rows = []
     for (subset, metric, method), scores in sorted(cells.items()):
-        values = [s.score for s in scores if s.score is not None]
-        if not values:
+        scored = [s for s in scores if s.score is not None]
+        if not scored:
             continue
-        detail = {}
-        if metric == "ifeval":
-            prompt = [float(s.detail.get("prompt_level", s.score)) for s in scores if s.score is not None]
-            value = subset_score(metric, values, prompt_level=prompt)
-            detail = {"prompt_level": round(100 * sum(prompt) / len(prompt), 2),
-                      "instruction_level": round(100 * sum(values) / len(values), 2)}
-        elif metric == KMMAU:
-            value = 100 * sum(values) / len(values)
-        else:
-            value = subset_score(metric, values)
+        value, detail = _subset_value(metric, method, scored)
         primary = method == (ScoreMethod.JUDGE if metric in JUDGED_METRICS else ScoreMethod.RULE)
-        rows.append(SubsetScore(run=run, subset=subset, metric=metric, method=method, score=value, n=len(values),
-                                unscored=counts[subset] - len(values), primary=primary, detail=detail))
+        rows.append(SubsetScore(run=run, subset=subset, metric=metric, method=method, score=value, n=len(scored),
+                                unscored=counts[subset] - len(scored), primary=primary, detail=detail))
     with transaction.atomic():
         SubsetScore.objects.filter(run=run).delete()
         SubsetScore.objects.bulk_create(rows)
