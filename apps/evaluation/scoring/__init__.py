@@ -68,6 +68,12 @@ def score_response(metric: str, item: dict, response: str, *, language: str) -> 
     if metric == "refusal":
         from apps.evaluation.scoring import refusal
         return refusal.score(item, response, language=language)
+    if metric == "qa":
+        from apps.evaluation.scoring import qa
+        return qa.score(item, response, language=language)
+    if metric == "bbh":
+        from apps.evaluation.scoring import bbh
+        return bbh.score(item, response, language=language)
     if metric in METRICS:
         raise InvalidInput(f"the {metric} evaluator is not written yet", field="metric")
     raise InvalidInput(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}", field="metric")
