@@ -74,6 +74,9 @@ def score_response(metric: str, item: dict, response: str, *, language: str) -> 
     if metric == "bbh":
         from apps.evaluation.scoring import bbh
         return bbh.score(item, response, language=language)
+    if metric == "ifeval":
+        from apps.evaluation.scoring import ifeval
+        return ifeval.score(item, response, language=language)
     if metric in METRICS:
         raise InvalidInput(f"the {metric} evaluator is not written yet", field="metric")
     raise InvalidInput(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}", field="metric")

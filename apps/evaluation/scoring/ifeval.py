@@ -1,0 +1,229 @@
+"""IFEval / KIFEval: are a response's verifiable instructions followed? The checkers are IFEval's own
+(Google's instruction_following_eval) as the `if-verifiable` package maintains them; each item names its
+instructions (`instruction_id_list`) and their arguments (`kwargs`), read from the item, translated ones
+included. Every instruction is checked strictly (the response as it is) and loosely (IFEval's variants:
+without its first and/or last line, without markdown asterisks), as VoiceBench does.
+
+Offline adaptations (nothing here downloads data):
+- sentence counts: IFEval counts sentences with NLTK's punkt model, a download; English uses the regex
+  sentence splitter shipped with the same checkers (instructions_util.split_into_sentences), Korean the
+  splitter Sori uses for synthesis (apps.speech.assembly.split_sentences: punctuation, line breaks, and
+  Kiwi's sentence endings where a stretch has no punctuation, as spoken-style answers often do);
+- capital-word counts tokenise with NLTK's Treebank word tokenizer, which needs no data (word_tokenize
+  would first load punkt);
+- language detection is seeded so a score is reproducible.
+
+Korean adaptations (hypertranslation rulebook rulebooks/ko/hypertranslation, rules ht-case-removal and
+ht-letter-mapping):
+- case instructions (change_case:*) are not checked for Korean: Korean has no letter case; one left in a
+  translated item is recorded as skipped, not counted;
+- letter frequency with a Korean letter ("ㅌ") counts that letter in the jamo of every Hangul syllable
+  (initial, vowel, final, each as written: ㄲ and ㄳ are letters of their own), plus standalone jamo;
+- forbidden words match at the start of a Korean word, so a particle after the word does not hide it
+  (사과를 uses 사과);
+- word counts are IFEval's \\w+ runs, which in Korean are the space-separated words (어절);
+- length_constraints:number_characters (Sori's addition for KIFEval, kwargs `num_characters` and
+  `relation` as IFEval's word counts take them): characters other than spaces.
+
+A response's per-item score (Scored.score) is the mean of its four accuracies (strict and loose,
+prompt-level and instruction-level); the subset score micro-averages instructions instead: build its
+inputs with `levels(details)` and pass them to apps.evaluation.aggregate.subset_score."""
+
+import re
+import unicodedata
+from functools import cache
+
+import langdetect
+import nltk
+from if_verifiable.common import get_loose_transformations
+from if_verifiable.ifeval import instructions, instructions_registry, instructions_util
+
+from apps.core.errors import InvalidInput
+from apps.evaluation.scoring.result import Scored
+
+VERSION_EN = "ifeval-en-1"
+VERSION_KO = "ifeval-ko-1"
+
+langdetect.DetectorFactory.seed = 0  # langdetect samples at random unless seeded
+
+_RELATIONS = ("less than", "at least")
+_TREEBANK = nltk.tokenize.NLTKWordTokenizer()
+
+# Hangul syllable = initial x vowel x final; the compatibility jamo a person writes for each.
+_INITIALS = "ㄱㄲㄴㄷㄸㄹㅁㅂㅃㅅㅆㅇㅈㅉㅊㅋㅌㅍㅎ"
+_VOWELS = "ㅏㅐㅑㅒㅓㅔㅕㅖㅗㅘㅙㅚㅛㅜㅝㅞㅟㅠㅡㅢㅣ"
+_FINALS = ["", *"ㄱㄲㄳㄴㄵㄶㄷㄹㄺㄻㄼㄽㄾㄿㅀㅁㅂㅄㅅㅆㅇㅈㅊㅋㅌㅍㅎ"]
+
+
+def jamo(text: str) -> list[str]:
+    """The letters of a Korean text: each syllable split into its initial, vowel and final."""
+    letters = []
+    for ch in unicodedata.normalize("NFC", text):
+        code = ord(ch) - 0xAC00
+        if 0 <= code < 11172:
+            letters.append(_INITIALS[code // 588])
+            letters.append(_VOWELS[(code % 588) // 28])
+            if code % 28:
+                letters.append(_FINALS[code % 28])
+        elif "\u3131" <= ch <= "\u318e":
+            letters.append(ch)
+    return letters
+
+
+def _is_hangul_letter(letter: str) -> bool:
+    return len(letter) == 1 and "\u3131" <= letter <= "\u318e"
+
+
+def _compare(count: int, relation: str, threshold: int) -> bool:
+    return count < threshold if relation == _RELATIONS[0] else count >= threshold
+
+
+# --- checkers replacing the ones that need downloaded data ------------------------------------------------
+class EnglishSentences(instructions.NumberOfSentences):
+    def check_following(self, value):
+        return _compare(len(instructions_util.split_into_sentences(value)), self._comparison_relation,
+                        self._num_sentences_threshold)
+
+
+class KoreanSentences(instructions.NumberOfSentences):
+    def check_following(self, value):
+        from apps.speech.assembly import split_sentences  # loads Kiwi only when a Korean count is asked
+
+        return _compare(len(split_sentences(value)), self._comparison_relation, self._num_sentences_threshold)
+
+
+class CapitalWords(instructions.CapitalWordFrequencyChecker):
+    def check_following(self, value):
+        words = [w for sentence in instructions_util.split_into_sentences(value) for w in _TREEBANK.tokenize(sentence)]
+        return _compare(sum(1 for w in words if w.isupper()), self._comparison_relation, self._frequency)
+
+
+# --- Korean checkers -------------------------------------------------------------------------------------
+class KoreanLetterFrequency(instructions.LetterFrequencyChecker):
+    """IFEval's letter frequency, for a Korean letter counted in the jamo of the response."""
+
+    def build_description(self, *, letter=None, let_frequency=None, let_relation=None):
+        if not letter or not _is_hangul_letter(letter.strip()):
+            return super().build_description(letter=letter, let_frequency=let_frequency, let_relation=let_relation)
+        if let_frequency is None or let_relation not in _RELATIONS:
+            raise InvalidInput(f"letter_frequency needs let_frequency and let_relation ({' or '.join(_RELATIONS)})",
+                               field="kwargs")
+        self._letter, self._frequency, self._comparison_relation = letter.strip(), let_frequency, let_relation
+        self._korean = True
+        return f"글자 {self._letter}: {let_relation} {let_frequency}"
+
+    def check_following(self, value):
+        if getattr(self, "_korean", False):
+            return _compare(jamo(value).count(self._letter), self._comparison_relation, self._frequency)
+        return super().check_following(value)
+
+
+class KoreanForbiddenWords(instructions.ForbiddenWords):
+    def check_following(self, value):
+        return not any(re.search(r"(?<!\w)" + re.escape(word), value, flags=re.IGNORECASE)
+                       for word in self._forbidden_words)
+
+
+class NumberOfCharacters(instructions.Instruction):
+    """Sori's KIFEval addition: a length limit in characters (spaces not counted)."""
+
+    def build_description(self, *, num_characters=None, relation=None):
+        if num_characters is None or relation not in _RELATIONS:
+            raise InvalidInput(f"number_characters needs num_characters and relation ({' or '.join(_RELATIONS)})",
+                               field="kwargs")
+        self._threshold, self._relation = int(num_characters), relation
+        return f"Answer with {relation} {num_characters} characters."
+
+    def get_instruction_args(self):
+        return {"num_characters": self._threshold, "relation": self._relation}
+
+    def get_instruction_args_keys(self):
+        return ["num_characters", "relation"]
+
+    def check_following(self, value):
+        return _compare(len(re.sub(r"\s", "", value)), self._relation, self._threshold)
+
+
+@cache
+def registry(language: str) -> dict:
+    checkers = dict(instructions_registry.INSTRUCTION_DICT)
+    checkers["change_case:capital_word_frequency"] = CapitalWords
+    checkers["length_constraints:number_sentences"] = EnglishSentences
+    if language == "ko":
+        checkers["length_constraints:number_sentences"] = KoreanSentences
+        checkers["keywords:letter_frequency"] = KoreanLetterFrequency
+        checkers["keywords:forbidden_words"] = KoreanForbiddenWords
+        checkers["length_constraints:number_characters"] = NumberOfCharacters
+    return checkers
+
+
+def _clean(response: str) -> str:
+    """VoiceBench's clean-up of a response (turn markers), and a reasoning model's thinking block."""
+    text = (response or "").strip()
+    if text.startswith(("<1>", "<2>", "<3>")):
+        text = text[3:].strip()
+    if text.endswith("<|user|>"):
+        text = text[:-8].strip()
+    if "</think>" in text:
+        text = text.split("</think>", 1)[1].strip()
+    return text
+
+
+def check(item: dict, response: str, *, language: str) -> list[dict]:
+    """One row per instruction: {"id", "strict", "loose"} or {"id", "skipped"}."""
+    ids = list(item.get("instruction_id_list") or [])
+    kwargs_list = list(item.get("kwargs") or [])
+    if not ids:
+        raise InvalidInput("the item has no instruction_id_list", field="instruction_id_list")
+    if len(kwargs_list) < len(ids):
+        kwargs_list += [{}] * (len(ids) - len(kwargs_list))
+    checkers = registry(language)
+    text = _clean(response)
+    variants = [v for v in get_loose_transformations(text) if v.strip()] if text.strip() else []
+    rows = []
+    for instruction_id, kwargs in zip(ids, kwargs_list):
+        if language == "ko" and instruction_id.startswith("change_case:"):
+            rows.append({"id": instruction_id, "skipped": "case instructions do not apply to Korean (ht-case-removal)"})
+            continue
+        cls = checkers.get(instruction_id)
+        if cls is None:
+            raise InvalidInput(f"unknown IFEval instruction {instruction_id!r}", field="instruction_id_list")
+        checker = cls(instruction_id)
+        try:
+            checker.build_description(**{k: v for k, v in (kwargs or {}).items() if v})  # VoiceBench drops empty args
+            args = checker.get_instruction_args()
+            if args and "prompt" in args:
+                checker.build_description(prompt=item.get("question", ""))
+        except (TypeError, ValueError) as exc:
+            raise InvalidInput(f"bad kwargs for {instruction_id}: {exc}", field="kwargs") from None
+        strict = bool(text.strip()) and bool(checker.check_following(text))
+        loose = strict or any(checker.check_following(v) for v in variants)
+        rows.append({"id": instruction_id, "strict": strict, "loose": bool(loose)})
+    return rows
+
+
+def score(item: dict, response: str, *, language: str) -> Scored:
+    rows = check(item, response, language=language)
+    checked = [r for r in rows if "skipped" not in r]
+    if not checked:
+        raise InvalidInput("the item has no instruction left to check for this language", field="instruction_id_list")
+    strict = [r["strict"] for r in checked]
+    loose = [r["loose"] for r in checked]
+    detail = {"instructions": rows, "strict_prompt": all(strict), "loose_prompt": all(loose)}
+    value = (all(strict) + all(loose) + sum(strict) / len(strict) + sum(loose) / len(loose)) / 4
+    return Scored(score=float(value), detail=detail, evaluator="ifeval",
+                  version=VERSION_KO if language == "ko" else VERSION_EN)
+
+
+def levels(details: list[dict]) -> tuple[list[float], list[float]]:
+    """(instruction-level, prompt-level) results over items' ifeval details, strict then loose, for
+    aggregate.subset_score("ifeval", instruction_level, prompt_level=prompt_level): that gives VoiceBench's
+    IFEval number, the mean of strict and loose prompt- and instruction-level accuracy."""
+    instruction_level: list[float] = []
+    prompt_level: list[float] = []
+    for mode in ("strict", "loose"):
+        for detail in details:
+            checked = [r for r in detail["instructions"] if "skipped" not in r]
+            instruction_level += [float(r[mode]) for r in checked]
+            prompt_level.append(float(detail[f"{mode}_prompt"]))
+    return instruction_level, prompt_level
