@@ -18,7 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 from pydantic import field_validator
 
-from apps.core.errors import Conflict, FileProblem, InvalidInput
+from apps.core.errors import ApplicationError, Conflict, FileProblem, InvalidInput
 from apps.core.tabular import RowModel, parse_table, refuse
 from apps.evaluation.models import (
     DEFAULT_DECODING,
@@ -332,6 +332,8 @@ def run_evaluation(job, progress) -> dict:
     for item in rules:
         try:
             score, detail, evaluator, version = rule_score(item)
+        except ApplicationError as exc:  # the scorer says the item cannot be scored (e.g. no instruction left)
+            score, detail, evaluator, version = None, {"unscorable": exc.message}, item.metric, "-"
         except Exception as exc:  # one item's checker failing (odd kwargs) must not stop the run: shown on the item
             log.exception("rule-based scoring of %s failed", item.item_id)
             score, detail, evaluator, version = None, {"error": f"{type(exc).__name__}: {exc}"}, item.metric, "failed"

@@ -5,11 +5,6 @@ import json
 
 import pytest
 
-# eval-scorers' modules; for what has not landed yet, a temporary stand-in (see its docstring)
-from tests.evaluation import _scoring_standin  # noqa: E402
-
-_scoring_standin.install()
-
 
 @pytest.fixture(autouse=True)
 def _one_at_a_time(settings):
