@@ -138,11 +138,11 @@ def _release_items(release, metric_for) -> tuple[list[EvalItem], str, str]:
         ) for r in rows], Language.KOREAN, "kmmau"
     # The Korean release carries audio; a release built before any translation is the English source, text only.
     korean = any(r.row.get("audio") for r in rows)
-    sources = {}
+    # Each item's source sample (its raw record holds IFEval's kwargs, BBH's task): the benchmark the release
+    # was built from, as its selection records.
     wanted = {(r.provenance.get("source") or {}).get("source_id") for r in rows}
-    for s in SourceSample.objects.filter(benchmark__name=(rows[0].provenance.get("source") or {}).get("benchmark") if rows else "",
-                                         source_id__in=wanted):
-        sources[(s.subset, s.source_id)] = s
+    sources = {(s.subset, s.source_id): s for s in SourceSample.objects.filter(
+        benchmark_id=release.selection.get("id") or 0, source_id__in=wanted)}
     items = []
     for r in rows:
         origin = r.provenance.get("source") or {}
