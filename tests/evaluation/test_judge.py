@@ -107,3 +107,15 @@ def test_the_korean_side_is_judged_with_the_korean_prompt(judged_run, fake_llm):
     text = _user_text(fake_llm.requests[0]["body"])
     assert "### 질문" in text and "### 참조 답변\neight" in text
     assert row.evaluator == "judge:judge_qa_ko"
+
+
+@pytest.mark.django_db
+def test_the_judge_can_be_an_anthropic_model(judged_run, fake_llm, settings):
+    settings.AGENTS_DEFAULT_ROLES = {**settings.AGENTS_DEFAULT_ROLES, "judge": ("anthropic", "claude-sonnet-4-5")}
+    for score in (2, 3, 4):
+        fake_llm.reply({"score": score})
+
+    row = judge_item(judged_run.items.get(subset="commoneval"))
+
+    assert row.score == pytest.approx(3 / 5) and row.version == "v1 anthropic:claude-sonnet-4-5"
+    assert {r["api"] for r in fake_llm.requests} == {"anthropic"} and len(fake_llm.requests) == 3
