@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "apps.verification",
     "apps.authoring",
     "apps.releases",
+    "apps.evaluation",
     "apps.pages",
 ]
 
@@ -292,6 +293,8 @@ AGENTS_DEFAULT_ROLES = {
     "translator": _agent_default("translator", "anthropic:claude-sonnet-4-5"),
     "normalizer": _agent_default("normalizer", "openai:gpt-4.1-mini"),
     "question_writer": _agent_default("question_writer", "openai:gpt-4.1"),
+    # Scores model answers in apps.evaluation (VoiceBench's judge prompts; the paper used a GPT model).
+    "judge": _agent_default("judge", "openai:gpt-4.1"),
 }
 
 # US dollars per million tokens (list prices, checked by hand; update when vendors change them). A model
@@ -508,3 +511,13 @@ if SORI_S3_BUCKET:
 # read here only when set; without one the upload button says what is missing.
 HF_ENDPOINT = env_str("HF_ENDPOINT", "https://huggingface.co")
 HF_TOKEN = env_str("HF_TOKEN")
+
+# --- evaluation ---
+# Scoring SpeechLMs (apps/evaluation). Judge calls go through the agents' `judge` role (SORI_AGENT_JUDGE);
+# at most this many items are judged at once (the provider's AGENTS_CONCURRENCY still caps requests).
+EVALUATION_JUDGE_WORKERS = env_int("SORI_EVALUATION_JUDGE_WORKERS", 4, minimum=1)
+EVALUATION_JUDGE_SAMPLES = 3  # VoiceBench asks its judge for three samples (n=3)
+# Collecting responses from a model's OpenAI-compatible endpoint: requests in flight per endpoint, and the
+# timeout of one request (a 4,096-token answer from a large model takes a while).
+EVALUATION_COLLECT_CONCURRENCY = env_int("SORI_EVALUATION_COLLECT_CONCURRENCY", 4, minimum=1)
+EVALUATION_COLLECT_TIMEOUT_SECONDS = float(env_int("SORI_EVALUATION_COLLECT_TIMEOUT_SECONDS", 600, minimum=1))

@@ -10,6 +10,7 @@ from apps.accounts.health import healthz
 
 WORKFLOW_APPS = [
     "queues", "agents", "speech", "transfer", "consultations", "listening", "verification", "authoring", "releases",
+    "evaluation",
 ]
 
 

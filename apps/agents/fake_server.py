@@ -14,6 +14,7 @@ one test and makes our retry backoff short. Script it:
     fake_llm.malformed()                             # the next answer is text that is not valid JSON
     fake_llm.slow(1.5)                               # the next request waits 1.5 s before answering
     fake_llm.requests                                # what arrived: [{"api", "path", "body", "model"}]
+    audio_parts(request["body"])                     # its input_audio parts (malformed ones get a 400, as vLLM)
     fake_llm.max_in_flight, fake_llm.max_in_flight_by_api["openai"]   # most requests open at once
 
 A scripted payload may also be a callable `payload(body) -> dict | str`. Usage is counted like a real
@@ -22,6 +23,8 @@ provider would, roughly (characters / 4 tokens), so cost and budget code sees re
 so, which fails the test loudly instead of hanging.
 """
 
+import base64
+import binascii
 import json
 import math
 import threading
@@ -46,6 +49,28 @@ def _text_of(body: dict) -> str:
         elif isinstance(content, list):
             parts.extend(block.get("text", "") for block in content if isinstance(block, dict))
     return "\n".join(parts)
+
+
+def audio_parts(body: dict) -> list[dict]:
+    """The `input_audio` content parts of a Chat Completions request (audio sent to an audio-language model)."""
+    return [part["input_audio"] for message in body.get("messages", []) if isinstance(message.get("content"), list)
+            for part in message["content"] if isinstance(part, dict) and part.get("type") == "input_audio"]
+
+
+def _bad_audio_part(body: dict) -> str | None:
+    """What vLLM would refuse in an `input_audio` part: data that is not base64, a missing format."""
+    for message in body.get("messages", []):
+        for part in message.get("content") if isinstance(message.get("content"), list) else []:
+            if not isinstance(part, dict) or part.get("type") != "input_audio":
+                continue
+            audio = part.get("input_audio")
+            if not isinstance(audio, dict) or not audio.get("data") or not audio.get("format"):
+                return "input_audio needs data (base64) and format"
+            try:
+                base64.b64decode(audio["data"], validate=True)
+            except (binascii.Error, ValueError):
+                return "input_audio data is not base64"
+    return None
 
 
 def count_tokens(text: str) -> int:
@@ -192,6 +217,9 @@ def _make_handler(fake: FakeLLM):
                 body = json.loads(raw or b"{}")
             except ValueError:
                 return self._send(400, {}, _error_body(api, 400, "request body is not JSON"))
+            problem = _bad_audio_part(body) if api == "openai" else None
+            if problem:
+                return self._send(400, {}, _error_body(api, 400, problem))
             status, headers, payload = fake.handle(api, path, body)
             self._send(status, headers, payload)
 

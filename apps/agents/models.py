@@ -12,6 +12,7 @@ class AgentRole(models.TextChoices):
     TRANSLATOR = "translator", "Translator"
     NORMALIZER = "normalizer", "Normalizer"
     QUESTION_WRITER = "question_writer", "Question writer"
+    JUDGE = "judge", "Judge (scores model answers)"
 
 
 class Provider(models.TextChoices):

@@ -15,6 +15,7 @@ import random
 import re
 import threading
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
@@ -33,6 +34,7 @@ from apps.jobs.services import start_job
 
 log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
+R = TypeVar("R")
 
 
 class AgentError(Exception):
@@ -236,7 +238,11 @@ def call_agent(
     prompt_version: int | None = None,
     max_tokens: int | None = None,
     use_cache: bool = True,
+    variant: int | str | None = None,
 ) -> AgentResult[T]:
+    """`variant` makes otherwise identical inputs distinct (it joins the input hash, not the prompt): the
+    cache answers a repeated input with its stored answer, so independent samples of one prompt (the
+    evaluation judge asks three) pass variant=0, 1, 2 to get three answers, each cached on its own."""
     role = AgentRole(role)
     provider, model = agent_config(role)
     loaded = load_prompt(prompt, prompt_version)
@@ -248,6 +254,7 @@ def call_agent(
     digest = input_hash({
         "provider": provider, "model": model, "prompt": loaded.name, "version": loaded.version,
         "system": system, "messages": messages, "max_tokens": max_tokens,
+        **({"variant": variant} if variant is not None else {}),  # absent by default: older hashes still hit
     })
     base = {"role": role, "provider": provider, "model": model, "prompt_name": loaded.name,
             "prompt_version": loaded.version, "input_hash": digest, "job": job if job is not None and job.pk else None}
@@ -342,15 +349,24 @@ def backoff_seconds(attempt: int) -> float:
 
 
 def _complete_with_retries(provider, model, system, messages, max_tokens) -> tuple[providers.Completion, int]:
+    return with_provider_retries(
+        lambda: providers.complete(provider, model=model, system=system, messages=messages, max_tokens=max_tokens,
+                                   timeout=settings.AGENTS_TIMEOUT_SECONDS),
+        slot=provider,
+    )
+
+
+def with_provider_retries(send: Callable[[], R], *, slot: str, limit: int | None = None) -> tuple[R, int]:
+    """(send(), HTTP requests made): one request at a time within `slot`'s concurrency limit (provider_slot;
+    `limit` overrides the provider's), retried on TransientProviderError with the server's retry-after or
+    exponential backoff with jitter, up to settings.AGENTS_MAX_ATTEMPTS requests. The one retry policy for
+    requests to model providers: call_agent uses it, and so does apps.evaluation's response collection."""
     attempts = settings.AGENTS_MAX_ATTEMPTS
     for number in range(attempts):
         try:
-            with provider_slot(provider):
-                completion = providers.complete(
-                    provider, model=model, system=system, messages=messages, max_tokens=max_tokens,
-                    timeout=settings.AGENTS_TIMEOUT_SECONDS,
-                )
-            return completion, number + 1
+            with provider_slot(slot, limit=limit):
+                result = send()
+            return result, number + 1
         except providers.TransientProviderError as exc:
             exc.http_attempts = number + 1
             if number + 1 >= attempts:
@@ -359,7 +375,7 @@ def _complete_with_retries(provider, model, system, messages, max_tokens) -> tup
                 delay = min(exc.retry_after, settings.AGENTS_RETRY_AFTER_MAX_SECONDS)
             else:
                 delay = backoff_seconds(number)
-            log.warning("%s: %s; retry %d/%d in %.2fs", provider, exc, number + 1, attempts - 1, delay)
+            log.warning("%s: %s; retry %d/%d in %.2fs", slot, exc, number + 1, attempts - 1, delay)
             time.sleep(delay)  # outside the slot, so waiting does not block other requests
         except providers.PermanentProviderError as exc:
             exc.http_attempts = number + 1

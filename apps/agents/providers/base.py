@@ -52,9 +52,10 @@ class Provider:
     def complete(self, *, model: str, system: str, messages: list[dict], max_tokens: int, timeout: float) -> Completion:
         raise NotImplementedError
 
-    def client(self, timeout: float, make: Callable[[], object]):
-        """The SDK client for these settings, made once (SDK clients keep a connection pool)."""
-        key = (self.name, timeout, tuple(os.environ.get(name) for name in self.env))
+    def client(self, timeout: float, make: Callable[[], object], *, extra: tuple = ()):
+        """The SDK client for these settings (and `extra`, e.g. an explicit endpoint), made once (SDK clients
+        keep a connection pool)."""
+        key = (self.name, timeout, tuple(os.environ.get(name) for name in self.env), extra)
         with _clients_lock:
             client = _clients.get(key)
             if client is None:

@@ -21,16 +21,31 @@ class OpenAIProvider(Provider):
         api_key = os.environ.get("OPENAI_API_KEY") or "not-needed-by-this-server"
         client = self.client(timeout, lambda: openai.OpenAI(api_key=api_key, max_retries=0, timeout=timeout))
         chat = ([{"role": "system", "content": system}] if system else []) + messages
-        try:
-            response = client.chat.completions.create(model=model, max_completion_tokens=max_tokens, messages=chat)
-        except openai.OpenAIError as exc:
-            raise classify(exc, openai) from exc
-        if not response.choices:
-            raise TransientProviderError("the provider answered with no choices")
-        usage = response.usage
-        return Completion(
-            text=response.choices[0].message.content or "",
-            input_tokens=(usage.prompt_tokens if usage else 0) or 0,
-            output_tokens=(usage.completion_tokens if usage else 0) or 0,
-            raw=response.model_dump(mode="json"),
-        )
+        return _create(client, model=model, max_completion_tokens=max_tokens, messages=chat)
+
+    def complete_at(self, *, base_url: str, api_key: str = "", model: str, messages: list[dict], timeout: float,
+                    max_tokens: int, temperature: float | None = None, top_p: float | None = None) -> Completion:
+        """One request to a named OpenAI-compatible server (not the one OPENAI_BASE_URL names): a model under
+        evaluation served by vLLM, whose messages may carry `input_audio` content parts, with its decoding
+        settings. `max_tokens` is sent under that name, which vLLM and other compatible servers read."""
+        key = api_key or "not-needed-by-this-server"
+        client = self.client(timeout, lambda: openai.OpenAI(api_key=key, base_url=base_url, max_retries=0, timeout=timeout),
+                             extra=(base_url, key))
+        sampling = {k: v for k, v in {"temperature": temperature, "top_p": top_p}.items() if v is not None}
+        return _create(client, model=model, max_tokens=max_tokens, messages=messages, **sampling)
+
+
+def _create(client, **request) -> Completion:
+    try:
+        response = client.chat.completions.create(**request)
+    except openai.OpenAIError as exc:
+        raise classify(exc, openai) from exc
+    if not response.choices:
+        raise TransientProviderError("the provider answered with no choices")
+    usage = response.usage
+    return Completion(
+        text=response.choices[0].message.content or "",
+        input_tokens=(usage.prompt_tokens if usage else 0) or 0,
+        output_tokens=(usage.completion_tokens if usage else 0) or 0,
+        raw=response.model_dump(mode="json"),
+    )

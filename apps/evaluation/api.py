@@ -1,0 +1,302 @@
+"""The evaluation API (paths in urls.py): models under evaluation, runs, importing a run's responses, starting
+the collection and the evaluation (jobs: 202 with the job), and reading a run's per-item scores with the judge
+calls behind them. Admins write; any signed-in user reads. The same services as the pages and commands."""
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import generics, serializers, status
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.accounts.permissions import IsSoriAdmin
+from apps.core.api import StrictInput, error_responses
+from apps.core.errors import InvalidInput, NotFound
+from apps.evaluation import selectors, services
+from apps.evaluation.models import EvaluatedModel, EvaluationRun
+
+
+class _ReadOrAdmin(IsAuthenticated):
+    """Reads for any signed-in user, writes for admins."""
+
+    def has_permission(self, request, view) -> bool:
+        if request.method in ("GET", "HEAD", "OPTIONS"):
+            return super().has_permission(request, view)
+        return IsSoriAdmin().has_permission(request, view)
+
+
+# --- serializers -------------------------------------------------------------------------------------------
+class EvalDecoding(StrictInput):
+    max_tokens = serializers.IntegerField(required=False, min_value=1, max_value=131072)
+    temperature = serializers.FloatField(required=False, min_value=0, max_value=2)
+    top_p = serializers.FloatField(required=False, min_value=0, max_value=1)
+
+
+class EvalModelInput(StrictInput):
+    name = serializers.CharField(max_length=100)
+    version = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    endpoint = serializers.RegexField(services.ENDPOINT_PATTERN, max_length=300, required=False, allow_blank=True,
+                                    help_text="base URL of an OpenAI-compatible server, e.g. http://gpu-1:8000/v1; "
+                                              "without one the model's responses are imported")
+    served_model = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    decoding = EvalDecoding(required=False, help_text="default: max_tokens 4096, temperature 0.7, top_p 0.95")
+    description = serializers.CharField(required=False, allow_blank=True)
+
+
+class EvalModelOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    version = serializers.CharField()
+    answer_source = serializers.CharField()
+    endpoint = serializers.CharField()
+    served_model = serializers.CharField()
+    decoding = serializers.JSONField()
+    description = serializers.CharField()
+    is_demo = serializers.BooleanField()
+    created_at = serializers.DateTimeField()
+
+
+class EvalRunInput(StrictInput):
+    model = serializers.IntegerField(help_text="the model under evaluation")
+    benchmark = serializers.RegexField(r"^(release|source):[0-9]{1,18}$",
+                                       help_text="release:<id> (a built spoken-QA or KMMAU release) or "
+                                                 "source:<id> (an imported English source benchmark)")
+    decoding = EvalDecoding(required=False, help_text="default: the model's")
+
+
+class EvalSubsetScoreOut(serializers.Serializer):
+    subset = serializers.CharField()
+    metric = serializers.CharField()
+    method = serializers.CharField()
+    score = serializers.FloatField(help_text="0-100")
+    n = serializers.IntegerField()
+    unscored = serializers.IntegerField()
+    primary = serializers.BooleanField()
+    detail = serializers.JSONField()
+
+
+class EvalRunOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    model = EvalModelOut()
+    benchmark_name = serializers.CharField()
+    family = serializers.CharField()
+    language = serializers.CharField()
+    release = serializers.IntegerField(source="release_id", allow_null=True)
+    source_benchmark = serializers.IntegerField(source="source_benchmark_id", allow_null=True)
+    answer_source = serializers.CharField()
+    decoding = serializers.JSONField()
+    status = serializers.CharField()
+    attention_reason = serializers.CharField()
+    item_count = serializers.IntegerField()
+    answered = serializers.IntegerField()
+    scored = serializers.IntegerField()
+    collect_job = serializers.IntegerField(source="collect_job_id", allow_null=True)
+    evaluate_job = serializers.IntegerField(source="evaluate_job_id", allow_null=True)
+    judge_model = serializers.CharField()
+    evaluated_at = serializers.DateTimeField(allow_null=True)
+    created_at = serializers.DateTimeField()
+
+
+class EvalRunDetailOut(EvalRunOut):
+    subset_scores = EvalSubsetScoreOut(many=True)
+
+
+class EvalJudgeCallOut(serializers.Serializer):
+    sample = serializers.IntegerField()
+    value = serializers.CharField(help_text="the score 1-5, or yes/no")
+    raw_answer = serializers.CharField()
+    prompt_name = serializers.CharField()
+    prompt_version = serializers.IntegerField()
+    agent_call = serializers.IntegerField(source="agent_call_id", allow_null=True)
+
+
+class EvalItemScoreOut(serializers.Serializer):
+    method = serializers.CharField()
+    score = serializers.FloatField(allow_null=True, help_text="0..1")
+    detail = serializers.JSONField()
+    evaluator = serializers.CharField()
+    version = serializers.CharField()
+    judge_calls = EvalJudgeCallOut(many=True, source="judge_calls.all")
+
+
+class EvalItemOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    item_id = serializers.CharField()
+    subset = serializers.CharField()
+    metric = serializers.CharField()
+    question = serializers.CharField()
+    answer = serializers.CharField()
+    aliases = serializers.JSONField()
+    response = serializers.CharField(allow_null=True)
+    response_meta = serializers.JSONField()
+    scores = EvalItemScoreOut(many=True, source="scores.all")
+
+
+class EvalJobOut(serializers.Serializer):
+    job = serializers.IntegerField(source="pk")
+    status = serializers.CharField()
+    title = serializers.CharField()
+
+
+class EvalCollectInput(StrictInput):
+    audio_dir = serializers.CharField(required=False, allow_blank=True,
+                                      help_text="a folder on the server holding a source benchmark's audio files")
+    limit = serializers.IntegerField(required=False, min_value=1, help_text="ask for at most this many items")
+
+
+class EvaluateInput(StrictInput):
+    budget_usd = serializers.FloatField(required=False, min_value=0, help_text="the judge's budget cap for this job")
+
+
+def _run(pk: int) -> EvaluationRun:
+    return get_object_or_404(selectors.runs(), pk=pk)
+
+
+def _run_detail(pk: int) -> dict:
+    run = _run(pk)
+    return {**EvalRunOut(run).data, "subset_scores": EvalSubsetScoreOut(selectors.subset_scores(run), many=True).data}
+
+
+def _existing(model, pk, what):
+    obj = model.objects.filter(pk=pk).first()
+    if obj is None:
+        raise NotFound(f"no {what} with id {pk}")
+    return obj
+
+
+# --- views -------------------------------------------------------------------------------------------------
+class ModelListView(generics.ListAPIView):
+    permission_classes = [_ReadOrAdmin]
+    serializer_class = EvalModelOut
+
+    def get_queryset(self):
+        return selectors.models()
+
+    @extend_schema(request=EvalModelInput, responses={201: EvalModelOut, **error_responses(400, 403, 409)})
+    def post(self, request):
+        """Add a model under evaluation (409 `model_exists` when its name and version exist)."""
+        data = EvalModelInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = data.validated_data
+        model = services.create_model(
+            name=fields["name"], version=fields.get("version", ""),
+            endpoint=fields.get("endpoint", ""),
+            served_model=fields.get("served_model", ""), decoding=fields.get("decoding"),
+            description=fields.get("description", ""), acting_user=request.user)
+        return Response(EvalModelOut(model).data, status=status.HTTP_201_CREATED)
+
+
+class ModelDetailView(APIView):
+    permission_classes = [_ReadOrAdmin]
+
+    @extend_schema(responses={200: EvalModelOut, **error_responses(403, 404)})
+    def get(self, request, pk):
+        return Response(EvalModelOut(get_object_or_404(EvaluatedModel, pk=pk)).data)
+
+
+class RunListView(generics.ListAPIView):
+    permission_classes = [_ReadOrAdmin]
+    serializer_class = EvalRunOut
+
+    def get_queryset(self):
+        return selectors.runs()
+
+    @extend_schema(request=EvalRunInput, responses={201: EvalRunOut, **error_responses(400, 403, 404, 409)})
+    def post(self, request):
+        """One model on one benchmark: a release (built or published) or a source benchmark; the run copies the
+        benchmark's items. 404 when the model or benchmark does not exist; 409 when the release is not built or
+        has no items."""
+        from apps.releases.models import Release
+        from apps.transfer.models import SourceBenchmark
+
+        data = EvalRunInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = data.validated_data
+        kind, _, pk = fields["benchmark"].partition(":")
+        benchmark = _existing(Release if kind == "release" else SourceBenchmark, int(pk), f"{kind} benchmark")
+        run = services.create_run(
+            model=_existing(EvaluatedModel, fields["model"], "model"),
+            release=benchmark if kind == "release" else None, source_benchmark=benchmark if kind == "source" else None,
+            decoding=fields.get("decoding"), acting_user=request.user)
+        return Response(EvalRunOut(_run(run.pk)).data, status=status.HTTP_201_CREATED)
+
+
+class RunDetailView(APIView):
+    permission_classes = [_ReadOrAdmin]
+
+    @extend_schema(responses={200: EvalRunDetailOut, **error_responses(403, 404)})
+    def get(self, request, pk):
+        return Response(_run_detail(pk))
+
+
+class ResponsesView(APIView):
+    permission_classes = [IsSoriAdmin]
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(
+        request={"multipart/form-data": inline_serializer("ResponsesUpload", {"file": serializers.FileField(
+            help_text="CSV, JSONL or Parquet with columns id and response")})},
+        responses={200: inline_serializer("ResponsesImported", {"imported": serializers.IntegerField()}),
+                   **error_responses(400, 403, 404, 409, s400="The file was refused; `fields` names each bad row.")})
+    def post(self, request, pk):
+        """Import the run's responses, all or nothing: every unknown, repeated or missing id is named (400
+        `file_refused`) and nothing is written. Replaces earlier responses and their scores."""
+        upload = request.FILES.get("file")
+        if upload is None:
+            raise InvalidInput("attach the responses as `file`", field="file")
+        count = services.import_responses(run=_run(pk), source=upload.read(), name=upload.name, acting_user=request.user)
+        return Response({"imported": count})
+
+
+class CollectView(APIView):
+    permission_classes = [IsSoriAdmin]
+
+    @extend_schema(request=EvalCollectInput, responses={202: EvalJobOut, **error_responses(400, 403, 404, 409)})
+    def post(self, request, pk):
+        """Start collecting the responses from the model's endpoint (a job; 409 without an endpoint or while
+        the run is busy). Running it again resumes with the items left."""
+        data = EvalCollectInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        job = services.start_collection(run=_run(pk), acting_user=request.user, **data.validated_data)
+        return Response(EvalJobOut(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class EvaluateView(APIView):
+    permission_classes = [IsSoriAdmin]
+
+    @extend_schema(request=EvaluateInput, responses={202: EvalJobOut, **error_responses(400, 403, 404, 409)})
+    def post(self, request, pk):
+        """Start scoring the run (a job: rules, then the judge, then subset scores; 409 without responses or
+        while the run is busy). Running it again scores only what is not scored yet."""
+        data = EvaluateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        job = services.start_evaluation(run=_run(pk), acting_user=request.user, budget_usd=data.validated_data.get("budget_usd"))
+        return Response(EvalJobOut(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class ItemListView(generics.ListAPIView):
+    """A run's items with their responses and scores (and each score's judge calls), 50 a page; `?subset=`."""
+
+    permission_classes = [_ReadOrAdmin]
+    serializer_class = EvalItemOut
+
+    def get_queryset(self):
+        return selectors.items(_run(self.kwargs["pk"]), subset=self.request.query_params.get("subset", ""))
+
+
+class ItemDetailView(APIView):
+    permission_classes = [_ReadOrAdmin]
+
+    @extend_schema(responses={200: EvalItemOut, **error_responses(403, 404)})
+    def get(self, request, pk, item_pk):
+        from apps.evaluation.models import EvalItem
+
+        run = _run(pk)
+        try:
+            item = selectors.item(run, item_pk)
+        except EvalItem.DoesNotExist:
+            from django.http import Http404
+
+            raise Http404 from None
+        return Response(EvalItemOut(item).data)

@@ -1,0 +1,183 @@
+"""Collecting a model's responses: each item's audio sent to the model's OpenAI-compatible chat completions
+endpoint as an `input_audio` content part (as vLLM serves Qwen2.5-Omni and similar models), with the run's
+decoding settings (the paper's by default: max 4,096 tokens, temperature 0.7, top-p 0.95).
+
+The transport is the agent layer's: the official `openai` SDK (apps.agents.providers.openai.complete_at) under
+apps.agents.services.with_provider_retries, so the retry policy (retry-after, exponential backoff with
+jitter) and the concurrency slots (a per-endpoint limit, across processes with Redis) are the same code that
+serves call_agent. Requests are cached by input hash: an item whose request (endpoint model, audio, text,
+decoding) was answered before, in this run or another, takes that answer without a request. The job is
+resumable: an item with a response is never sent again, and each answer is stored as it arrives."""
+
+import base64
+import hashlib
+import json
+import time
+import zipfile
+from pathlib import Path, PurePosixPath
+
+from django.conf import settings
+from django.core.files.storage import default_storage
+from django.utils import timezone
+
+from apps.agents import providers
+from apps.agents.services import with_provider_retries
+from apps.evaluation.models import EvalItem, EvaluationRun, RunStatus
+from apps.jobs.services import results_in_parallel
+
+AUDIO_FORMATS = {"wav": "wav", "mp3": "mp3", "flac": "flac", "ogg": "ogg", "m4a": "m4a", "webm": "webm"}
+
+
+class MissingAudio(Exception):
+    pass
+
+
+class AudioSource:
+    """Where a run's audio comes from: the release's archive (Korean spoken-QA and KMMAU releases), or a
+    folder holding the source benchmark's audio files by name (Sori does not store the English audio)."""
+
+    def __init__(self, run: EvaluationRun, audio_dir: str = ""):
+        self.run = run
+        self.audio_dir = Path(audio_dir) if audio_dir else None
+        self._members: set[str] | None = None
+
+    def read(self, item: EvalItem) -> tuple[bytes, str]:
+        """(audio bytes, format) of the item, or MissingAudio saying what is missing."""
+        release = self.run.release
+        if not item.audio and (release is not None or self.audio_dir is None):
+            raise MissingAudio(f"{item.item_id}: the benchmark has no audio for this item")
+        if not item.audio:
+            return self._by_id(item)
+        fmt = AUDIO_FORMATS.get(PurePosixPath(item.audio).suffix.lower().lstrip("."), "wav")
+        if release is not None:
+            member = f"{release.folder}/{item.audio}"
+            with default_storage.open(release.archive, "rb") as fh, zipfile.ZipFile(fh) as archive:
+                try:
+                    return archive.read(member), fmt
+                except KeyError:
+                    raise MissingAudio(f"{item.item_id}: {member} is not in the release archive") from None
+        if self.audio_dir is None:
+            raise MissingAudio(f"{item.item_id}: Sori does not hold the source benchmark's audio; give the folder "
+                               f"that holds {item.audio} (collect_responses --audio-dir)")
+        path = (self.audio_dir / item.audio).resolve()
+        if not path.is_relative_to(self.audio_dir.resolve()) or not path.is_file():
+            raise MissingAudio(f"{item.item_id}: no audio file {item.audio} in {self.audio_dir}")
+        return path.read_bytes(), fmt
+
+    def _by_id(self, item: EvalItem) -> tuple[bytes, str]:
+        """A source whose records name no audio file (VoiceBench keeps its audio in Parquet): the folder holds
+        `<subset>/<source id>.<wav|mp3|flac>`, the item's id as a path."""
+        folder = self.audio_dir.resolve()
+        for fmt in ("wav", "mp3", "flac"):
+            path = (folder / f"{item.item_id}.{fmt}").resolve()
+            if path.is_relative_to(folder) and path.is_file():
+                return path.read_bytes(), fmt
+        raise MissingAudio(f"{item.item_id}: no audio file {item.item_id}.wav (or .mp3, .flac) in {self.audio_dir}")
+
+
+def messages_for(item: EvalItem, audio: bytes, fmt: str) -> list[dict]:
+    """The chat request for one item: the spoken question as audio; a KMMAU item (audio understanding) also
+    carries its question and choices as text, as MMAU is asked."""
+    content = [{"type": "input_audio", "input_audio": {"data": base64.b64encode(audio).decode("ascii"), "format": fmt}}]
+    if item.metric == "kmmau":
+        choices = "\n".join(f"- {c}" for c in item.extra.get("choices") or [])
+        content.append({"type": "text", "text": f"{item.question}\n{choices}".strip()})
+    return [{"role": "user", "content": content}]
+
+
+def request_hash(run: EvaluationRun, item: EvalItem, audio: bytes, messages: list[dict]) -> str:
+    """sha256 of what the request asks: the endpoint's model, the audio's own hash (not its base64), the
+    text parts, and the decoding settings."""
+    model = run.model
+    text = [part for m in messages for part in m["content"] if part["type"] != "input_audio"]
+    payload = {"endpoint": model.endpoint.rstrip("/"), "model": model.served_model, "decoding": run.decoding,
+               "audio": hashlib.sha256(audio).hexdigest(), "text": text}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def collect_one(run: EvaluationRun, item: EvalItem, source: AudioSource) -> dict:
+    """Ask the model for one item's response and store it. -> {"cached": bool} or {"missing": reason}."""
+    try:
+        audio, fmt = source.read(item)
+    except MissingAudio as exc:
+        return {"missing": str(exc)}
+    messages = messages_for(item, audio, fmt)
+    digest = request_hash(run, item, audio, messages)
+    earlier = (EvalItem.objects.filter(response_hash=digest, response__isnull=False).exclude(pk=item.pk)
+               .values("response", "response_meta", "run_id").first())
+    if earlier is not None:
+        meta = {"cached_from_run": earlier["run_id"], **{k: v for k, v in earlier["response_meta"].items()
+                                                          if k in ("input_tokens", "output_tokens")}}
+        _store(item, earlier["response"], digest, meta)
+        return {"cached": True}
+    model, decoding = run.model, run.decoding
+    provider = providers.get("openai")
+    started = time.monotonic()
+    completion, attempts = with_provider_retries(
+        lambda: provider.complete_at(
+            base_url=model.endpoint, model=model.served_model, messages=messages,
+            timeout=settings.EVALUATION_COLLECT_TIMEOUT_SECONDS, max_tokens=decoding.get("max_tokens"),
+            temperature=decoding.get("temperature"), top_p=decoding.get("top_p"),
+        ),
+        slot=f"evaluation:{model.endpoint.rstrip('/')}", limit=settings.EVALUATION_COLLECT_CONCURRENCY,
+    )
+    _store(item, completion.text, digest, {
+        "input_tokens": completion.input_tokens, "output_tokens": completion.output_tokens,
+        "latency_ms": int((time.monotonic() - started) * 1000), "http_attempts": attempts,
+        "finish_reason": ((completion.raw.get("choices") or [{}])[0] or {}).get("finish_reason"),
+    })
+    return {"cached": False}
+
+
+def _store(item: EvalItem, text: str, digest: str, meta: dict) -> None:
+    EvalItem.objects.filter(pk=item.pk).update(response=text, response_hash=digest, response_meta=meta,
+                                               responded_at=timezone.now())
+
+
+def run_collection(job, progress) -> dict:
+    """The collection job's body (see the module's docstring). Items whose audio is missing, or whose
+    requests kept failing after the retries, are left without a response and named in the result; the run
+    then needs attention, and running the job again (resume) asks for those only."""
+    run = EvaluationRun.objects.select_related("model", "release").get(pk=job.params["run"])
+    source = AudioSource(run, job.params.get("audio_dir") or "")
+    pending = list(EvalItem.objects.filter(run=run, response__isnull=True).select_related("run").order_by("subset", "item_id"))
+    if job.params.get("limit"):
+        pending = pending[: int(job.params["limit"])]
+    answered = EvalItem.objects.filter(run=run, response__isnull=False).count()
+    progress.set_total(answered + len(pending), message=f"Collecting {len(pending)} responses from {run.model.served_model}"
+                       + (f" ({answered} already stored)" if answered else ""))
+    progress.set_done(answered)
+    done, cached, missing, failed = answered, 0, {}, {}
+    started = time.monotonic()
+
+    def work(item):
+        try:
+            return collect_one(run, item, source)
+        except providers.TransientProviderError as exc:
+            return {"failed": f"kept failing after {getattr(exc, 'http_attempts', '?')} tries: {exc}"}
+
+    for item, outcome in results_in_parallel(pending, work, workers=settings.EVALUATION_COLLECT_CONCURRENCY, name="collect"):
+        if "missing" in outcome:
+            missing[item.item_id] = outcome["missing"]
+        elif "failed" in outcome:
+            failed[item.item_id] = outcome["failed"]
+        else:
+            cached += outcome["cached"]
+        done += 1
+        elapsed = time.monotonic() - started
+        left = len(pending) - (done - answered)
+        eta = f", about {elapsed / (done - answered) * left:.0f} s left" if left else ""
+        progress.set_done(done, message=f"{done - answered} of {len(pending)} asked in {elapsed:.0f} s{eta}"
+                          + (f", {cached} from cache" if cached else "")
+                          + (f", {len(missing) + len(failed)} without a response" if missing or failed else ""))
+    left = EvalItem.objects.filter(run=run, response__isnull=True).count()
+    reason = ""
+    if missing or failed:
+        reason = f"{len(missing) + len(failed)} items have no response: " + "; ".join(
+            list(missing.values())[:3] + [f"{k}: {v}" for k, v in list(failed.items())[:3]])
+    EvaluationRun.objects.filter(pk=run.pk).update(
+        status=RunStatus.READY if left == 0 else (RunStatus.NEEDS_ATTENTION if reason else RunStatus.WAITING),
+        attention_reason=reason[:2000])
+    return {"run": run.pk, "asked": len(pending) - cached - len(missing) - len(failed), "from_cache": cached,
+            "missing_audio": missing, "failed": failed, "without_response": left,
+            "seconds": round(time.monotonic() - started, 1)}

@@ -1,0 +1,54 @@
+"""What reads evaluations for the run pages and the API: models, runs with their counts, a run's items with
+their scores, one item with its judge calls. (The leaderboard's tables have selectors of their own.)"""
+
+from django.db.models import Count, Prefetch, Q
+
+from apps.evaluation.models import EvalItem, EvaluatedModel, EvaluationRun, ItemScore, JudgeCall, SubsetScore
+
+
+def models():
+    return EvaluatedModel.objects.annotate(run_count=Count("runs")).order_by("name", "version")
+
+
+def runs(*, model: EvaluatedModel | None = None):
+    """Runs, newest first, each with `answered` (items with a response) and `scored` (items with a score)."""
+    qs = EvaluationRun.objects.select_related("model", "release", "source_benchmark", "collect_job", "evaluate_job")
+    if model is not None:
+        qs = qs.filter(model=model)
+    return qs.annotate(
+        answered=Count("items", filter=Q(items__response__isnull=False), distinct=True),
+        scored=Count("items", filter=Q(items__scores__isnull=False), distinct=True),
+    ).order_by("-created_at", "-id")
+
+
+def run(pk: int) -> EvaluationRun:
+    return runs().get(pk=pk)
+
+
+def subset_scores(run: EvaluationRun) -> list[SubsetScore]:
+    return list(SubsetScore.objects.filter(run=run).order_by("subset", "-primary", "method"))
+
+
+def items(run: EvaluationRun, *, subset: str = "", scored: str = ""):
+    """The run's items with their scores and judge calls (prefetched), optionally of one subset; `scored` "yes"/"no" filters."""
+    calls = Prefetch("judge_calls", queryset=JudgeCall.objects.order_by("sample"))
+    scores = Prefetch("scores", queryset=ItemScore.objects.prefetch_related(calls).order_by("method"))
+    qs = EvalItem.objects.filter(run=run).prefetch_related(scores)
+    if subset:
+        qs = qs.filter(subset=subset)
+    if scored == "yes":
+        qs = qs.filter(scores__isnull=False).distinct()
+    elif scored == "no":
+        qs = qs.filter(scores__isnull=True)
+    return qs.order_by("subset", "item_id")
+
+
+def subsets_of(run: EvaluationRun) -> list[tuple[str, int]]:
+    return list(EvalItem.objects.filter(run=run).values_list("subset").annotate(n=Count("id")).order_by("subset"))
+
+
+def item(run: EvaluationRun, item_pk: int) -> EvalItem:
+    """One item with its scores and each score's judge calls (with their AgentCall rows)."""
+    calls = Prefetch("judge_calls", queryset=JudgeCall.objects.select_related("agent_call").order_by("sample"))
+    scores = Prefetch("scores", queryset=ItemScore.objects.prefetch_related(calls).order_by("method"))
+    return EvalItem.objects.select_related("run__model").prefetch_related(scores).get(run=run, pk=item_pk)

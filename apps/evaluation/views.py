@@ -1,0 +1,173 @@
+"""Evaluation pages: the runs (with forms for a model and a run), one run (its jobs' progress, its subset
+scores, its items with response and scores, forms to import, collect and evaluate), and one item (response,
+each score with what produced it, and the judge calls with their raw answers). No page waits on a judge or a
+model: collecting and evaluating are jobs whose progress the run's page shows."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from apps.accounts.permissions import can
+from apps.core.errors import ApplicationError, InvalidInput
+from apps.evaluation import selectors, services
+from apps.evaluation.models import AnswerSource, EvalItem, EvaluatedModel, EvaluationRun
+
+
+def _require(request, action: str) -> None:
+    if not can(request.user, action):
+        raise PermissionDenied
+
+
+def _run_or_404(pk: int) -> EvaluationRun:
+    try:
+        return selectors.run(pk)
+    except EvaluationRun.DoesNotExist:
+        raise Http404 from None
+
+
+def _benchmarks():
+    from apps.releases.models import Release, ReleaseKind, ReleaseStatus
+    from apps.transfer.models import SourceBenchmark
+
+    releases = Release.objects.filter(kind__in=[ReleaseKind.SPOKEN_QA, ReleaseKind.KMMAU],
+                                      status__in=[ReleaseStatus.BUILT, ReleaseStatus.PUBLISHED]).order_by("name", "-created_at")
+    return ([(f"release:{r.pk}", f"{r.name} {r.version} ({r.get_kind_display()})") for r in releases],
+            [(f"source:{b.pk}", f"{b.name} (English source)") for b in SourceBenchmark.objects.order_by("name")])
+
+
+@login_required
+def run_list(request):
+    _require(request, "evaluation.view")
+    releases, sources = _benchmarks()
+    return render(request, "evaluation/runs.html", {
+        "runs": selectors.runs(), "models": selectors.models(), "releases": releases, "sources": sources,
+        "can_manage": can(request.user, "evaluation.manage"), "answer_sources": [AnswerSource.IMPORTED, AnswerSource.ENDPOINT],
+    })
+
+
+def _number(value: str, field: str, cast=float):
+    if value in (None, ""):
+        return None
+    try:
+        return cast(value)
+    except ValueError:
+        raise InvalidInput(f"{field} must be a number", field=field) from None
+
+
+@login_required
+@require_POST
+def create_model(request):
+    _require(request, "evaluation.manage")
+    form = request.POST
+    try:
+        decoding = {k: v for k, v in {
+            "max_tokens": _number(form.get("max_tokens"), "max_tokens", int),
+            "temperature": _number(form.get("temperature"), "temperature"),
+            "top_p": _number(form.get("top_p"), "top_p"),
+        }.items() if v is not None}
+        model = services.create_model(
+            name=form.get("name", ""), version=form.get("version", ""),
+            answer_source=form.get("answer_source") or AnswerSource.IMPORTED, endpoint=form.get("endpoint", "").strip(),
+            served_model=form.get("served_model", "").strip(), decoding=decoding,
+            description=form.get("description", ""), acting_user=request.user)
+    except ApplicationError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"Added {model}.")
+    return redirect("evaluation:runs")
+
+
+@login_required
+@require_POST
+def create_run(request):
+    _require(request, "evaluation.manage")
+    from apps.releases.models import Release
+    from apps.transfer.models import SourceBenchmark
+
+    kind, _, pk = request.POST.get("benchmark", "").partition(":")
+    model_pk = request.POST.get("model", "")
+    model = EvaluatedModel.objects.filter(pk=int(model_pk)).first() if model_pk.isdigit() and len(model_pk) < 19 else None
+    try:
+        if model is None:
+            raise InvalidInput("choose a model", field="model")
+        if not pk.isdigit() or len(pk) > 18 or kind not in ("release", "source"):
+            raise InvalidInput("choose a benchmark", field="benchmark")
+        release = Release.objects.filter(pk=pk).first() if kind == "release" else None
+        source = SourceBenchmark.objects.filter(pk=pk).first() if kind == "source" else None
+        if release is None and source is None:
+            raise InvalidInput("that benchmark does not exist any more", field="benchmark")
+        run = services.create_run(model=model, release=release, source_benchmark=source, acting_user=request.user)
+    except ApplicationError as exc:
+        messages.error(request, exc.message)
+        return redirect("evaluation:runs")
+    return redirect("evaluation:run", pk=run.pk)
+
+
+@login_required
+def run_detail(request, pk):
+    _require(request, "evaluation.view")
+    run = _run_or_404(pk)
+    subset = request.GET.get("subset", "")
+    page = Paginator(selectors.items(run, subset=subset), 50).get_page(request.GET.get("page"))
+    return render(request, "evaluation/run.html", {
+        "run": run, "subset_scores": selectors.subset_scores(run), "subsets": selectors.subsets_of(run),
+        "subset": subset, "page": page, "can_manage": can(request.user, "evaluation.manage"),
+        "jobs": [j for j in (run.collect_job, run.evaluate_job) if j is not None],
+    })
+
+
+@login_required
+@require_POST
+def import_responses(request, pk):
+    _require(request, "evaluation.manage")
+    run = _run_or_404(pk)
+    upload = request.FILES.get("responses")
+    try:
+        if upload is None:
+            raise InvalidInput("choose a CSV, JSONL or Parquet file with id and response", field="responses")
+        count = services.import_responses(run=run, source=upload.read(), name=upload.name, acting_user=request.user)
+    except ApplicationError as exc:
+        for line in exc.lines():
+            messages.error(request, line)
+    else:
+        messages.success(request, f"Imported {count} responses from {upload.name}.")
+    return redirect("evaluation:run", pk=run.pk)
+
+
+@login_required
+@require_POST
+def collect(request, pk):
+    _require(request, "evaluation.manage")
+    run = _run_or_404(pk)
+    try:
+        services.start_collection(run=run, acting_user=request.user)
+    except ApplicationError as exc:
+        messages.error(request, exc.message)
+    return redirect("evaluation:run", pk=run.pk)
+
+
+@login_required
+@require_POST
+def evaluate(request, pk):
+    _require(request, "evaluation.manage")
+    run = _run_or_404(pk)
+    try:
+        services.start_evaluation(run=run, acting_user=request.user)
+    except ApplicationError as exc:
+        messages.error(request, exc.message)
+    return redirect("evaluation:run", pk=run.pk)
+
+
+@login_required
+def item_detail(request, pk, item_pk):
+    _require(request, "evaluation.view")
+    run = _run_or_404(pk)
+    try:
+        item = selectors.item(run, item_pk)
+    except EvalItem.DoesNotExist:
+        raise Http404 from None
+    return render(request, "evaluation/item.html", {"run": run, "item": item})

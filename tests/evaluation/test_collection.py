@@ -1,0 +1,175 @@
+"""Collecting responses from a model's OpenAI-compatible endpoint (the fake server on 127.0.0.1, through the
+real `openai` SDK): each item's audio goes as an input_audio part with the paper's decoding settings; a rate
+limit is retried; requests stay within the configured limit; a stopped collection resumes without asking
+again; a request answered before is taken from the cache; an item without audio is named, not guessed."""
+
+import base64
+
+import pytest
+
+from apps.agents.fake_server import audio_parts
+from apps.evaluation.models import EvalItem, RunStatus
+from apps.evaluation.services import create_run, start_collection
+from apps.jobs.models import Job
+
+
+def _collect(run, inline_jobs, admin, **kwargs):
+    with inline_jobs():
+        job = start_collection(run=run, acting_user=admin, **kwargs)
+    job.refresh_from_db()
+    run.refresh_from_db()
+    return job
+
+
+def _answer_by_audio(audio_dir, run):
+    """Answer each request with the name of the file whose bytes it carries (so a mix-up would show)."""
+    by_bytes = {(audio_dir / i.audio).read_bytes(): i.item_id for i in run.items.all()}
+
+    def answer(body):
+        return f"I heard {by_bytes[base64.b64decode(audio_parts(body)[0]['data'])]}"
+
+    return answer
+
+
+@pytest.mark.django_db
+def test_it_sends_each_items_audio_with_the_papers_decoding_settings(english_run, fake_endpoint, audio_dir, inline_jobs, admin):
+    fake_endpoint.always(_answer_by_audio(audio_dir, english_run))
+
+    job = _collect(english_run, inline_jobs, admin, audio_dir=str(audio_dir))
+
+    assert job.status == "succeeded", job.error
+    assert english_run.status == RunStatus.READY
+    assert {i.item_id: i.response for i in english_run.items.all()} == {
+        i.item_id: f"I heard {i.item_id}" for i in english_run.items.all()}
+    assert len(fake_endpoint.requests) == 5
+    body = fake_endpoint.requests[0]["body"]
+    assert body["model"] == "Qwen/Qwen2.5-Omni-7B"
+    assert (body["max_tokens"], body["temperature"], body["top_p"]) == (4096, 0.7, 0.95)
+    assert audio_parts(body)[0]["format"] == "wav"
+    item = english_run.items.first()
+    assert item.response_meta["http_attempts"] == 1 and item.response_meta["output_tokens"] > 0
+    assert english_run.decoding == {"max_tokens": 4096, "temperature": 0.7, "top_p": 0.95}
+    assert job.result["asked"] == 5 and job.done == job.total == 5
+
+
+@pytest.mark.django_db
+def test_a_rate_limited_request_is_retried_and_answered(english_run, fake_endpoint, audio_dir, inline_jobs, admin, settings):
+    settings.EVALUATION_COLLECT_CONCURRENCY = 1
+    fake_endpoint.fail(status=429, retry_after=0.01, times=2)
+    fake_endpoint.always("an answer")
+
+    job = _collect(english_run, inline_jobs, admin, audio_dir=str(audio_dir))
+
+    assert job.status == "succeeded", job.error
+    assert len(fake_endpoint.requests) == 7
+    assert sorted(i.response_meta["http_attempts"] for i in english_run.items.all()) == [1, 1, 1, 1, 3]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_requests_in_flight_stay_within_the_limit(english_run, fake_endpoint, audio_dir, inline_jobs, admin, settings):
+    settings.EVALUATION_COLLECT_CONCURRENCY = 2
+    fake_endpoint.slow(0.3, times=5)
+    fake_endpoint.always("an answer")
+
+    job = _collect(english_run, inline_jobs, admin, audio_dir=str(audio_dir))
+
+    assert job.status == "succeeded", job.error
+    assert fake_endpoint.max_in_flight_by_api["openai"] == 2
+    assert EvalItem.objects.filter(run=english_run, response="an answer").count() == 5
+
+
+@pytest.mark.django_db
+def test_a_stopped_collection_resumes_with_the_items_left(english_run, fake_endpoint, audio_dir, inline_jobs, admin):
+    fake_endpoint.always("an answer")
+    _collect(english_run, inline_jobs, admin, audio_dir=str(audio_dir), limit=2)
+    assert EvalItem.objects.filter(run=english_run, response__isnull=False).count() == 2
+    assert english_run.status == RunStatus.WAITING
+
+    job = _collect(english_run, inline_jobs, admin, audio_dir=str(audio_dir))
+
+    assert job.status == "succeeded", job.error
+    assert len(fake_endpoint.requests) == 5  # two, then the three left: nothing asked twice
+    assert english_run.status == RunStatus.READY
+
+
+@pytest.mark.django_db
+def test_a_refused_request_stops_the_job_and_the_run_needs_attention(english_run, fake_endpoint, audio_dir, inline_jobs, admin, settings):
+    settings.EVALUATION_COLLECT_CONCURRENCY = 1
+    fake_endpoint.reply("first")
+    fake_endpoint.fail(status=400)
+
+    job = _collect(english_run, inline_jobs, admin, audio_dir=str(audio_dir))
+
+    assert job.status == "failed" and "HTTP 400" in job.message
+    assert english_run.status == RunStatus.NEEDS_ATTENTION and "HTTP 400" in english_run.attention_reason
+    assert EvalItem.objects.filter(run=english_run, response__isnull=False).count() == 1
+
+    fake_endpoint.always("later")
+    job = _collect(english_run, inline_jobs, admin, audio_dir=str(audio_dir))
+    assert job.status == "succeeded" and english_run.status == RunStatus.READY
+    assert EvalItem.objects.filter(run=english_run, response="first").count() == 1
+
+
+@pytest.mark.django_db
+def test_a_request_answered_before_comes_from_the_cache(english_run, qwen, voicebench, fake_endpoint, audio_dir, inline_jobs, admin):
+    fake_endpoint.always("an answer")
+    _collect(english_run, inline_jobs, admin, audio_dir=str(audio_dir))
+    again = create_run(model=qwen, source_benchmark=voicebench, acting_user=admin)
+
+    job = _collect(again, inline_jobs, admin, audio_dir=str(audio_dir))
+
+    assert job.result["from_cache"] == 5 and len(fake_endpoint.requests) == 5
+    assert set(again.items.values_list("response", flat=True)) == {"an answer"}
+    assert {i.response_meta["cached_from_run"] for i in again.items.all()} == {english_run.pk}
+
+
+@pytest.mark.django_db
+def test_items_without_audio_are_named_and_left_unanswered(english_run, fake_endpoint, audio_dir, inline_jobs, admin):
+    fake_endpoint.always("an answer")
+    lost = english_run.items.order_by("item_id").first()
+    (audio_dir / lost.audio).unlink()
+
+    job = _collect(english_run, inline_jobs, admin, audio_dir=str(audio_dir))
+
+    assert job.status == "succeeded"
+    assert job.result["missing_audio"] == {lost.item_id: f"{lost.item_id}: no audio file {lost.audio} in {audio_dir}"}
+    assert english_run.status == RunStatus.NEEDS_ATTENTION and lost.item_id in english_run.attention_reason
+    assert EvalItem.objects.get(pk=lost.pk).response is None
+
+
+@pytest.mark.django_db
+def test_without_an_audio_folder_the_english_source_cannot_be_collected(english_run, fake_endpoint, inline_jobs, admin):
+    job = _collect(english_run, inline_jobs, admin)
+
+    assert job.result["without_response"] == 5 and not fake_endpoint.requests
+    assert "--audio-dir" in english_run.attention_reason
+
+
+@pytest.mark.django_db
+def test_a_model_without_an_endpoint_is_refused(voicebench, admin):
+    from apps.core.errors import Conflict
+    from apps.evaluation.services import create_model
+
+    model = create_model(name="Imported only", acting_user=admin)
+    run = create_run(model=model, source_benchmark=voicebench, acting_user=admin)
+
+    with pytest.raises(Conflict, match="no endpoint"):
+        start_collection(run=run, acting_user=admin)
+    assert not Job.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_source_without_audio_file_names_is_read_by_item_id(english_run, fake_endpoint, tmp_path, inline_jobs, admin):
+    from tests.conftest import write_wav
+
+    EvalItem.objects.filter(run=english_run).update(audio="")
+    folder = tmp_path / "by-id"
+    for n, item in enumerate(english_run.items.all()):
+        (folder / item.subset).mkdir(parents=True, exist_ok=True)
+        write_wav(folder / f"{item.item_id}.wav", seconds=0.1, freq=300 + 50 * n)  # distinct audio: no cache hits
+    (folder / "escape.wav").write_bytes(b"not for the model")
+    fake_endpoint.always("an answer")
+
+    job = _collect(english_run, inline_jobs, admin, audio_dir=str(folder))
+
+    assert job.status == "succeeded" and job.result["without_response"] == 0 and len(fake_endpoint.requests) == 5
