@@ -153,7 +153,9 @@ def run_collection(job, progress) -> dict:
             cached += outcome["cached"]
         done += 1
         elapsed = time.monotonic() - started
-        progress.set_done(done, message=f"{done - answered} of {len(pending)} asked in {elapsed:.0f} s"
+        left = len(pending) - (done - answered)
+        eta = f", about {elapsed / (done - answered) * left:.0f} s left" if left else ""
+        progress.set_done(done, message=f"{done - answered} of {len(pending)} asked in {elapsed:.0f} s{eta}"
                           + (f", {cached} from cache" if cached else "")
                           + (f", {len(missing) + len(failed)} without a response" if missing or failed else ""))
     left = EvalItem.objects.filter(run=run, response__isnull=True).count()

@@ -15,7 +15,9 @@ Korean translations (judge_open_ko, judge_qa_ko); each is a versioned prompt fil
 VoiceBench asks for `n=3` completions in one request; the agent layer makes one call per answer, and its
 cache is keyed by the hash of the whole input, so three identical inputs would give one answer three times:
 each sample passes its index as `variant`, which joins the input hash (not the prompt), so the three are
-separate calls, each cached on its own and replayed the same on a re-run."""
+separate calls, each cached on its own and replayed the same on a re-run. VoiceBench samples at temperature
+0.5; the agent layer sends no sampling settings (newer OpenAI models refuse a temperature), so the samples
+vary at the provider's default."""
 
 from typing import Literal
 
@@ -32,11 +34,11 @@ PROMPTS = {
 }
 
 
-class OpenScore(BaseModel):
+class JudgeScore(BaseModel):
     score: int = Field(ge=1, le=5, description="1 to 5")
 
 
-class QAVerdict(BaseModel):
+class JudgeVerdict(BaseModel):
     answer: Literal["Yes", "No", "yes", "no", "YES", "NO"]
 
 
@@ -53,10 +55,10 @@ def judge_item(item: EvalItem, *, job=None) -> ItemScore:
         raise ValueError(f"the judge does not score {item.metric} items")
     prompt = PROMPTS[(item.metric, item.run.language)]
     variables = {"prompt": item.question, "response": item.response or ""}
-    schema = OpenScore
+    schema = JudgeScore
     if item.metric == "qa":
         variables["reference"] = reference_of(item)
-        schema = QAVerdict
+        schema = JudgeVerdict
     results = [
         call_agent(role="judge", prompt=prompt, variables=variables, schema=schema, job=job, variant=sample)
         for sample in range(settings.EVALUATION_JUDGE_SAMPLES)

@@ -204,7 +204,7 @@ def import_responses(*, run: EvaluationRun, source: Path | str | bytes, name: st
     is checked against the run's items first: an unknown id, a repeated id and every item left without a
     response are each named, and the whole file is refused (nothing written). An empty response is a real
     answer (the model said nothing) and is kept. Importing again replaces the responses and their scores."""
-    run = _lock_run_free(run)
+    run = _current_if_free(run)
     rows, problems = parse_table(source, ResponseRow, name=name, unique="id", blank_is_missing=False)
     file = name or (Path(source).name if not isinstance(source, bytes) else "upload")
     known = dict(EvalItem.objects.filter(run=run).values_list("item_id", "pk"))
@@ -240,7 +240,7 @@ def import_responses(*, run: EvaluationRun, source: Path | str | bytes, name: st
     return len(items)
 
 
-def _lock_run_free(run: EvaluationRun) -> EvaluationRun:
+def _current_if_free(run: EvaluationRun) -> EvaluationRun:
     run = EvaluationRun.objects.get(pk=run.pk)
     _refuse_busy(run)
     return run
@@ -253,31 +253,38 @@ def _refuse_busy(run: EvaluationRun) -> None:
 
 
 # --- jobs --------------------------------------------------------------------------------------------------
+def _start(run: EvaluationRun, check, start_kind: str, title: str, params: dict, acting_user, **run_fields):
+    """Start a job on the run under a row lock, so two starts at once cannot both pass the busy check."""
+    with transaction.atomic():
+        locked = EvaluationRun.objects.select_for_update(of=("self",)).select_related("model", "collect_job", "evaluate_job").get(pk=run.pk)
+        _refuse_busy(locked)
+        check(locked)
+        job = start_job(kind=start_kind, title=title, params=params, acting_user=acting_user)
+        job_field = "collect_job" if start_kind == COLLECT_JOB else "evaluate_job"
+        EvaluationRun.objects.filter(pk=run.pk).update(**{job_field: job}, **run_fields)
+    return job
+
+
 def start_collection(*, run: EvaluationRun, acting_user=None, audio_dir: str = "", limit: int | None = None):
     """Send each item's audio to the model's endpoint (apps.evaluation.collection) as a job."""
-    run = _lock_run_free(run)
-    model = run.model
-    if not (model.endpoint and model.served_model):
-        raise Conflict(f"{model} has no endpoint to collect from; import its responses instead", code="no_endpoint")
-    job = start_job(kind=COLLECT_JOB, title=f"Collect {model}'s responses to {run.benchmark_name}",
-                    params={"run": run.pk, "audio_dir": audio_dir, "limit": limit}, acting_user=acting_user)
-    EvaluationRun.objects.filter(pk=run.pk).update(collect_job=job, status=RunStatus.COLLECTING,
-                                                   answer_source=AnswerSource.ENDPOINT)
-    return job
+    def check(locked):
+        if not (locked.model.endpoint and locked.model.served_model):
+            raise Conflict(f"{locked.model} has no endpoint to collect from; import its responses instead", code="no_endpoint")
+
+    return _start(run, check, COLLECT_JOB, f"Collect {run.model}'s responses to {run.benchmark_name}",
+                  {"run": run.pk, "audio_dir": audio_dir, "limit": limit}, acting_user,
+                  status=RunStatus.COLLECTING, answer_source=AnswerSource.ENDPOINT)
 
 
 def start_evaluation(*, run: EvaluationRun, acting_user=None, budget_usd: float | None = None):
     """Score the run's responses as a job: rules first, then the judge (every call through apps.agents)."""
-    run = _lock_run_free(run)
-    if not EvalItem.objects.filter(run=run, response__isnull=False).exists():
-        raise Conflict("the run has no responses yet; import or collect them first", code="no_responses")
-    params = {"run": run.pk}
-    if budget_usd is not None:
-        params["budget_usd"] = budget_usd
-    job = start_job(kind=EVALUATE_JOB, title=f"Evaluate {run.model} on {run.benchmark_name}", params=params,
-                    acting_user=acting_user)
-    EvaluationRun.objects.filter(pk=run.pk).update(evaluate_job=job, status=RunStatus.EVALUATING)
-    return job
+    def check(locked):
+        if not EvalItem.objects.filter(run=locked, response__isnull=False).exists():
+            raise Conflict("the run has no responses yet; import or collect them first", code="no_responses")
+
+    params = {"run": run.pk, **({"budget_usd": budget_usd} if budget_usd is not None else {})}
+    return _start(run, check, EVALUATE_JOB, f"Evaluate {run.model} on {run.benchmark_name}", params, acting_user,
+                  status=RunStatus.EVALUATING)
 
 
 # --- the evaluation ----------------------------------------------------------------------------------------
@@ -300,9 +307,11 @@ def rule_score(item: EvalItem) -> tuple[float | None, dict, str, str]:
 
 
 def run_evaluation(job, progress) -> dict:
-    """The evaluation job's body. Resumable: an item whose score by a method is stored is not scored again
-    (the judge's answers are cached by input too). Rules cost nothing and go first; then the judge, in
-    parallel within settings.EVALUATION_JUDGE_WORKERS (the provider's slots still cap requests in flight)."""
+    """The evaluation job's body. Rules cost nothing and go first, every time (so a new version of an
+    evaluator applies to a run evaluated again); then the judge, in parallel within
+    settings.EVALUATION_JUDGE_WORKERS (the provider's slots still cap requests in flight), only for the items
+    without a judge score: a resumed or repeated evaluation asks nothing twice (the judge's answers are
+    cached by input too)."""
     from django.conf import settings
 
     from apps.agents.services import AgentNeedsAttention, agent_config
@@ -310,10 +319,9 @@ def run_evaluation(job, progress) -> dict:
 
     run = EvaluationRun.objects.select_related("model").get(pk=job.params["run"])
     items = list(EvalItem.objects.filter(run=run, response__isnull=False).select_related("run"))
-    done_rule = set(ItemScore.objects.filter(item__run=run, method=ScoreMethod.RULE).values_list("item_id", flat=True))
     done_judge = set(ItemScore.objects.filter(item__run=run, method=ScoreMethod.JUDGE).values_list("item_id", flat=True))
     to_judge = [i for i in items if i.metric in JUDGED_METRICS and i.pk not in done_judge]
-    rules = [i for i in items if i.metric not in ("open",) and i.pk not in done_rule]
+    rules = [i for i in items if i.metric != "open"]
     progress.set_total(len(rules) + len(to_judge) + 1, message=f"Scoring {len(rules)} responses by rule")
     done = 0
     for item in rules:
@@ -344,8 +352,10 @@ def run_evaluation(job, progress) -> dict:
 
 
 def _judge_safely(item: EvalItem, job):
-    """One item's judge score, stored; an answer the judge could not give is stored as unscored with the
-    reason (and returned) so the other items go on. Budget, missing provider and rejected requests stop the job."""
+    """One item's judge score, stored. When the judge could not give an answer (invalid twice, or the
+    provider kept failing) the item is left without a judge score, so evaluating again retries it; the error
+    is returned and counted, and the other items go on. Budget, missing provider and a rejected request stop
+    the job."""
     from apps.agents.services import AgentNeedsAttention, ProviderRejected
     from apps.evaluation import judge
 

@@ -103,7 +103,7 @@ def _schema_title(system: str) -> str:
     # call_agent appends the JSON schema of the answer to the system prompt; its last top-level title names it.
     titles = re.findall(r'"title": "([A-Za-z]+)"', system)
     known = {"ReviewerAnswer", "MetaReviewerAnswer", "ConsultationAnalysis", "QuestionsAnswer", "DraftedRule",
-             "_ProviderCheck"}
+             "_ProviderCheck", "JudgeScore", "JudgeVerdict"}
     for title in reversed(titles):
         if title in known:
             return title
@@ -142,6 +142,33 @@ def _default_question(samples: list[dict]) -> dict:
     }
 
 
+def _section(text: str, *headings: str) -> str:
+    """The text under the first of `headings` (a '### ' line of the judge prompts) up to the next heading."""
+    for heading in headings:
+        found = re.search(rf"^### {re.escape(heading)}\s*\n(.*?)(?=^### |\n\n[^\n]*\?|\Z)", text, re.S | re.M)
+        if found:
+            return found.group(1).strip()
+    return ""
+
+
+def _demo_verdict(user: str) -> dict:
+    """The demo judge of short answers (apps/evaluation/judge.py): Yes when the candidate answer contains the
+    reference or one of its aliases (the prompt lists them as "a / b"), No otherwise: the rule-based match
+    standing in for a model's judgement, so the demo's judge column is plausible without a key."""
+    reference = _section(user, "Reference answer", "참조 답변")
+    candidate = _section(user, "Candidate answer", "후보 답변").lower()
+    accepted = [r.strip().lower() for r in reference.split(" / ") if r.strip()]
+    return {"answer": "Yes" if any(r in candidate for r in accepted) else "No"}
+
+
+def _demo_score(user: str) -> dict:
+    """The demo judge of open-ended answers: 1 for an empty response, 2 for a very short one (under five words),
+    4 otherwise; a stand-in for a model's 1-5 rating, marked as demo answers on the evaluation pages."""
+    response = re.search(r"### \[Response\]:(.*?)(?:\n\n|\Z)", user, re.S)
+    words = len(response.group(1).split()) if response else 0
+    return {"score": 1 if words == 0 else 2 if words < 5 else 4}
+
+
 def _default(schema: str, user: str) -> dict:
     if schema == "ReviewerAnswer":
         return {"verdict": "correct", "rationale": f"Demo answer ({DEMO_LABEL}): the answer is taken as right."}
@@ -163,6 +190,10 @@ def _default(schema: str, user: str) -> dict:
                 "statement": f"{question.get('title', 'Decision')}: {decision.group(1) if decision else 'as decided'} "
                              f"({DEMO_LABEL}).",
                 "examples": [], "scope": {"task_types": [], "subsets": []}}
+    if schema == "JudgeVerdict":
+        return _demo_verdict(user)
+    if schema == "JudgeScore":
+        return _demo_score(user)
     if schema == "_ProviderCheck":
         word = re.search(r'"echo": "([^"]+)"', user)
         return {"ok": True, "echo": word.group(1) if word else "demo"}

@@ -62,7 +62,7 @@ def test_imported_responses_end_as_item_and_subset_scores(english_run, response_
 
 
 @pytest.mark.django_db
-def test_an_evaluation_resumes_without_judging_again(english_run, response_file, fake_llm, judge_model, inline_jobs, admin):
+def test_evaluating_again_rescores_the_rules_but_judges_nothing_again(english_run, response_file, fake_llm, judge_model, inline_jobs, admin):
     _import(english_run, response_file, {q: "Canberra" for q in english_run.items.values_list("question", flat=True)})
     fake_llm.always({"answer": "Yes"})
     fake_llm.reply_when(lambda b: "scale of 1 to 5" in str(b), {"score": 3})
@@ -75,7 +75,7 @@ def test_an_evaluation_resumes_without_judging_again(english_run, response_file,
 
     job.refresh_from_db()
     assert job.status == "succeeded" and len(fake_llm.requests) == asked == 12  # 4 judged items x 3 samples
-    assert job.result["judged"] == 0 and job.result["rule_scored"] == 0
+    assert job.result["judged"] == 0 and job.result["rule_scored"] == 4  # sd-qa and mmsu, by the current rules
     assert SubsetScore.objects.filter(run=english_run, subset="commoneval", method="judge").get().score == pytest.approx(60)
 
 

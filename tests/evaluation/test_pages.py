@@ -73,3 +73,22 @@ def test_an_item_of_another_run_is_not_found(admin, client_for, english_run, qwe
     other = create_run(model=qwen, source_benchmark=voicebench, acting_user=admin)
     item = other.items.first()
     assert client_for(admin).get(reverse("evaluation:item", args=[english_run.pk, item.pk])).status_code == 404
+
+
+@pytest.mark.django_db
+def test_a_runs_page_shows_its_jobs_progress_and_time(admin, client_for, english_run):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from apps.evaluation.models import EvaluationRun
+    from apps.jobs.models import Job
+
+    start = timezone.now() - timedelta(minutes=3)
+    job = Job.objects.create(kind="evaluation.collect", title="Collect responses", status="succeeded", done=5, total=5,
+                             message="5 of 5 asked in 180 s", started_at=start, finished_at=start + timedelta(minutes=3))
+    EvaluationRun.objects.filter(pk=english_run.pk).update(collect_job=job)
+
+    page = client_for(admin).get(reverse("evaluation:run", args=[english_run.pk])).content.decode()
+
+    assert "5 of 5 asked in 180 s" in page and "5 / 5 (100%)" in page and "(3\xa0minutes)" in page
