@@ -33,7 +33,13 @@ def board(request):
     names = [str(m) for m in data.models]
     table5 = [{**pair, "rows": [{**row, "triples": list(zip(row["en"], row["ko"], row["gap"], strict=True))}
                                 for row in pair["rows"]]} for pair in data.table5]
-    gap_rows = [{"label": row["ko_label"], "gaps": [c.score for c in row["gap"]]} for pair in data.table5 for row in pair["rows"]]
+    # A subset two benchmarks share (AlpacaEval) is named with its benchmark the second time.
+    gap_rows, seen = [], set()
+    for pair in data.table5:
+        for row in pair["rows"]:
+            label = row["ko_label"] if row["ko_label"] not in seen else f"{row['ko_label']} ({pair['ko_label']})"
+            seen.add(row["ko_label"])
+            gap_rows.append({"label": label, "gaps": [c.score for c in row["gap"]]})
     models = {m.pk: str(m) for m in data.models}
     agreements = [{**a, "figure": ranks_svg(a, models)} if "refused" not in a else a for a in data.agreements]
     return render(request, "evaluation/leaderboard.html", {
