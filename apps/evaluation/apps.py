@@ -15,5 +15,11 @@ class EvaluationConfig(AppConfig):
         from apps.accounts.navigation import NavLink
 
         if getattr(user, "is_sori_admin", False):
-            return [NavLink("Evaluation", reverse("evaluation:runs"))]
+            return [NavLink("Evaluation", reverse("evaluation:runs")),
+                    NavLink("Leaderboard", reverse("evaluation:leaderboard"))]
         return []
+
+    def seed_demo(self, stdout):
+        from apps.evaluation.demo import seed
+
+        seed(stdout)

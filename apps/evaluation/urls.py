@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from apps.evaluation import api, views
+from apps.evaluation import api, leaderboard_api, leaderboard_views, views
 
 app_name = "evaluation"
 urlpatterns = [
@@ -14,6 +14,10 @@ urlpatterns = [
     path("runs/<id:pk>/collect/", views.collect, name="collect"),
     path("runs/<id:pk>/evaluate/", views.evaluate, name="evaluate"),
     path("runs/<id:pk>/items/<id:item_pk>/", views.item_detail, name="item"),
+    # The leaderboard (seed 000 Tables 1, 5 and 6), its exports and two runs compared.
+    path("leaderboard/", leaderboard_views.board, name="leaderboard"),
+    path("leaderboard/export.<str:fmt>", leaderboard_views.export, name="leaderboard_export"),
+    path("compare/", leaderboard_views.compare, name="compare"),
 ]
 api_urlpatterns = [
     path("evaluation/models/", api.ModelListView.as_view(), name="models"),
@@ -25,4 +29,6 @@ api_urlpatterns = [
     path("evaluation/runs/<id:pk>/evaluate/", api.EvaluateView.as_view(), name="evaluate"),
     path("evaluation/runs/<id:pk>/items/", api.ItemListView.as_view(), name="items"),
     path("evaluation/runs/<id:pk>/items/<id:item_pk>/", api.ItemDetailView.as_view(), name="item"),
+    path("evaluation/leaderboard/", leaderboard_api.LeaderboardView.as_view(), name="leaderboard"),
+    path("evaluation/compare/", leaderboard_api.CompareView.as_view(), name="compare"),
 ]

@@ -1,0 +1,396 @@
+"""The leaderboard's selectors: seed 000 Tables 1, 5 and 6 built from the runs' stored SubsetScore rows, the
+English-Korean gaps, the SpokenQA and audio-understanding rank agreement, and two runs compared item by item.
+
+Nothing here scores anything: a subset's score is the SubsetScore the evaluation stored (its primary method, with
+its n), and a benchmark's score is aggregate.benchmark_score over the subsets seed 000 averages: VoiceBench and
+KVoiceBench over nine, OpenAudioBench and KOpenAudioBench over four, KMMAU over its nine capabilities. A benchmark
+with a subset missing shows the subsets it has and names the ones it lacks instead of a smaller mean.
+
+A model's column holds, per benchmark, its newest run with subset scores. Which source benchmark a run measures
+is its source benchmark (English) or the source benchmark of its items (a Korean release keeps the English ids
+and links each item to its source sample), so KVoiceBench lines up with VoiceBench subset by subset."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import F
+
+from apps.core.errors import Conflict, InvalidInput
+from apps.evaluation.models import EvalItem, EvaluatedModel, EvaluationRun, ItemScore, Language, SubsetScore
+
+VOICEBENCH, OPENAUDIOBENCH, KMMAU = "voicebench", "openaudiobench", "kmmau"
+SPOKEN_QA, AUDIO = "SpokenQA", "Audio Understanding"
+
+# Display names as seed 000's tables print them; Korean subsets get a K in front (KOpenBookQA, KLlamaQ).
+SUBSET_LABELS = {
+    "openbookqa": "OpenBookQA", "mmsu": "MMSU", "bbh": "BBH", "llama_questions": "LlamaQ", "trivia_qa": "TriviaQA",
+    "web_questions": "WebQ", "sd-qa": "SD-QA", "alpacaeval": "AlpacaEval", "alpaca_eval": "AlpacaEval",
+    "commoneval": "CommonEval", "wildvoice": "WildVoice", "ifeval": "IFEval", "advbench": "AdvBench",
+}
+# Table 5's row order (AlpacaEval once for each benchmark that has it).
+SUBSET_ORDER = ["openbookqa", "mmsu", "bbh", "llama_questions", "trivia_qa", "web_questions", "sd-qa", "alpacaeval",
+                "alpaca_eval", "commoneval", "wildvoice", "ifeval", "advbench"]
+BENCHMARK_LABELS = {(VOICEBENCH, "en"): "VoiceBench", (VOICEBENCH, "ko"): "KVoiceBench",
+                    (OPENAUDIOBENCH, "en"): "OpenAudioBench", (OPENAUDIOBENCH, "ko"): "KOpenAudioBench",
+                    (KMMAU, "ko"): "KMMAU", (KMMAU, "en"): "MMAU"}
+
+
+def _aggregate():
+    from apps.evaluation import aggregate
+
+    return aggregate
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[^0-9a-z가-힣]", "", text.lower())
+
+
+def kind_subsets(kind: str) -> tuple[str, ...]:
+    """The subsets seed 000 averages for a benchmark kind (the keys a benchmark's mean needs)."""
+    if kind == KMMAU:
+        from apps.authoring.capabilities import Capability
+
+        return tuple(c.value for c in Capability)
+    aggregate = _aggregate()
+    return tuple(aggregate.VOICEBENCH_SUBSETS if kind == VOICEBENCH else aggregate.OPENAUDIOBENCH_SUBSETS)
+
+
+def subset_key(kind: str, subset: str) -> str | None:
+    """The averaged subset a stored subset belongs to: itself, or its family for a regional or per-domain split
+    ("sd-qa-usa" is sd-qa, "mmsu_biology" is mmsu); for KMMAU the capability by its key or label ("Role/Profession")."""
+    keys = kind_subsets(kind)
+    if kind == KMMAU:
+        from apps.authoring.capabilities import Capability
+
+        by_name = {_norm(c.value): c.value for c in Capability} | {_norm(c.label): c.value for c in Capability}
+        return by_name.get(_norm(subset))
+    lowered = subset.lower()
+    if lowered in keys:
+        return lowered
+    for key in sorted(keys, key=len, reverse=True):
+        if lowered.startswith(key) and lowered[len(key)] in "-_":
+            return key
+    return None
+
+
+def subset_label(kind: str, key: str, language: str = "en") -> str:
+    if kind == KMMAU:
+        from apps.authoring.capabilities import Capability
+
+        return Capability(key).label
+    label = SUBSET_LABELS.get(key, key)
+    return f"K{label}" if language == Language.KOREAN else label
+
+
+# --- pure building blocks ----------------------------------------------------------------------------------
+@dataclass
+class Cell:
+    """One score on the board: 0-100, the items behind it (n), the run and subset it links to, its mark among
+    the row's models ("best", "second" or ""), and for a benchmark mean the subsets it lacks."""
+
+    score: float | None = None
+    n: int = 0
+    run_id: int | None = None
+    subset: str = ""
+    subsets: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
+    mark: str = ""
+
+    @property
+    def empty(self) -> bool:
+        return self.score is None and not self.missing and self.run_id is None
+
+    def as_dict(self) -> dict:
+        return {"score": None if self.score is None else round(self.score, 4), "n": self.n, "run": self.run_id,
+                "subsets": list(self.subsets), "missing": list(self.missing), "mark": self.mark}
+
+
+def combine(parts: list[tuple[float, int]]) -> tuple[float, int]:
+    """One subset from its stored splits (sd-qa's regions, mmsu's domains): the mean over all their items."""
+    n = sum(k for _, k in parts)
+    return (sum(s * k for s, k in parts) / n if n else sum(s for s, _ in parts) / len(parts)), n
+
+
+def benchmark_cell(kind: str, scores: dict[str, tuple[float, int]], run_id: int | None = None) -> Cell:
+    """A benchmark's mean over its subsets (aggregate.benchmark_score), or, with a subset missing, no mean and
+    the missing subsets named. `scores`: subset key -> (0-100, n)."""
+    wanted = kind_subsets(kind)
+    have = tuple(s for s in wanted if s in scores)
+    missing = tuple(s for s in wanted if s not in scores)
+    n = sum(scores[s][1] for s in have)
+    if missing:
+        return Cell(None, n, run_id, subsets=have, missing=missing)
+    value = _aggregate().benchmark_score({k: v for k, (v, _) in scores.items()}, wanted)
+    return Cell(value, n, run_id, subsets=have)
+
+
+def mark_row(cells: list[Cell]) -> None:
+    """Bold and underline as the paper: the best score of the row and the second best (ties share a mark)."""
+    values = sorted({round(c.score, 6) for c in cells if c.score is not None}, reverse=True)
+    for cell in cells:
+        if cell.score is None:
+            continue
+        value = round(cell.score, 6)
+        cell.mark = "best" if value == values[0] else "second" if len(values) > 1 and value == values[1] else ""
+
+
+def rank_agreement(a: dict[str, float], b: dict[str, float]) -> dict:
+    """Spearman and Kendall (scipy, through aggregate) of two rankings over the models both have, with the
+    rank of each model on each; refused with fewer than three models in common (no ranking to compare)."""
+    common = sorted(set(a) & set(b))
+    if len(common) < 3:
+        raise InvalidInput(f"a rank correlation needs at least three models scored on both; {len(common)} are",
+                           field="models")
+    result = _aggregate().rank_agreement({k: a[k] for k in common}, {k: b[k] for k in common})
+    ranks = result.get("ranks") or {}
+    return {"n": len(common), "spearman": float(result["spearman"]), "kendall": float(result["kendall"]),
+            "ranks": {k: _rank_pair(ranks.get(k)) for k in common}}
+
+
+def _rank_pair(value) -> tuple[int, int]:
+    if isinstance(value, dict):
+        a, b = value.get("a"), value.get("b")
+    else:
+        a, b = value
+    return int(a), int(b)
+
+
+# --- reading the runs --------------------------------------------------------------------------------------
+@dataclass
+class Board:
+    models: list[EvaluatedModel]
+    table1: list[dict] = field(default_factory=list)   # {"section", "kind", "language", "name", "label", "cells"}
+    table5: list[dict] = field(default_factory=list)   # per source pair: {"kind", "en", "ko", "rows": [...]}
+    table6: dict | None = None                          # {"name", "rows": [...], "average": cells}
+    gaps: list[dict] = field(default_factory=list)     # {"subset", "label", "model", "gap"}
+    agreements: list[dict] = field(default_factory=list)
+    demo_models: list[EvaluatedModel] = field(default_factory=list)
+
+
+@dataclass
+class _Benchmark:
+    name: str
+    kind: str
+    language: str
+    source: str  # the English source benchmark's name ("" for KMMAU)
+    runs: dict[int, EvaluationRun] = field(default_factory=dict)  # model id -> newest run with scores
+    scores: dict[int, dict[str, tuple[float, int]]] = field(default_factory=dict)  # model id -> subset key -> (score, n)
+    stored: dict[int, dict[str, str]] = field(default_factory=dict)  # model id -> subset key -> stored subset name
+
+
+def scored_runs():
+    """Runs with subset scores, newest first (the leaderboard takes a model's newest per benchmark)."""
+    return (EvaluationRun.objects.filter(subset_scores__isnull=False).distinct()
+            .select_related("model", "source_benchmark")
+            .order_by(F("evaluated_at").desc(nulls_last=True), "-created_at", "-id"))
+
+
+def _source_of(runs: list[EvaluationRun]) -> dict[int, tuple[str, str]]:
+    """run id -> (source benchmark name, its format) for spoken-QA runs: the run's own source benchmark, else the
+    benchmark of its items' source samples (one query for all runs)."""
+    out = {r.pk: (r.source_benchmark.name, r.source_benchmark.format) for r in runs if r.source_benchmark_id}
+    others = [r.pk for r in runs if not r.source_benchmark_id and r.family != KMMAU]
+    for run_id, name, fmt in (EvalItem.objects.filter(run_id__in=others, source_sample__isnull=False)
+                              .values_list("run_id", "source_sample__benchmark__name", "source_sample__benchmark__format")
+                              .distinct()):
+        out.setdefault(run_id, (name, fmt))
+    return out
+
+
+def _kind_of(run: EvaluationRun, source: tuple[str, str] | None, subsets: list[str]) -> str:
+    if run.family == KMMAU:
+        return KMMAU
+    if source and source[1] in (VOICEBENCH, OPENAUDIOBENCH):
+        return source[1]
+    # A release whose items lost their source samples: the subsets say which benchmark it is.
+    oab = set(kind_subsets(OPENAUDIOBENCH))
+    return OPENAUDIOBENCH if subsets and all(subset_key(OPENAUDIOBENCH, s) in oab for s in subsets) else VOICEBENCH
+
+
+def _benchmarks(models: list[EvaluatedModel] | None = None) -> list[_Benchmark]:
+    runs = list(scored_runs().filter(model__in=models) if models is not None else scored_runs())
+    rows = defaultdict(list)
+    for s in SubsetScore.objects.filter(run__in=runs, primary=True).order_by("subset"):
+        rows[s.run_id].append(s)
+    sources = _source_of(runs)
+    benchmarks: dict[str, _Benchmark] = {}
+    for run in runs:  # newest first: the first run of a model on a benchmark is the one shown
+        kind = _kind_of(run, sources.get(run.pk), [s.subset for s in rows[run.pk]])
+        bench = benchmarks.setdefault(run.benchmark_name, _Benchmark(
+            run.benchmark_name, kind, run.language, (sources.get(run.pk) or ("", ""))[0]))
+        if run.model_id in bench.runs:
+            continue
+        bench.runs[run.model_id] = run
+        parts: dict[str, list[tuple[float, int]]] = defaultdict(list)
+        names: dict[str, str] = {}
+        for s in rows[run.pk]:
+            key = subset_key(kind, s.subset)
+            if key is not None:
+                parts[key].append((s.score, s.n))
+                names[key] = s.subset if key not in names else ""  # several splits: link to the whole run
+        bench.scores[run.model_id] = {k: combine(v) for k, v in parts.items()}
+        bench.stored[run.model_id] = names
+    return list(benchmarks.values())
+
+
+def _section(bench: _Benchmark) -> tuple[int, str]:
+    family = AUDIO if bench.kind == KMMAU else SPOKEN_QA
+    language = "English" if bench.language == Language.ENGLISH else "Korean"
+    order = (0 if family == SPOKEN_QA else 2) + (0 if bench.language == Language.ENGLISH else 1)
+    return order, f"{language} {family}"
+
+
+def leaderboard(models: list[EvaluatedModel] | None = None) -> Board:
+    """Tables 1, 5 and 6, the gaps and the rank agreements for the models with scored runs (or the given ones)."""
+    benches = _benchmarks(models)
+    shown = {m for b in benches for m in b.runs}
+    columns = [m for m in (models if models is not None else EvaluatedModel.objects.order_by("name", "version")) if m.pk in shown]
+    board = Board(models=columns, demo_models=[m for m in columns if m.is_demo])
+    ids = [m.pk for m in columns]
+
+    for bench in sorted(benches, key=lambda b: (_section(b)[0], b.kind != VOICEBENCH, b.name)):
+        cells = []
+        for model_id in ids:
+            run = bench.runs.get(model_id)
+            cells.append(benchmark_cell(bench.kind, bench.scores[model_id], run.pk) if run else Cell())
+        mark_row(cells)
+        board.table1.append({"section": _section(bench)[1], "kind": bench.kind, "language": bench.language,
+                             "name": bench.name, "label": BENCHMARK_LABELS.get((bench.kind, bench.language), bench.kind),
+                             "subsets": list(kind_subsets(bench.kind)), "cells": cells})
+
+    board.table5 = _table5(benches, ids)
+    board.gaps = [{"kind": pair["kind"], "subset": row["key"], "label": row["label"], "model": model_id,
+                   "gap": cell.score}
+                  for pair in board.table5 for row in pair["rows"]
+                  for model_id, cell in zip(ids, row["gap"], strict=True) if cell.score is not None]
+    board.table6 = _table6(benches, ids)
+    board.agreements = _agreements(board)
+    return board
+
+
+def _subset_cells(bench: _Benchmark | None, key: str, ids: list[int]) -> list[Cell]:
+    cells = []
+    for model_id in ids:
+        run = bench.runs.get(model_id) if bench else None
+        scored = bench.scores[model_id].get(key) if run else None
+        if scored is None:
+            cells.append(Cell(run_id=run.pk if run else None))
+            continue
+        cells.append(Cell(scored[0], scored[1], run.pk, subset=bench.stored[model_id].get(key, "")))
+    mark_row(cells)
+    return cells
+
+
+def _table5(benches: list[_Benchmark], ids: list[int]) -> list[dict]:
+    """Per spoken-QA source benchmark: each subset with the English run and the Korean run side by side, and
+    the gap (Korean minus English) where both are scored."""
+    spoken = [b for b in benches if b.kind != KMMAU]
+    pairs: dict[tuple[str, str], dict[str, _Benchmark]] = defaultdict(dict)
+    for bench in spoken:
+        pairs[(bench.kind, bench.source or bench.name)].setdefault(bench.language, bench)
+    out = []
+    for (kind, source), sides in sorted(pairs.items(), key=lambda p: (p[0][0] != VOICEBENCH, p[0][1])):
+        en, ko = sides.get(Language.ENGLISH), sides.get(Language.KOREAN)
+        rows = []
+        keys = sorted(kind_subsets(kind), key=lambda k: SUBSET_ORDER.index(k) if k in SUBSET_ORDER else 99)
+        for key in keys:
+            en_cells, ko_cells = _subset_cells(en, key, ids), _subset_cells(ko, key, ids)
+            gap = [Cell(k.score - e.score, min(e.n, k.n)) if e.score is not None and k.score is not None else Cell()
+                   for e, k in zip(en_cells, ko_cells, strict=True)]
+            rows.append({"key": key, "label": subset_label(kind, key), "ko_label": subset_label(kind, key, "ko"),
+                         "en": en_cells, "ko": ko_cells, "gap": gap})
+        out.append({"kind": kind, "source": source, "en": en.name if en else "", "ko": ko.name if ko else "",
+                    "label": BENCHMARK_LABELS[(kind, "en")], "ko_label": BENCHMARK_LABELS[(kind, "ko")], "rows": rows})
+    return out
+
+
+def _table6(benches: list[_Benchmark], ids: list[int]) -> dict | None:
+    """KMMAU by capability, grouped Acoustic and Contextual as Table 6, with the average (the benchmark mean)."""
+    from apps.authoring.capabilities import SPECS
+
+    kmmau = [b for b in benches if b.kind == KMMAU]
+    if not kmmau:
+        return None
+    bench = sorted(kmmau, key=lambda b: -len(b.runs))[0]
+    rows = [{"key": key, "category": SPECS[key].category, "label": subset_label(KMMAU, key),
+             "cells": _subset_cells(bench, key, ids)} for key in kind_subsets(KMMAU)]
+    average = [benchmark_cell(KMMAU, bench.scores[m], bench.runs[m].pk) if m in bench.runs else Cell() for m in ids]
+    mark_row(average)
+    return {"name": bench.name, "rows": rows, "average": average}
+
+
+def _agreements(board: Board) -> list[dict]:
+    """Each SpokenQA benchmark's ranking against each audio-understanding benchmark's, over the models scored on
+    both (seed 000: the two rankings diverge)."""
+    ids = [m.pk for m in board.models]
+    names = {m.pk: str(m) for m in board.models}
+    spoken = [r for r in board.table1 if r["kind"] != KMMAU]
+    audio = [r for r in board.table1 if r["kind"] == KMMAU]
+    out = []
+    for s in spoken:
+        for a in audio:
+            sa = {m: c.score for m, c in zip(ids, s["cells"], strict=True) if c.score is not None}
+            aa = {m: c.score for m, c in zip(ids, a["cells"], strict=True) if c.score is not None}
+            entry = {"spoken": s["name"], "audio": a["name"]}
+            try:
+                result = rank_agreement(sa, aa)
+            except InvalidInput as exc:
+                out.append({**entry, "refused": exc.message})
+                continue
+            out.append({**entry, "n": result["n"], "spearman": result["spearman"], "kendall": result["kendall"],
+                        "ranks": [{"model": m, "name": names[m], "spoken": r[0], "audio": r[1]}
+                                  for m, r in sorted(result["ranks"].items(), key=lambda p: p[1][0])]})
+    return out
+
+
+# --- two runs on the same items ----------------------------------------------------------------------------
+def compare(run_a: EvaluationRun, run_b: EvaluationRun, *, resamples: int = 10000, seed: int = 0) -> dict:
+    """Two runs (one model twice, or two models) on the same items: per subset and for the benchmark, the mean
+    difference of the paired item scores (A minus B, 0-100) with a paired bootstrap 95% interval
+    (aggregate.paired_bootstrap). Each subset is compared by its primary method and only over items both runs
+    scored; runs that share no scored item are refused."""
+    if run_a.pk == run_b.pk:
+        raise InvalidInput("choose two different runs", field="b")
+    primary = {}
+    for run in (run_a, run_b):
+        for subset, method in SubsetScore.objects.filter(run=run, primary=True).values_list("subset", "method"):
+            primary.setdefault(subset, method)
+    scores: dict[int, dict[tuple[str, str], float]] = {run_a.pk: {}, run_b.pk: {}}
+    rows = ItemScore.objects.filter(item__run__in=[run_a, run_b], score__isnull=False).values_list(
+        "item__run_id", "item__item_id", "item__subset", "method", "score")
+    for run_id, item_id, subset, method, score in rows:
+        if primary.get(subset) == method:
+            scores[run_id][(subset, item_id)] = 100 * score
+    paired = sorted(set(scores[run_a.pk]) & set(scores[run_b.pk]))
+    if not paired:
+        raise Conflict(f"runs {run_a.pk} and {run_b.pk} have no scored items in common; compare two runs on the "
+                       "same benchmark", code="no_common_items")
+    by_subset: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for key in paired:
+        by_subset[key[0]].append(key)
+    aggregate = _aggregate()
+
+    def interval(keys):
+        a = [scores[run_a.pk][k] for k in keys]
+        b = [scores[run_b.pk][k] for k in keys]
+        result = aggregate.paired_bootstrap(a, b, resamples=resamples, seed=seed)
+        low, high = _ci(result)
+        diff = result.get("diff", result.get("mean_diff"))
+        return {"n": len(keys), "mean_a": sum(a) / len(a), "mean_b": sum(b) / len(b), "diff": float(diff),
+                "ci_low": low, "ci_high": high, "clear": low > 0 or high < 0}
+
+    subsets = [{"subset": s, "method": primary[s], **interval(keys)} for s, keys in sorted(by_subset.items())]
+    return {"a": run_a.pk, "b": run_b.pk, "resamples": resamples, "seed": seed,
+            "same_benchmark": run_a.benchmark_name == run_b.benchmark_name,
+            "only_in_one": len(set(scores[run_a.pk]) ^ set(scores[run_b.pk])),
+            "overall": interval(paired), "subsets": subsets}
+
+
+def _ci(result: dict) -> tuple[float, float]:
+    if "ci_low" in result:
+        return float(result["ci_low"]), float(result["ci_high"])
+    low, high = result["ci"]
+    return float(low), float(high)

@@ -1,0 +1,146 @@
+"""The leaderboard API: GET /api/evaluation/leaderboard/ (Tables 1, 5 and 6, the gaps and the rank agreements,
+the same JSON as the page's export) and GET /api/evaluation/compare/?a=<run>&b=<run> (two runs on the same
+items, a paired bootstrap interval per subset and over all paired items). Reads only; any signed-in user."""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.core.api import StrictInput, error_responses
+from apps.core.errors import NotFound
+from apps.evaluation import leaderboard, leaderboard_export
+from apps.evaluation.models import EvaluationRun
+
+
+# --- serializers -------------------------------------------------------------------------------------------
+class LeaderboardCellOut(serializers.Serializer):
+    model = serializers.IntegerField()
+    score = serializers.FloatField(allow_null=True, help_text="0-100; null when not scored or a subset is missing")
+    n = serializers.IntegerField(help_text="scored items behind the score")
+    run = serializers.IntegerField(allow_null=True, help_text="the run it comes from (its items: /api/evaluation/runs/<run>/items/)")
+    subsets = serializers.ListField(child=serializers.CharField(), help_text="the subsets a benchmark mean has")
+    missing = serializers.ListField(child=serializers.CharField(), help_text="the subsets a benchmark mean lacks")
+    mark = serializers.ChoiceField(choices=["best", "second", ""], help_text="bold (best) or underlined (second) in the row")
+
+
+class LeaderboardModelOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    version = serializers.CharField()
+    label = serializers.CharField()
+    demo = serializers.BooleanField(help_text="demo answers, not a real model")
+
+
+class LeaderboardBenchmarkOut(serializers.Serializer):
+    name = serializers.CharField()
+    label = serializers.CharField(help_text="VoiceBench, KVoiceBench, OpenAudioBench, KOpenAudioBench or KMMAU")
+    section = serializers.CharField()
+    kind = serializers.CharField()
+    language = serializers.CharField()
+    subsets = serializers.ListField(child=serializers.CharField(), help_text="the subsets its mean is over")
+    scores = LeaderboardCellOut(many=True)
+
+
+class LeaderboardSubsetRowOut(serializers.Serializer):
+    subset = serializers.CharField()
+    label = serializers.CharField()
+    korean_label = serializers.CharField()
+    english = LeaderboardCellOut(many=True)
+    korean = LeaderboardCellOut(many=True)
+    gap = LeaderboardCellOut(many=True, help_text="Korean minus English")
+
+
+class LeaderboardPairOut(serializers.Serializer):
+    kind = serializers.CharField()
+    source = serializers.CharField(help_text="the English source benchmark")
+    english = serializers.CharField(help_text="the English benchmark's name, empty when not evaluated")
+    korean = serializers.CharField(help_text="the Korean benchmark's name, empty when not evaluated")
+    rows = LeaderboardSubsetRowOut(many=True)
+
+
+class LeaderboardCapabilityOut(serializers.Serializer):
+    capability = serializers.CharField()
+    label = serializers.CharField()
+    category = serializers.CharField()
+    scores = LeaderboardCellOut(many=True)
+
+
+class LeaderboardKmmauOut(serializers.Serializer):
+    name = serializers.CharField()
+    capabilities = LeaderboardCapabilityOut(many=True)
+    average = LeaderboardCellOut(many=True)
+
+
+class LeaderboardOut(serializers.Serializer):
+    models = LeaderboardModelOut(many=True)
+    benchmarks = LeaderboardBenchmarkOut(many=True, help_text="Table 1")
+    subsets = LeaderboardPairOut(many=True, help_text="Table 5")
+    kmmau = LeaderboardKmmauOut(allow_null=True, help_text="Table 6")
+    rank_agreement = serializers.ListField(child=serializers.DictField(), help_text=(
+        "per SpokenQA and audio-understanding benchmark pair: spearman, kendall, n and ranks, or `refused`"))
+
+
+class CompareInput(StrictInput):
+    a = serializers.IntegerField(min_value=1, help_text="run A")
+    b = serializers.IntegerField(min_value=1, help_text="run B")
+    resamples = serializers.IntegerField(required=False, min_value=100, max_value=100000, default=10000)
+    seed = serializers.IntegerField(required=False, min_value=0, default=0)
+
+
+class CompareIntervalOut(serializers.Serializer):
+    n = serializers.IntegerField(help_text="paired items")
+    mean_a = serializers.FloatField()
+    mean_b = serializers.FloatField()
+    diff = serializers.FloatField(help_text="A minus B, points")
+    ci_low = serializers.FloatField()
+    ci_high = serializers.FloatField()
+    clear = serializers.BooleanField(help_text="the 95% interval excludes 0")
+
+
+class CompareSubsetOut(CompareIntervalOut):
+    subset = serializers.CharField()
+    method = serializers.CharField(help_text="the subset's reported method (rule or judge)")
+
+
+class CompareOut(serializers.Serializer):
+    a = serializers.IntegerField()
+    b = serializers.IntegerField()
+    resamples = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    same_benchmark = serializers.BooleanField()
+    only_in_one = serializers.IntegerField(help_text="scored items only one run has (left out)")
+    overall = CompareIntervalOut(help_text="all paired items pooled")
+    subsets = CompareSubsetOut(many=True)
+
+
+# --- views -------------------------------------------------------------------------------------------------
+class LeaderboardView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={200: LeaderboardOut, **error_responses(401, 403)})
+    def get(self, request):
+        """The leaderboard: each model's newest scored run per benchmark, benchmark means, subsets English and
+        Korean with the gap, KMMAU by capability, and the rank agreements."""
+        return Response(leaderboard_export.as_json(leaderboard.leaderboard()))
+
+
+class CompareView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(parameters=[CompareInput], responses={200: CompareOut, **error_responses(
+        400, 401, 403, 404, 409, s409="The runs share no scored item (`no_common_items`).")})
+    def get(self, request):
+        """Two runs on the same items: the mean difference of the paired item scores (A minus B, points) with a
+        paired bootstrap 95% interval, per subset (its reported method) and over all paired items."""
+        data = CompareInput(data=request.query_params)
+        data.is_valid(raise_exception=True)
+        fields = data.validated_data
+        runs = {}
+        for key in ("a", "b"):
+            runs[key] = EvaluationRun.objects.filter(pk=fields[key]).first()
+            if runs[key] is None:
+                raise NotFound(f"no run with id {fields[key]}")
+        result = leaderboard.compare(runs["a"], runs["b"], resamples=fields["resamples"], seed=fields["seed"])
+        return Response(CompareOut(result).data)

@@ -1,0 +1,82 @@
+"""The leaderboard pages: Tables 1, 5 and 6 with the figures, its exports (CSV, JSON, Markdown), and two runs
+compared with a paired bootstrap. Reads only (apps.evaluation.leaderboard); any signed-in user may look."""
+
+import json
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpResponse
+from django.shortcuts import render
+
+from apps.accounts.permissions import can
+from apps.core.errors import ApplicationError
+from apps.evaluation import leaderboard, leaderboard_export
+from apps.evaluation.leaderboard_figures import gap_svg, ranks_svg
+from apps.evaluation.models import EvaluationRun
+
+EXPORTS = {
+    "csv": ("text/csv; charset=utf-8", leaderboard_export.as_csv),
+    "json": ("application/json", lambda board: json.dumps(leaderboard_export.as_json(board), ensure_ascii=False, indent=2)),
+    "md": ("text/markdown; charset=utf-8", leaderboard_export.as_markdown),
+}
+
+
+def _require_view(request) -> None:
+    if not can(request.user, "evaluation.view"):
+        raise PermissionDenied
+
+
+@login_required
+def board(request):
+    _require_view(request)
+    data = leaderboard.leaderboard()
+    names = [str(m) for m in data.models]
+    table5 = [{**pair, "rows": [{**row, "triples": list(zip(row["en"], row["ko"], row["gap"], strict=True))}
+                                for row in pair["rows"]]} for pair in data.table5]
+    # A subset two benchmarks share (AlpacaEval) is named with its benchmark the second time.
+    gap_rows, seen = [], set()
+    for pair in data.table5:
+        for row in pair["rows"]:
+            label = row["ko_label"] if row["ko_label"] not in seen else f"{row['ko_label']} ({pair['ko_label']})"
+            seen.add(row["ko_label"])
+            gap_rows.append({"label": label, "gaps": [c.score for c in row["gap"]]})
+    models = {m.pk: str(m) for m in data.models}
+    agreements = [{**a, "figure": ranks_svg(a, models)} if "refused" not in a else a for a in data.agreements]
+    return render(request, "evaluation/leaderboard.html", {
+        "board": data, "table5": table5, "gap_figure": gap_svg(gap_rows, names), "agreements": agreements,
+    })
+
+
+@login_required
+def export(request, fmt):
+    _require_view(request)
+    if fmt not in EXPORTS:
+        raise Http404
+    content_type, render_as = EXPORTS[fmt]
+    response = HttpResponse(render_as(leaderboard.leaderboard()), content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="sori-leaderboard.{fmt}"'
+    return response
+
+
+def _run(value: str | None) -> EvaluationRun | None:
+    if not value or not value.isdigit():
+        return None
+    return EvaluationRun.objects.select_related("model").filter(pk=int(value)).first()
+
+
+@login_required
+def compare(request):
+    _require_view(request)
+    a, b = _run(request.GET.get("a")), _run(request.GET.get("b"))
+    result, error = None, ""
+    if request.GET.get("a") or request.GET.get("b"):
+        if a is None or b is None:
+            error = "Choose two runs that exist."
+        else:
+            try:
+                result = leaderboard.compare(a, b)
+            except ApplicationError as exc:
+                error = exc.message
+    runs = leaderboard.scored_runs()
+    return render(request, "evaluation/leaderboard_compare.html", {"runs": runs, "a": a, "b": b, "result": result,
+                                                                   "error": error})
