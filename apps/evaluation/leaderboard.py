@@ -140,22 +140,9 @@ def mark_row(cells: list[Cell]) -> None:
 def rank_agreement(a: dict[str, float], b: dict[str, float]) -> dict:
     """Spearman and Kendall (scipy, through aggregate) of two rankings over the models both have, with the
     rank of each model on each; refused with fewer than three models in common (no ranking to compare)."""
-    common = sorted(set(a) & set(b))
-    if len(common) < 3:
-        raise InvalidInput(f"a rank correlation needs at least three models scored on both; {len(common)} are",
-                           field="models")
-    result = _aggregate().rank_agreement({k: a[k] for k in common}, {k: b[k] for k in common})
-    ranks = result.get("ranks") or {}
-    return {"n": len(common), "spearman": float(result["spearman"]), "kendall": float(result["kendall"]),
-            "ranks": {k: _rank_pair(ranks.get(k)) for k in common}}
-
-
-def _rank_pair(value) -> tuple[int, int]:
-    if isinstance(value, dict):
-        a, b = value.get("a"), value.get("b")
-    else:
-        a, b = value
-    return int(a), int(b)
+    result = _aggregate().rank_agreement(a, b)
+    return {"n": result["n"], "spearman": result["spearman"]["rho"], "kendall": result["kendall"]["tau"],
+            "ranks": {k: (r["a"], r["b"]) for k, r in result["ranks"].items()}}
 
 
 # --- reading the runs --------------------------------------------------------------------------------------
@@ -377,9 +364,8 @@ def compare(run_a: EvaluationRun, run_b: EvaluationRun, *, resamples: int = 1000
         a = [scores[run_a.pk][k] for k in keys]
         b = [scores[run_b.pk][k] for k in keys]
         result = aggregate.paired_bootstrap(a, b, resamples=resamples, seed=seed)
-        low, high = _ci(result)
-        diff = result.get("diff", result.get("mean_diff"))
-        return {"n": len(keys), "mean_a": sum(a) / len(a), "mean_b": sum(b) / len(b), "diff": float(diff),
+        low, high = result["ci_low"], result["ci_high"]
+        return {"n": len(keys), "mean_a": result["mean_a"], "mean_b": result["mean_b"], "diff": result["mean_diff"],
                 "ci_low": low, "ci_high": high, "clear": low > 0 or high < 0}
 
     subsets = [{"subset": s, "method": primary[s], **interval(keys)} for s, keys in sorted(by_subset.items())]
@@ -388,9 +374,3 @@ def compare(run_a: EvaluationRun, run_b: EvaluationRun, *, resamples: int = 1000
             "only_in_one": len(set(scores[run_a.pk]) ^ set(scores[run_b.pk])),
             "overall": interval(paired), "subsets": subsets}
 
-
-def _ci(result: dict) -> tuple[float, float]:
-    if "ci_low" in result:
-        return float(result["ci_low"]), float(result["ci_high"])
-    low, high = result["ci"]
-    return float(low), float(high)

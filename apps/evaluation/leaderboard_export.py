@@ -4,9 +4,9 @@ into a paper). All three are made from one leaderboard.Board, so they never disa
 
 from __future__ import annotations
 
-import csv
 import io
 
+from apps.core import csvsafe
 from apps.evaluation.leaderboard import Board, Cell
 
 CSV_COLUMNS = ["table", "section", "benchmark", "language", "subset", "model", "version", "demo", "score", "n", "mark",
@@ -46,9 +46,9 @@ def _fmt(value: float | None) -> str:
 
 
 def as_csv(board: Board) -> str:
-    # The csv module; apps.core's formula-safe writer replaces it when that lands (model names are user input).
+    # Model names are typed by people: the formula-safe writer, as every export.
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csvsafe.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
 
     def rows(table, section, benchmark, language, subset, cells):

@@ -3,9 +3,6 @@ leaves them) for English source benchmarks, Korean releases whose items point at
 KMMAU releases; seed 000's Tables 5 and 6 as data."""
 
 from apps.evaluation.models import EvalItem, EvaluatedModel, EvaluationRun, ItemScore, SubsetScore
-from tests.evaluation import _aggregate_standin
-
-_aggregate_standin.ensure()
 
 MODELS = ["Raon-Speech", "Qwen2.5-Omni", "Audio Flamingo3", "Step-Audio 2 Mini", "Interactive Omni", "Fun-Audio Chat",
           "HyperCLOVA X 8B Omni", "MiniCPM-o 4.5"]

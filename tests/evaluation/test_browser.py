@@ -7,9 +7,7 @@ import pytest
 
 from apps.evaluation.services import create_model, create_run, import_responses, start_evaluation
 from apps.jobs.services import run_job
-from tests.evaluation import _aggregate_standin
 
-_aggregate_standin.ensure()
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 ANSWERS = {  # model -> question -> response

@@ -72,3 +72,12 @@ def test_the_markdown_is_a_paper_table_with_bold_and_underline(admin, client_for
 
 def test_an_unknown_format_is_not_found(admin, client_for):
     assert _get(client_for(admin), "xlsx").status_code == 404
+
+
+def test_a_model_name_typed_as_a_formula_reaches_the_csv_as_text(admin, client_for):
+    # Issue 18's rule for every export: a cell someone typed never runs as a formula.
+    run_with_scores(model('=HYPERLINK("http://x")'), {"llama_questions": (70.0, 3)},
+                    benchmark=source_benchmark("openaudiobench", "openaudiobench"))
+    rows = list(csv.reader(io.StringIO(_get(client_for(admin), "csv").content.decode())))
+    cells = [cell for row in rows for cell in row]
+    assert "'=HYPERLINK(\"http://x\")" in cells and not any(cell.startswith("=") for cell in cells)

@@ -10,21 +10,12 @@ from django.urls import reverse
 from apps.evaluation import demo, leaderboard
 from apps.evaluation.models import EvaluationRun, ItemScore
 from apps.pages import demo_provider
-from tests.evaluation import _aggregate_standin
 
-_aggregate_standin.ensure()
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def demo_data(db, monkeypatch):
-    import sys
-
-    if getattr(sys.modules["apps.evaluation.scoring"], "__file__", None) is None:  # eval-app's temporary stand-in
-        from tests.evaluation import _scoring_standin
-
-        for subset in ("llama_questions", "trivia_qa", "web_questions"):
-            monkeypatch.setitem(_scoring_standin.METRICS, subset, "qa")
+def demo_data(db):
     from apps.accounts.demo import seed_demo_accounts
     from apps.transfer.demo import seed as seed_transfer
 
