@@ -37,11 +37,13 @@ from django.conf import settings
 from django.core.files.base import File
 from django.core.files.storage import default_storage
 from django.db import connection, transaction
+from django.utils import timezone
 from pydub import AudioSegment
 from pydub.exceptions import CouldntDecodeError
 from pydub.utils import mediainfo_json
 
 from apps.audio.models import AudioAsset, _asset_path
+from apps.audio.selectors import asset_file_problems, orphan_files, stored_file_problem
 from apps.core.errors import FileRefused
 from apps.core.tabular import refuse
 
@@ -572,20 +574,54 @@ def _remember_written(name: str, digest: str) -> None:
         written.append((name, digest))
 
 
-def stored_file_problem(name: str, *, size_bytes: int, sha256: str) -> str | None:
-    """What is wrong with a stored file, measured against what its asset says (None: nothing)."""
-    if not default_storage.exists(name):
-        return "the file is missing"
-    size = default_storage.size(name)
-    if size != size_bytes:
-        return f"the file has {size:,} bytes, not {size_bytes:,}"
-    digest = hashlib.sha256()
-    with default_storage.open(name, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    if digest.hexdigest() != sha256:
-        return "its bytes do not match its sha256"
-    return None
+# --- audit: orphans and damaged files ----------------------------------------------------------------
+
+ORPHAN_MIN_AGE_SECONDS = 3600  # a younger unnamed file may belong to an import still running (SQLite has no locks)
+
+
+@dataclass
+class AudioAudit:
+    orphans: list[str]  # files no asset names
+    removed: list[str]  # of those, the ones deleted
+    problems: list[tuple[AudioAsset, str]]  # assets whose file is missing or wrong
+
+    def lines(self) -> list[str]:
+        return [
+            *(f"orphan{' (removed)' if name in self.removed else ''}: {name}" for name in self.orphans),
+            *(f"asset {asset.public_id} ({asset.original_name or asset.sha256[:12]}, {asset.file.name}): {problem}"
+              for asset, problem in self.problems),
+        ]
+
+
+def audit_audio_storage(*, remove_orphans: bool = False, check_hash: bool = True,
+                        min_age_seconds: int = ORPHAN_MIN_AGE_SECONDS) -> AudioAudit:
+    """List the files no asset names (and with `remove_orphans` delete those older than `min_age_seconds`,
+    each under its content lock, so a file an import is storing right now is left alone), and report the
+    assets whose file is missing or does not hold the bytes of its sha256. Damaged assets are reported,
+    never changed: importing the same audio again does not repair them (it finds the asset by its hash);
+    restore the file from a backup."""
+    orphans = orphan_files()
+    removed = remove_orphan_files(orphans, min_age_seconds=min_age_seconds) if remove_orphans else []
+    problems = list(asset_file_problems(check_hash=check_hash))
+    for asset, problem in problems:
+        log.error("audio asset %s (%s): %s", asset.public_id, asset.file.name, problem)
+    return AudioAudit(orphans=orphans, removed=removed, problems=problems)
+
+
+def remove_orphan_files(names: list[str], *, min_age_seconds: int = ORPHAN_MIN_AGE_SECONDS) -> list[str]:
+    now = timezone.now()
+    old_enough = []
+    for name in names:
+        try:
+            modified = default_storage.get_modified_time(name)
+        except FileNotFoundError:
+            continue  # gone meanwhile
+        except NotImplementedError:
+            modified = None
+        if modified is None or (now - modified).total_seconds() >= min_age_seconds:
+            # The content hash is the start of the name (a .part file's too); a foreign name locks on itself.
+            old_enough.append((name, Path(name).name.split(".")[0]))
+    return discard_unnamed_files(old_enough)
 
 
 def _declared_duration(probe: dict, stream: dict, path: Path) -> float | None:
