@@ -81,12 +81,17 @@ def atomic_import() -> Iterator[None]:
     """A transaction that also removes the audio files it stored when it rolls back, except a file that
     another import's asset names meanwhile (see discard_unnamed_files). Nested inside another one, its
     files become the outer one's when it succeeds, so the outer rollback removes them too."""
+    with _discarding_written_files(), transaction.atomic():
+        yield
+
+
+@contextmanager
+def _discarding_written_files() -> Iterator[None]:
     outer = _written_files.get()
     written: list[tuple[str, str]] = []
     token = _written_files.set(written)
     try:
-        with transaction.atomic():
-            yield
+        yield
     except BaseException:
         _written_files.reset(token)
         token = None
@@ -98,6 +103,21 @@ def atomic_import() -> Iterator[None]:
     finally:
         if token is not None:
             _written_files.reset(token)
+
+
+@contextmanager
+def _storing(digests) -> Iterator[None]:
+    """Where files are stored: on PostgreSQL, a transaction holding the locks of their contents until it
+    ends, so nobody deletes a file before the asset naming it is committed. Elsewhere (SQLite: no such
+    locks, and its IMMEDIATE transactions hold the whole database) the files are copied outside a
+    transaction, so a page or a cancel request never waits for a copy; either way a failure discards them."""
+    if connection.vendor == "postgresql":
+        with atomic_import():
+            _lock_contents(digests)
+            yield
+    else:
+        with _discarding_written_files():
+            yield
 
 
 def discard_unnamed_files(files: list[tuple[str, str]]) -> list[str]:
@@ -349,16 +369,17 @@ def _store_bytes(data: bytes, info: AudioInfo, *, name: str, converted_from: Aud
 
 
 def _store(kept: Path, info: AudioInfo, *, name: str, converted_from: AudioAsset | None = None) -> tuple[AudioAsset, bool]:
-    """Store one file (its stored form, `kept`) and its asset row, under the lock of its content; an asset
-    of the same bytes committed meanwhile (by an import this one waited for) is returned instead."""
-    with atomic_import():
-        _lock_contents([info.sha256])
+    """Store one file (its stored form, `kept`) and its asset row, under the lock of its content (see
+    _storing); an asset of the same bytes committed meanwhile (by an import this one waited for) is
+    returned instead."""
+    with _storing([info.sha256]):
         existing = AudioAsset.objects.filter(sha256=info.sha256).first()
         if existing:
             return existing, False
         asset = _new_asset(info, original_name=name, converted_from=converted_from)
         asset.file.name = _keep_file(kept, _asset_path(asset, name), info, name=name)
-        asset.save()
+        with transaction.atomic():
+            asset.save()
         return asset, True
 
 
@@ -372,15 +393,14 @@ def _new_asset(info: AudioInfo, *, original_name: str, converted_from: AudioAsse
 
 def store_validated(files: list[tuple[Path, AudioInfo, str]]) -> dict[str, AudioAsset]:
     """Store files already validated (inspect_many), each distinct content once: one query finds what is
-    stored already, one bulk insert adds the rest, in one transaction holding the content locks (taken in
-    hash order, so two imports of the same files wait for each other and never deadlock). `files`:
+    stored already, one bulk insert adds the rest, under the content locks (see _storing; taken in hash
+    order, so two imports of the same files wait for each other and never deadlock). `files`:
     (path, info, name). Returns sha256 -> asset. Inside atomic_import(), a failure later removes the
     files written here."""
     by_digest: dict[str, tuple[Path, AudioInfo, str]] = {}
     for path, info, name in files:
         by_digest.setdefault(info.sha256, (path, info, name))
-    with atomic_import():
-        _lock_contents(by_digest)
+    with _storing(by_digest):
         assets = AudioAsset.objects.in_bulk(list(by_digest), field_name="sha256")
         new = []
         for digest in sorted(by_digest):
@@ -392,7 +412,8 @@ def store_validated(files: list[tuple[Path, AudioInfo, str]]) -> dict[str, Audio
                 asset.file.name = _keep_file(kept, _asset_path(asset, name), info, name=name)
             new.append(asset)
         if new:
-            AudioAsset.objects.bulk_create(new, batch_size=1000)
+            with transaction.atomic():
+                AudioAsset.objects.bulk_create(new, batch_size=1000)
             assets.update(AudioAsset.objects.in_bulk([a.sha256 for a in new], field_name="sha256"))
     return assets
 
