@@ -18,6 +18,9 @@ from django.db import connection
 
 from apps.audio import services
 from apps.audio.models import AudioAsset
+from tests.speech import test_s3_storage
+
+s3 = test_s3_storage.s3  # the moto S3 server fixture
 
 
 def stored_files(settings) -> list[Path]:
@@ -221,3 +224,23 @@ class _Text:
 
     def flush(self):
         pass
+
+
+def test_on_s3_a_wrong_object_is_replaced_a_rolled_back_one_deleted_and_orphans_found(s3, db, settings, make_wav):
+    clip = make_wav("s3.wav", seconds=1.0, freq=260)
+    data = clip.read_bytes()
+    key = f"audio/{sha256(data)[:2]}/{sha256(data)}.wav"
+    s3.put_object(Bucket="sori-audio", Key=f"sori/{key}", Body=data[:1000])  # a truncated leftover
+    asset, created = services.import_audio_file(clip)
+    assert created and asset.file.name == key
+    assert s3.get_object(Bucket="sori-audio", Key=f"sori/{key}")["Body"].read() == data
+
+    other = make_wav("rolled-back.wav", freq=270)
+    with pytest.raises(RuntimeError), services.atomic_import():
+        services.import_audio_file(other)
+        raise RuntimeError("a later row was bad")
+    s3.put_object(Bucket="sori-audio", Key="sori/audio/ef/" + "ef" * 32 + ".wav", Body=b"stray")
+    audit = services.audit_audio_storage(remove_orphans=True, min_age_seconds=0)
+    assert (audit.orphans, audit.removed, audit.problems) == (["audio/ef/" + "ef" * 32 + ".wav"],) * 2 + ([],)
+    assert {o["Key"] for o in s3.list_objects_v2(Bucket="sori-audio")["Contents"]} == {f"sori/{key}"}
+    assert_every_asset_holds_its_bytes()
