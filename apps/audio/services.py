@@ -423,6 +423,7 @@ def store_validated(files: list[tuple[Path, AudioInfo, str]]) -> dict[str, Audio
 # The chunks a stored WAV keeps: its format, the sample count some codecs need, and the samples. Everything
 # else (LIST/INFO, id3, bext, iXML, cue points, any unknown chunk, bytes after the last chunk) is dropped.
 _WAV_KEPT_CHUNKS = {b"fmt ", b"fact", b"data"}
+_WAV_MAX_CHUNKS = 1000  # real WAVs have a handful
 
 # ffmpeg output options per format (AudioInfo.format), for a copy of the audio streams without metadata.
 _MUXERS = {
@@ -442,6 +443,8 @@ def stored_form(path: Path, *, format: str, name: str) -> Iterator[Path]:
     removed afterwards, or `path` itself)."""
     path = Path(path)
     chunks = _riff_chunks(path)
+    if chunks is not None and len(chunks) > _WAV_MAX_CHUNKS:
+        raise AudioRejected(name, f"the WAV has more than {_WAV_MAX_CHUNKS:,} chunks")
     if chunks is not None:
         if _wav_is_bare(path, chunks):
             yield path
@@ -475,6 +478,8 @@ def _riff_chunks(path: Path) -> list[tuple[bytes, int, int]] | None:
             if size > file_size - body or (chunk_id == b"data" and size in (0, 0xFFFFFFFF)):
                 size = file_size - body
             chunks.append((chunk_id, body, size))
+            if len(chunks) > _WAV_MAX_CHUNKS:
+                break  # a hostile file of millions of empty chunks; refused by the caller
             offset = body + size + (size & 1)
         return chunks
 

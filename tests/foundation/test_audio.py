@@ -234,3 +234,13 @@ def test_a_short_mp3_at_any_rate_is_accepted_and_a_cut_one_still_refused(db, tmp
     cut.write_bytes(long.read_bytes()[: long.stat().st_size * 3 // 4])
     with pytest.raises(services.AudioRejected, match=r"^cut\.mp3: the file is truncated: its header promises 2\.\d\d s"):
         services.inspect_audio(cut)
+
+
+def test_a_wav_of_thousands_of_empty_chunks_is_refused(db, make_wav):
+    path = make_wav("chunks.wav", seconds=0.1)
+    data = path.read_bytes()
+    at = data.index(b"data")
+    body = data[12:at] + b"junk\0\0\0\0" * 5000 + data[at:]
+    path.write_bytes(b"RIFF" + (4 + len(body)).to_bytes(4, "little") + b"WAVE" + body)
+    with pytest.raises(services.AudioRejected, match=r"^chunks\.wav: the WAV has more than 1,000 chunks$"):
+        services.inspect_audio(path)
