@@ -591,7 +591,7 @@ def _copy_checked(source: Path, dest: Path, info: AudioInfo, *, name: str) -> No
 
 
 def _write_block(out, block: bytes) -> None:
-    out.write(block)
+    out.write(block)  # its own function: the kill test's process stalls here, mid-file (tests/fakes/audio_import.py)
 
 
 def _remember_written(name: str, digest: str) -> None:
