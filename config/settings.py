@@ -241,6 +241,8 @@ MEDIA_URL = "/media-not-served/"  # media is only ever served through permission
 
 # --- Audio ----------------------------------------------------------------------------------------------
 AUDIO_MAX_BYTES = env_int("AUDIO_MAX_BYTES", 200 * 1024 * 1024, minimum=1)
+# How often beat removes stored audio files no asset names and re-hashes every asset's file (audit_audio).
+AUDIO_AUDIT_SECONDS = env_int("SORI_AUDIO_AUDIT_SECONDS", 24 * 3600, minimum=60)
 # An uploaded zip (test bundle, media archive) may unpack to at most this many files and bytes.
 ZIP_MAX_FILES = env_int("SORI_ZIP_MAX_FILES", 50_000, minimum=1)
 ZIP_MAX_BYTES = env_int("SORI_ZIP_MAX_BYTES", 4 * 1024 * 1024 * 1024, minimum=1)

@@ -36,4 +36,6 @@ def _schedule(sender, **_):
         "expire-stale-leases": {"task": "sori.queues.expire_stale_leases", "schedule": 300.0},
         # A job whose worker died (its lease ran out) is queued again and resumes from its last saved point.
         "reclaim-lost-jobs": {"task": "sori.jobs.reclaim_lost", "schedule": float(settings.JOB_RECLAIM_SECONDS)},
+        # Files no asset names (a killed import's) are removed; assets whose file is missing or wrong are logged.
+        "audit-audio-storage": {"task": "sori.audio.audit_storage", "schedule": float(settings.AUDIO_AUDIT_SECONDS)},
     }

@@ -1,33 +1,53 @@
 """Audio import: validation (a PCM WAV from its header, anything else with ffprobe and ffmpeg through
 pydub), content-addressed storage, conversion.
 
+What is stored is the audio without its metadata (a WAV's LIST/INFO and id3 chunks, ID3, Vorbis comments,
+MP4 atoms, cover art, chapters): a tag can carry the transcript or the system's name, which would reach a
+listener in the bytes they download. An asset's sha256 is of the stored bytes, so it is also the hash of
+what is served.
+
+Stored files are written to a temporary name, checked (size and sha256), then renamed into place, so a
+content-addressed name only ever holds the bytes it names; a file already there is reused only if its hash
+matches. Storing a file, and deciding to delete one, happen under a lock on its content hash (a PostgreSQL
+advisory lock, held until the storing transaction ends), so a file that a committed asset names is never
+deleted.
+
 Every import runs inside `atomic_import()`: database rows roll back with the transaction and files written
-to storage during it are deleted, so a failed import leaves nothing behind."""
+to storage during it are deleted (unless another import's asset names them meanwhile), so a failed import
+leaves nothing behind. A process killed mid-import leaves at most unnamed files: `audit_audio` (and beat)
+removes them."""
 
 from __future__ import annotations
 
 import contextvars
 import hashlib
 import io
+import logging
 import os
+import subprocess
 import tempfile
+import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from django.conf import settings
-from django.core.files.base import ContentFile, File
+from django.core.files.base import File
 from django.core.files.storage import default_storage
-from django.db import transaction
+from django.db import connection, transaction
+from django.utils import timezone
 from pydub import AudioSegment
 from pydub.exceptions import CouldntDecodeError
 from pydub.utils import mediainfo_json
 
 from apps.audio.models import AudioAsset, _asset_path
+from apps.audio.selectors import asset_file_problems, orphan_files, stored_file_problem
 from apps.core.errors import FileRefused
 from apps.core.tabular import refuse
+
+log = logging.getLogger(__name__)
 
 AUDIO_EXTENSIONS = {".wav", ".mp3", ".flac", ".ogg", ".opus", ".m4a", ".webm", ".aac"}
 # A decoded stream shorter than its header promises by more than this is a truncated file.
@@ -52,23 +72,100 @@ class AudioInfo:
     sha256: str
 
 
-_written_files: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("written_files", default=None)
+# The files (storage name, sha256) the current atomic_import() wrote, to discard if it rolls back.
+_written_files: contextvars.ContextVar[list[tuple[str, str]] | None] = contextvars.ContextVar("written_files", default=None)
 
 
 @contextmanager
 def atomic_import() -> Iterator[None]:
-    """A transaction that also removes the audio files it stored when it rolls back."""
-    written: list[str] = []
+    """A transaction that also removes the audio files it stored when it rolls back, except a file that
+    another import's asset names meanwhile (see discard_unnamed_files). Nested inside another one, its
+    files become the outer one's when it succeeds, so the outer rollback removes them too."""
+    with _discarding_written_files(), transaction.atomic():
+        yield
+
+
+@contextmanager
+def _discarding_written_files() -> Iterator[None]:
+    outer = _written_files.get()
+    written: list[tuple[str, str]] = []
     token = _written_files.set(written)
     try:
-        with transaction.atomic():
-            yield
+        yield
     except BaseException:
-        for name in written:
-            default_storage.delete(name)
-        raise
-    finally:
         _written_files.reset(token)
+        token = None
+        discard_unnamed_files(written)
+        raise
+    else:
+        if outer is not None:
+            outer.extend(written)
+    finally:
+        if token is not None:
+            _written_files.reset(token)
+
+
+@contextmanager
+def _storing(digests) -> Iterator[None]:
+    """Where files are stored: on PostgreSQL, a transaction holding the locks of their contents until it
+    ends, so nobody deletes a file before the asset naming it is committed. Elsewhere (SQLite: no such
+    locks, and its IMMEDIATE transactions hold the whole database) the files are copied outside a
+    transaction, so a page or a cancel request never waits for a copy; either way a failure discards them."""
+    if connection.vendor == "postgresql":
+        with atomic_import():
+            _lock_contents(digests)
+            yield
+    else:
+        with _discarding_written_files():
+            yield
+
+
+def discard_unnamed_files(files: list[tuple[str, str]]) -> list[str]:
+    """Delete each stored file (name, sha256) that no asset names, deciding under the lock of its content,
+    so an import storing the same bytes (it holds that lock until it commits) never loses its file. A file
+    whose lock another import holds is left alone: that import may commit an asset naming it, and if it
+    does not, the file is an orphan that `audit_audio` removes. Returns the names deleted. Never raises
+    (it runs while an exception is on its way): a failure leaves an orphan and is logged."""
+    deleted = []
+    for name, digest in files:
+        try:
+            with transaction.atomic():
+                if not _try_lock_content(digest) or AudioAsset.objects.filter(file=name).exists():
+                    continue
+                default_storage.delete(name)
+                deleted.append(name)
+        except Exception:
+            log.exception("could not discard %s; audit_audio will find it as an orphan", name)
+    return deleted
+
+
+# PostgreSQL advisory locks, in the two-key space (which never meets the one-key space other code may use):
+# the first key says "audio content", the second is 32 bits of the sha256.
+_LOCK_CLASS = 0x534F5249  # "SORI"
+
+
+def _lock_key(digest: str) -> int:
+    value = int(digest[:8], 16) if len(digest) >= 8 and all(c in "0123456789abcdef" for c in digest[:8]) else (
+        int(hashlib.sha256(digest.encode()).hexdigest()[:8], 16))
+    return value - (1 << 32) if value >= 1 << 31 else value
+
+
+def _lock_contents(digests) -> None:
+    """Hold the content locks of these hashes until the current transaction ends, taken in one order (so
+    two imports never deadlock on them). Other databases (SQLite) serialise writers on their own."""
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        for key in sorted({_lock_key(d) for d in digests}):
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_LOCK_CLASS, key])
+
+
+def _try_lock_content(digest: str) -> bool:
+    if connection.vendor != "postgresql":
+        return True
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_xact_lock(%s, %s)", [_LOCK_CLASS, _lock_key(digest)])
+        return cursor.fetchone()[0]
 
 
 def sha256_of(path: Path) -> str:
@@ -96,8 +193,18 @@ def inspect_audio(path: Path, *, name: str | None = None) -> AudioInfo:
         raise AudioRejected(name, f"the file is {size:,} bytes, over the limit of {settings.AUDIO_MAX_BYTES:,} bytes")
     header = _wav_header(path)
     if header is not None and header.codec in _WAV_SIZED_CODECS:
-        return _inspect_wav(path, name, size, header)
-    return _inspect_by_decoding(path, name, size)
+        info = _inspect_wav(path, name, size, header)
+    else:
+        info = _inspect_by_decoding(path, name, size)
+    return _as_stored(path, name, info)
+
+
+def _as_stored(path: Path, name: str, info: AudioInfo) -> AudioInfo:
+    """The description of what Sori stores of the file: its size and sha256 without the metadata."""
+    with stored_form(path, format=info.format, name=name) as kept:
+        if kept == path:
+            return info
+        return replace(info, size_bytes=kept.stat().st_size, sha256=sha256_of(kept))
 
 
 def _inspect_wav(path: Path, name: str, size: int, header: WavHeader) -> AudioInfo:
@@ -132,7 +239,7 @@ def _inspect_by_decoding(path: Path, name: str, size: int) -> AudioInfo:
     if decoded <= 0:
         raise AudioRejected(name, "the audio has zero duration")
     declared = _declared_duration(probe, streams[0], path)
-    if declared is not None and declared - decoded > TRUNCATION_TOLERANCE_SECONDS:
+    if declared is not None and declared - decoded > TRUNCATION_TOLERANCE_SECONDS + _encoder_slack(streams[0]):
         raise AudioRejected(name, f"the file is truncated: its header promises {declared:.2f} s, it holds {decoded:.2f} s")
     return AudioInfo(
         format=_format_name(probe, path),
@@ -178,8 +285,8 @@ def inspect_many(files: list[tuple[Path, str]], *, threads: int | None = None,
 
 
 def import_audio_file(path: Path, *, name: str | None = None) -> tuple[AudioAsset, bool]:
-    """Store a validated file once; returns (asset, created). The same bytes imported again return the
-    existing asset."""
+    """Store a validated file once; returns (asset, created). The same bytes imported again (with or
+    without their metadata) return the existing asset."""
     path = Path(path)
     name = name or path.name
     digest = sha256_of(path) if path.is_file() else ""
@@ -187,8 +294,8 @@ def import_audio_file(path: Path, *, name: str | None = None) -> tuple[AudioAsse
     if existing:
         return existing, False
     info = inspect_audio(path, name=name)
-    with open(path, "rb") as fh:
-        return _store(File(fh, name=name), info, original_name=name), True
+    with stored_form(path, format=info.format, name=name) as kept:
+        return _store(kept, info, name=name)
 
 
 def import_uploaded_file(upload) -> tuple[AudioAsset, bool]:
@@ -239,68 +346,308 @@ def convert_to_16k_mono(asset: AudioAsset) -> AudioAsset:
     buffer = io.BytesIO()
     segment.set_frame_rate(16000).set_channels(1).set_sample_width(2).export(buffer, format="wav")
     data = buffer.getvalue()
-    digest = hashlib.sha256(data).hexdigest()
-    existing = AudioAsset.objects.filter(sha256=digest).first()
-    if existing:
-        return existing
-    info = AudioInfo("wav", round(len(segment) / 1000, 3), 16000, 1, len(data), digest)
+    info = AudioInfo("wav", round(len(segment) / 1000, 3), 16000, 1, len(data), hashlib.sha256(data).hexdigest())
     stem = Path(asset.original_name or asset.sha256).stem
-    return _store(ContentFile(data, name=f"{stem}.wav"), info, original_name=f"{stem}.16k.wav", converted_from=asset)
+    return _store_bytes(data, info, name=f"{stem}.16k.wav", converted_from=asset)
 
 
 def store_generated_wav(data: bytes, *, name: str, duration_seconds: float, sample_rate: int, channels: int) -> AudioAsset:
     """Store a WAV that Sori wrote itself (the speech stage's joined audio): its format and length are known,
     so it skips the ffprobe validation an import needs. The same bytes stored again return the existing asset."""
-    digest = hashlib.sha256(data).hexdigest()
-    existing = AudioAsset.objects.filter(sha256=digest).first()
+    info = AudioInfo("wav", round(duration_seconds, 3), sample_rate, channels, len(data), hashlib.sha256(data).hexdigest())
+    return _store_bytes(data, info, name=name)
+
+
+def _store_bytes(data: bytes, info: AudioInfo, *, name: str, converted_from: AudioAsset | None = None) -> AudioAsset:
+    existing = AudioAsset.objects.filter(sha256=info.sha256).first()
     if existing:
         return existing
-    info = AudioInfo("wav", round(duration_seconds, 3), sample_rate, channels, len(data), digest)
-    return _store(ContentFile(data, name=name), info, original_name=name)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "audio"
+        path.write_bytes(data)
+        return _store(path, info, name=name, converted_from=converted_from)[0]
 
 
-def _store(content: File, info: AudioInfo, *, original_name: str, converted_from: AudioAsset | None = None) -> AudioAsset:
-    asset = _unsaved_asset(content, info, original_name=original_name, converted_from=converted_from)
-    with transaction.atomic():
-        asset.save()
-    return asset
+def _store(kept: Path, info: AudioInfo, *, name: str, converted_from: AudioAsset | None = None) -> tuple[AudioAsset, bool]:
+    """Store one file (its stored form, `kept`) and its asset row, under the lock of its content (see
+    _storing); an asset of the same bytes committed meanwhile (by an import this one waited for) is
+    returned instead."""
+    with _storing([info.sha256]):
+        existing = AudioAsset.objects.filter(sha256=info.sha256).first()
+        if existing:
+            return existing, False
+        asset = _new_asset(info, original_name=name, converted_from=converted_from)
+        asset.file.name = _keep_file(kept, _asset_path(asset, name), info, name=name)
+        with transaction.atomic():
+            asset.save()
+        return asset, True
 
 
-def _unsaved_asset(content: File, info: AudioInfo, *, original_name: str, converted_from: AudioAsset | None = None) -> AudioAsset:
-    """The asset row (not saved yet) with its file written to storage (and remembered by atomic_import)."""
-    asset = AudioAsset(
+def _new_asset(info: AudioInfo, *, original_name: str, converted_from: AudioAsset | None = None) -> AudioAsset:
+    return AudioAsset(
         sha256=info.sha256, original_name=original_name[:300], format=info.format,
         duration_seconds=info.duration_seconds, sample_rate=info.sample_rate, channels=info.channels,
         size_bytes=info.size_bytes, converted_from=converted_from,
     )
-    target = _asset_path(asset, content.name or "audio.bin")
-    if default_storage.exists(target):
-        asset.file.name = target  # left by an earlier import of the same bytes; identical by its name
-    else:
-        asset.file.name = default_storage.save(target, content)
-        written = _written_files.get()
-        if written is not None:
-            written.append(asset.file.name)
-    return asset
 
 
 def store_validated(files: list[tuple[Path, AudioInfo, str]]) -> dict[str, AudioAsset]:
     """Store files already validated (inspect_many), each distinct content once: one query finds what is
-    stored already, one bulk insert adds the rest. `files`: (path, info, name). Returns sha256 -> asset.
-    Call it inside atomic_import(), so a failure later removes the files written here."""
+    stored already, one bulk insert adds the rest, under the content locks (see _storing; taken in hash
+    order, so two imports of the same files wait for each other and never deadlock). `files`:
+    (path, info, name). Returns sha256 -> asset. Inside atomic_import(), a failure later removes the
+    files written here."""
     by_digest: dict[str, tuple[Path, AudioInfo, str]] = {}
     for path, info, name in files:
         by_digest.setdefault(info.sha256, (path, info, name))
-    assets = AudioAsset.objects.in_bulk(list(by_digest), field_name="sha256")
-    new = []
-    for digest, (path, info, name) in by_digest.items():
-        if digest not in assets:
-            with open(path, "rb") as fh:
-                new.append(_unsaved_asset(File(fh, name=name), info, original_name=name))
-    if new:
-        AudioAsset.objects.bulk_create(new, batch_size=1000)
-        assets.update(AudioAsset.objects.in_bulk([a.sha256 for a in new], field_name="sha256"))
+    with _storing(by_digest):
+        assets = AudioAsset.objects.in_bulk(list(by_digest), field_name="sha256")
+        new = []
+        for digest in sorted(by_digest):
+            if digest in assets:
+                continue
+            path, info, name = by_digest[digest]
+            asset = _new_asset(info, original_name=name)
+            with stored_form(path, format=info.format, name=name) as kept:
+                asset.file.name = _keep_file(kept, _asset_path(asset, name), info, name=name)
+            new.append(asset)
+        if new:
+            with transaction.atomic():
+                AudioAsset.objects.bulk_create(new, batch_size=1000)
+            assets.update(AudioAsset.objects.in_bulk([a.sha256 for a in new], field_name="sha256"))
     return assets
+
+
+# --- what is stored: the audio without its metadata ---------------------------------------------------
+
+# The chunks a stored WAV keeps: its format, the sample count some codecs need, and the samples. Everything
+# else (LIST/INFO, id3, bext, iXML, cue points, any unknown chunk, bytes after the last chunk) is dropped.
+_WAV_KEPT_CHUNKS = {b"fmt ", b"fact", b"data"}
+_WAV_MAX_CHUNKS = 1000  # real WAVs have a handful
+
+# ffmpeg output options per format (AudioInfo.format), for a copy of the audio streams without metadata.
+_MUXERS = {
+    "mp3": ["-f", "mp3", "-id3v2_version", "0", "-write_id3v1", "0"],
+    "ogg": ["-f", "ogg"], "flac": ["-f", "flac"], "m4a": ["-f", "mp4"], "aac": ["-f", "adts"], "wav": ["-f", "wav"],
+    "matroska": ["-f", "webm"],  # WebM when its codecs allow (opus, vorbis), else Matroska (below)
+}
+
+
+@contextmanager
+def stored_form(path: Path, *, format: str, name: str) -> Iterator[Path]:
+    """The file as Sori stores it: without metadata. A RIFF/WAVE file is rewritten with only its fmt, fact
+    and data chunks (so a WAV that has nothing else is its own stored form, byte for byte); anything else is
+    copied by ffmpeg without metadata, chapters or non-audio streams (cover art), the audio packets as they
+    are. Both are deterministic: stripping a file twice, or stripping its stripped form, gives the same
+    bytes, so the same audio is stored once however it was tagged. Yields a path to read (a temporary copy,
+    removed afterwards, or `path` itself)."""
+    path = Path(path)
+    chunks = _riff_chunks(path)
+    if chunks is not None and len(chunks) > _WAV_MAX_CHUNKS:
+        raise AudioRejected(name, f"the WAV has more than {_WAV_MAX_CHUNKS:,} chunks")
+    if chunks is not None:
+        if _wav_is_bare(path, chunks):
+            yield path
+            return
+        with tempfile.TemporaryDirectory(prefix="sori-audio-") as tmp:
+            kept = Path(tmp) / "stored.wav"
+            _write_bare_wav(path, chunks, kept)
+            yield kept
+        return
+    with tempfile.TemporaryDirectory(prefix="sori-audio-") as tmp:
+        kept = Path(tmp) / f"stored{Path(name).suffix.lower()[:10]}"
+        _ffmpeg_without_metadata(path, kept, format=format, name=name)
+        yield kept
+
+
+def _riff_chunks(path: Path) -> list[tuple[bytes, int, int]] | None:
+    """(id, offset of its body, bytes of its body in the file) for each chunk of a RIFF/WAVE file; None for
+    anything else. A data chunk whose size is unknown (0 or 0xFFFFFFFF, streamed) or larger than the file
+    runs to the end of the file."""
+    file_size = path.stat().st_size
+    with open(path, "rb") as fh:
+        riff = fh.read(12)
+        if len(riff) < 12 or riff[:4] != b"RIFF" or riff[8:12] != b"WAVE":
+            return None
+        chunks, offset = [], 12
+        while offset + 8 <= file_size:
+            fh.seek(offset)
+            head = fh.read(8)
+            chunk_id, size = head[:4], int.from_bytes(head[4:], "little")
+            body = offset + 8
+            if size > file_size - body or (chunk_id == b"data" and size in (0, 0xFFFFFFFF)):
+                size = file_size - body
+            chunks.append((chunk_id, body, size))
+            if len(chunks) > _WAV_MAX_CHUNKS:
+                break  # a hostile file of millions of empty chunks; refused by the caller
+            offset = body + size + (size & 1)
+        return chunks
+
+
+def _wav_is_bare(path: Path, chunks) -> bool:
+    if any(chunk_id not in _WAV_KEPT_CHUNKS for chunk_id, _, _ in chunks):
+        return False
+    end = max((body + size + (size & 1) for _, body, size in chunks), default=12)
+    return end >= path.stat().st_size  # nothing after the last chunk (an ID3 tag appended to a WAV)
+
+
+def _write_bare_wav(path: Path, chunks, out: Path) -> None:
+    kept = [(chunk_id, body, size) for chunk_id, body, size in chunks if chunk_id in _WAV_KEPT_CHUNKS]
+    with open(path, "rb") as src, open(out, "wb") as dst:
+        declared = int.from_bytes(src.read(8)[4:], "little")
+        total = 4 + sum(8 + size + (size & 1) for _, _, size in kept)
+        dst.write(b"RIFF" + (declared if declared in (0, 0xFFFFFFFF) else total).to_bytes(4, "little") + b"WAVE")
+        for _, body, size in kept:
+            src.seek(body - 8)
+            dst.write(src.read(8))  # the chunk's header as the file has it (a data size that promises more too)
+            remaining = size + (size & 1)
+            while remaining > 0:
+                block = src.read(min(remaining, 1 << 20))
+                if not block:
+                    dst.write(b"\0" * remaining)  # the pad byte of an odd-sized chunk at the end of the file
+                    break
+                dst.write(block)
+                remaining -= len(block)
+
+
+def _ffmpeg_without_metadata(path: Path, out: Path, *, format: str, name: str) -> None:
+    base = [
+        AudioSegment.converter, "-nostdin", "-v", "error", "-y", "-i", str(path),
+        "-map", "0:a", "-map_metadata", "-1", "-map_chapters", "-1", "-c", "copy",
+        "-fflags", "+bitexact", "-flags:a", "+bitexact",
+    ]
+    attempts = [_MUXERS.get(format, ["-f", format])]
+    if format == "matroska":
+        attempts.append(["-f", "matroska"])
+    error = ""
+    for muxer in attempts:
+        try:
+            run = subprocess.run([*base, *muxer, str(out)], capture_output=True, timeout=600, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            error = str(exc)
+            continue
+        if run.returncode == 0 and out.is_file() and out.stat().st_size > 0:
+            return
+        error = run.stderr.decode(errors="replace")
+    raise AudioRejected(name, f"its metadata could not be removed ({_first_line(Exception(error))})")
+
+
+# --- writing to storage -------------------------------------------------------------------------------
+
+
+def _keep_file(kept: Path, target: str, info: AudioInfo, *, name: str) -> str:
+    """Put the file `kept` (the stored form) at its content-addressed name `target` and return the name.
+    Call under the content lock. A file already there is reused only if its bytes hash to the asset's
+    sha256 (a killed import of an older Sori could leave a truncated one); otherwise it is replaced. The
+    bytes go to a temporary name first and are checked (size and sha256) before an atomic rename, so a
+    process killed meanwhile leaves only a `.part` file that no asset names. On object storage (S3) an
+    upload appears whole or not at all, so the checked copy is uploaded under its name directly."""
+    if default_storage.exists(target):
+        if stored_file_problem(target, size_bytes=info.size_bytes, sha256=info.sha256) is None:
+            return target
+        log.warning("%s does not hold the bytes its name promises; storing them again", target)
+    try:
+        final = Path(default_storage.path(target))
+    except NotImplementedError:
+        final = None
+    if final is not None:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        part = final.with_name(f"{final.name}.{uuid.uuid4().hex}.part")
+        try:
+            _copy_checked(kept, part, info, name=name)
+            if default_storage.file_permissions_mode is not None:
+                os.chmod(part, default_storage.file_permissions_mode)
+            os.replace(part, final)
+        finally:
+            part.unlink(missing_ok=True)
+        _remember_written(target, info.sha256)
+        return target
+    with tempfile.TemporaryDirectory(prefix="sori-audio-") as tmp:
+        checked = Path(tmp) / "checked"
+        _copy_checked(kept, checked, info, name=name)
+        if default_storage.exists(target):
+            default_storage.delete(target)  # the wrong bytes found above
+        with open(checked, "rb") as fh:
+            saved = default_storage.save(target, File(fh, name=Path(target).name))
+    _remember_written(saved, info.sha256)
+    if saved != target:
+        raise RuntimeError(f"{target}: the storage saved it as {saved}")
+    return saved
+
+
+def _copy_checked(source: Path, dest: Path, info: AudioInfo, *, name: str) -> None:
+    """Copy, hashing what is written, and flush it to disk; refuse bytes that are not the ones inspected."""
+    digest, size = hashlib.sha256(), 0
+    fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    with open(fd, "wb") as out, open(source, "rb") as src:
+        for block in iter(lambda: src.read(1 << 20), b""):
+            _write_block(out, block)
+            digest.update(block)
+            size += len(block)
+        out.flush()
+        os.fsync(out.fileno())
+    if size != info.size_bytes or digest.hexdigest() != info.sha256:
+        raise AudioRejected(name, "the file changed after it was checked; import it again")
+
+
+def _write_block(out, block: bytes) -> None:
+    out.write(block)  # its own function: the kill test's process stalls here, mid-file (tests/fakes/audio_import.py)
+
+
+def _remember_written(name: str, digest: str) -> None:
+    written = _written_files.get()
+    if written is not None:
+        written.append((name, digest))
+
+
+# --- audit: orphans and damaged files ----------------------------------------------------------------
+
+ORPHAN_MIN_AGE_SECONDS = 3600  # a younger unnamed file may belong to an import still running (SQLite has no locks)
+
+
+@dataclass
+class AudioAudit:
+    orphans: list[str]  # files no asset names
+    removed: list[str]  # of those, the ones deleted
+    problems: list[tuple[AudioAsset, str]]  # assets whose file is missing or wrong
+
+    def lines(self) -> list[str]:
+        return [
+            *(f"orphan{' (removed)' if name in self.removed else ''}: {name}" for name in self.orphans),
+            *(f"asset {asset.public_id} ({asset.original_name or asset.sha256[:12]}, {asset.file.name}): {problem}"
+              for asset, problem in self.problems),
+        ]
+
+
+def audit_audio_storage(*, remove_orphans: bool = False, check_hash: bool = True,
+                        min_age_seconds: int = ORPHAN_MIN_AGE_SECONDS) -> AudioAudit:
+    """List the files no asset names (and with `remove_orphans` delete those older than `min_age_seconds`,
+    each under its content lock, so a file an import is storing right now is left alone), and report the
+    assets whose file is missing or does not hold the bytes of its sha256. Damaged assets are reported,
+    never changed: importing the same audio again does not repair them (it finds the asset by its hash);
+    restore the file from a backup."""
+    orphans = orphan_files()
+    removed = remove_orphan_files(orphans, min_age_seconds=min_age_seconds) if remove_orphans else []
+    problems = list(asset_file_problems(check_hash=check_hash))
+    for asset, problem in problems:
+        log.error("audio asset %s (%s): %s", asset.public_id, asset.file.name, problem)
+    return AudioAudit(orphans=orphans, removed=removed, problems=problems)
+
+
+def remove_orphan_files(names: list[str], *, min_age_seconds: int = ORPHAN_MIN_AGE_SECONDS) -> list[str]:
+    now = timezone.now()
+    old_enough = []
+    for name in names:
+        try:
+            modified = default_storage.get_modified_time(name)
+        except FileNotFoundError:
+            continue  # gone meanwhile
+        except NotImplementedError:
+            modified = None
+        if modified is None or (now - modified).total_seconds() >= min_age_seconds:
+            # The content hash is the start of the name (a .part file's too); a foreign name locks on itself.
+            old_enough.append((name, Path(name).name.split(".")[0]))
+    return discard_unnamed_files(old_enough)
 
 
 def _declared_duration(probe: dict, stream: dict, path: Path) -> float | None:
@@ -372,6 +719,25 @@ def _wav_declared_seconds(path: Path) -> float | None:
     if header is None or header.data_size in (0, 0xFFFFFFFF):
         return None
     return header.data_size / header.byte_rate
+
+
+def _encoder_slack(stream: dict) -> float:
+    """How much shorter than its header says a whole stream decodes: a lossy encoder's delay (ffprobe's
+    start_time, from the LAME/Xing tag an MP3 encoder writes), which the decoder drops, and for MP3 up to
+    one frame of padding at the end. A 1 s 16 kHz MP3 made by ffmpeg promises 1.08 s: 0.069 s of delay,
+    0.01 s of padding."""
+    try:
+        delay = max(0.0, float(stream.get("start_time") or 0))
+    except (TypeError, ValueError):
+        delay = 0.0
+    if stream.get("codec_name") != "mp3":
+        return delay
+    try:
+        rate = int(stream.get("sample_rate") or 0)
+    except (TypeError, ValueError):
+        rate = 0
+    # An MPEG-1 Layer III frame holds 1152 samples (32 to 48 kHz); MPEG-2 and 2.5 frames hold 576.
+    return delay + ((1152 if rate >= 32000 else 576) / rate if rate > 0 else 0.0)
 
 
 def _format_name(probe: dict, path: Path) -> str:

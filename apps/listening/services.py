@@ -112,8 +112,8 @@ def _store_clips(test: ListeningTest, rows, *, progress=None) -> None:
     while todo:
         chunk, todo = todo[:IMPORT_BATCH], todo[IMPORT_BATCH:]
         try:
-            # A job stores the audio ahead of the batch, outside any transaction: copying files is the slow
-            # part, and no lock is held meanwhile (on SQLite a transaction holds the whole database), so a
+            # A job stores the audio ahead of the batch, outside its transaction: copying files is the slow
+            # part, and no lock but the copied contents' own is held meanwhile (store_validated), so a
             # cancel request or a page never waits for it. An asset is whole on its own and found again by
             # its content hash: one stored ahead of a batch that then fails is reused by the next run.
             assets = _store_audio(chunk) if progress is not None else None

@@ -1,3 +1,5 @@
+import hashlib
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -141,3 +143,104 @@ def test_many_files_are_checked_once_each_and_refusals_come_back_by_path(db, mak
     assert set(results) == {good.resolve(), bad.resolve()}
     assert results[good.resolve()].format == "wav"
     assert str(results[bad.resolve()]) == "bad.wav: not an audio file (ffprobe found no audio stream)"
+
+
+# --- what is stored: no metadata (a tag could carry the transcript to a listener) ------------------------
+
+TRANSCRIPT = "the secret transcript, by SystemX"
+
+
+def with_wav_tags(path: Path) -> Path:
+    """The WAV with a LIST/INFO chunk (title, artist) before its samples and an id3 chunk after them."""
+    data = path.read_bytes()
+    at = data.index(b"data")
+    title = TRANSCRIPT.encode() + b"\0"
+    info = b"INFO" + b"INAM" + len(title).to_bytes(4, "little") + title + (b"\0" if len(title) & 1 else b"")
+    listing = b"LIST" + len(info).to_bytes(4, "little") + info
+    id3 = b"ID3\x04\0\0\0\0\0\x20TIT2\0\0\0\x16\0\0\x03" + TRANSCRIPT.encode()[:19]
+    body = data[12:at] + listing + data[at:] + b"id3 " + len(id3).to_bytes(4, "little") + id3
+    path.write_bytes(b"RIFF" + (4 + len(body)).to_bytes(4, "little") + b"WAVE" + body)
+    return path
+
+
+def ffmpeg_mp3(path: Path, *, seconds: float = 1.0, rate: int = 16000, title: str | None = None) -> Path:
+    tags = ["-metadata", f"title={title}", "-metadata", "artist=SystemX"] if title else []
+    subprocess.run(
+        ["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"sine=frequency=440:sample_rate={rate}:duration={seconds}",
+         *tags, str(path)], check=True,
+    )
+    return path
+
+
+def served_bytes(client, asset) -> bytes:
+    response = client.get(f"/audio/{asset.public_id}/")
+    assert response.status_code == 200
+    return b"".join(response.streaming_content)
+
+
+def test_a_wav_is_stored_and_served_without_its_list_info_and_id3_chunks(db, make_wav, client_for, admin):
+    plain = make_wav("plain.wav", seconds=1.0, freq=610)
+    tagged = with_wav_tags(make_wav("tagged.wav", seconds=1.0, freq=610))
+    assert TRANSCRIPT.encode() in tagged.read_bytes() and services.inspect_audio(tagged).duration_seconds == 1.0
+    asset, created = services.import_audio_file(tagged)
+    body = served_bytes(client_for(admin), asset)
+    assert created and TRANSCRIPT.encode() not in body and b"LIST" not in body and b"id3 " not in body
+    assert body == plain.read_bytes()  # the same samples in the same header: only the chunks went
+    assert (asset.sha256, asset.size_bytes) == (hashlib.sha256(body).hexdigest(), len(body))
+    # The same audio, tagged or not, is one asset.
+    assert services.import_audio_file(tagged, name="again.wav") == (asset, False)
+    assert services.import_audio_file(plain) == (asset, False)
+
+
+def test_an_mp3_is_stored_and_served_without_its_id3_title(db, tmp_path, client_for, admin):
+    tagged = ffmpeg_mp3(tmp_path / "tagged.mp3", title=TRANSCRIPT)
+    assert TRANSCRIPT.encode() in tagged.read_bytes()
+    asset, created = services.import_audio_file(tagged)
+    body = served_bytes(client_for(admin), asset)
+    assert created and TRANSCRIPT.encode() not in body and b"SystemX" not in body and not body.startswith(b"ID3")
+    assert (asset.sha256, asset.size_bytes, asset.format) == (hashlib.sha256(body).hexdigest(), len(body), "mp3")
+    assert asset.duration_seconds == pytest.approx(1.0, abs=0.01)
+    stored = tmp_path / "stored.mp3"
+    stored.write_bytes(body)
+    assert services.inspect_audio(stored).sha256 == asset.sha256  # stripping the stripped form changes nothing
+    assert services.import_audio_file(tagged, name="again.mp3") == (asset, False)
+    assert services.import_audio_file(stored) == (asset, False)
+
+
+def test_a_listening_manifest_stores_clips_without_their_tags(db, make_wav, tmp_path):
+    """store_validated (the manifest importers' bulk path) stores what inspect_many described."""
+    tagged = with_wav_tags(make_wav("m/tagged.wav", freq=720))
+    info = services.inspect_many([(tagged, "tagged.wav")])[tagged.resolve()]
+    with services.atomic_import():
+        asset = services.store_validated([(tagged, info, "tagged.wav")])[info.sha256]
+    with asset.file.open("rb") as fh:
+        body = fh.read()
+    assert TRANSCRIPT.encode() not in body and hashlib.sha256(body).hexdigest() == asset.sha256
+
+
+def test_a_one_second_16khz_mp3_made_by_ffmpeg_is_accepted(db, tmp_path):
+    # Its header promises 1.08 s: the encoder's delay and padding, which the decoder drops.
+    info = services.inspect_audio(ffmpeg_mp3(tmp_path / "one.mp3", seconds=1.0, rate=16000))
+    assert (info.format, info.sample_rate) == ("mp3", 16000)
+    assert info.duration_seconds == pytest.approx(1.0, abs=0.01)
+
+
+@pytest.mark.parametrize("rate", [8000, 22050, 44100])
+def test_a_short_mp3_at_any_rate_is_accepted_and_a_cut_one_still_refused(db, tmp_path, rate):
+    whole = ffmpeg_mp3(tmp_path / "whole.mp3", seconds=0.3 if rate == 8000 else 2.0, rate=rate)
+    services.inspect_audio(whole)
+    long = ffmpeg_mp3(tmp_path / "long.mp3", seconds=2.0, rate=rate)
+    cut = tmp_path / "cut.mp3"
+    cut.write_bytes(long.read_bytes()[: long.stat().st_size * 3 // 4])
+    with pytest.raises(services.AudioRejected, match=r"^cut\.mp3: the file is truncated: its header promises 2\.\d\d s"):
+        services.inspect_audio(cut)
+
+
+def test_a_wav_of_thousands_of_empty_chunks_is_refused(db, make_wav):
+    path = make_wav("chunks.wav", seconds=0.1)
+    data = path.read_bytes()
+    at = data.index(b"data")
+    body = data[12:at] + b"junk\0\0\0\0" * 5000 + data[at:]
+    path.write_bytes(b"RIFF" + (4 + len(body)).to_bytes(4, "little") + b"WAVE" + body)
+    with pytest.raises(services.AudioRejected, match=r"^chunks\.wav: the WAV has more than 1,000 chunks$"):
+        services.inspect_audio(path)
