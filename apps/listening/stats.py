@@ -9,10 +9,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import krippendorff
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
+
+# scipy.stats and krippendorff are imported where used: together they take over a second to import, and
+# every page and command of the project would pay it at start-up through the views that read this module.
 
 SCORES = (1, 2, 3, 4, 5)
 
@@ -44,6 +45,8 @@ def t_ci95(values) -> MeanCI:
     if n < 2:
         return MeanCI(n, mean, None)
     sem = float(arr.std(ddof=1)) / math.sqrt(n)
+    from scipy import stats as sps
+
     return MeanCI(n, mean, float(sps.t.ppf(0.975, n - 1)) * sem)
 
 
@@ -51,6 +54,8 @@ def t_factors(n) -> np.ndarray:
     """t(0.975, n - 1) for an array of sample sizes, NaN where n < 2 (one vectorised scipy call)."""
     n = np.asarray(n, dtype=float)
     with np.errstate(invalid="ignore"):
+        from scipy import stats as sps
+
         return np.where(n >= 2, sps.t.ppf(0.975, np.maximum(n - 1, 1)), np.nan)
 
 
@@ -112,6 +117,8 @@ def alpha_ordinal(ratings: pd.DataFrame) -> float | None:
     pairable = (~np.isnan(data)).sum(axis=0)
     if (pairable >= 2).sum() == 0 or len(np.unique(data[~np.isnan(data)])) < 2:
         return None
+    import krippendorff
+
     return float(krippendorff.alpha(reliability_data=data, level_of_measurement="ordinal", value_domain=list(SCORES)))
 
 

@@ -12,7 +12,6 @@ import threading
 from dataclasses import dataclass
 
 import numpy as np
-import pyloudnorm
 from pydub import AudioSegment
 
 _kiwi = None
@@ -92,6 +91,8 @@ def _normalize_loudness(samples: np.ndarray, rate: int, target: float) -> float 
     the clip is too short or silent to measure (BS.1770 gates need 400 ms blocks), left as it is."""
     if len(samples) < int(0.4 * rate) or not np.any(samples):
         return None
+    import pyloudnorm  # here: it imports scipy.signal (about a second), and only a speech run needs it
+
     meter = pyloudnorm.Meter(rate)
     measured = meter.integrated_loudness(samples)
     if not np.isfinite(measured):

@@ -17,8 +17,6 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from kiwipiepy import Kiwi
-
 # The longest text read at once (the page's box, the command, each benchmark sample): a spoken question is
 # far shorter, and kiwipiepy's analysis of one long word grows faster than its length.
 MAX_CHARS = 5000
@@ -126,7 +124,9 @@ class Normalized:
 
 
 @lru_cache(maxsize=1)
-def _kiwi() -> Kiwi:
+def _kiwi():
+    from kiwipiepy import Kiwi  # here: the analyser loads its model, which only a normalization needs
+
     return Kiwi()
 
 

@@ -3,8 +3,6 @@ ANTHROPIC_BASE_URL for a gateway)."""
 
 import os
 
-import anthropic
-
 from apps.agents.providers.base import Completion, Provider, classify
 
 
@@ -17,6 +15,8 @@ class AnthropicProvider(Provider):
         return bool(os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN"))
 
     def complete(self, *, model, system, messages, max_tokens, timeout) -> Completion:
+        import anthropic  # imported where used: the SDK takes seconds to import, and most commands never call it
+
         client = self.client(timeout, lambda: anthropic.Anthropic(max_retries=0, timeout=timeout))
         try:
             kwargs = {"system": system} if system else {}

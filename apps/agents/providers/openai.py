@@ -3,8 +3,6 @@ Completions API (OPENAI_API_KEY, OPENAI_BASE_URL)."""
 
 import os
 
-import openai
-
 from apps.agents.providers.base import Completion, Provider, TransientProviderError, classify
 
 
@@ -18,6 +16,8 @@ class OpenAIProvider(Provider):
         return bool(os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL"))
 
     def complete(self, *, model, system, messages, max_tokens, timeout) -> Completion:
+        import openai  # here, not at module level: the SDK takes seconds to import and most commands never call it
+
         api_key = os.environ.get("OPENAI_API_KEY") or "not-needed-by-this-server"
         client = self.client(timeout, lambda: openai.OpenAI(api_key=api_key, max_retries=0, timeout=timeout))
         chat = ([{"role": "system", "content": system}] if system else []) + messages
@@ -28,6 +28,8 @@ class OpenAIProvider(Provider):
         """One request to a named OpenAI-compatible server (not the one OPENAI_BASE_URL names): a model under
         evaluation served by vLLM, whose messages may carry `input_audio` content parts, with its decoding
         settings. `max_tokens` is sent under that name, which vLLM and other compatible servers read."""
+        import openai
+
         key = api_key or "not-needed-by-this-server"
         client = self.client(timeout, lambda: openai.OpenAI(api_key=key, base_url=base_url, max_retries=0, timeout=timeout),
                              extra=(base_url, key))
@@ -36,6 +38,8 @@ class OpenAIProvider(Provider):
 
 
 def _create(client, **request) -> Completion:
+    import openai
+
     try:
         response = client.chat.completions.create(**request)
     except openai.OpenAIError as exc:

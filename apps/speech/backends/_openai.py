@@ -3,16 +3,16 @@ own retries are off (max_retries=0): apps.speech.calls owns the retry policy."""
 
 import threading
 
-import openai
-
 from apps.agents.providers import retry_after_seconds
 from apps.speech.backends import PermanentSpeechError, TransientSpeechError
 
-_clients: dict[tuple, openai.OpenAI] = {}
+_clients: dict[tuple, object] = {}  # openai.OpenAI clients by (base URL, key, timeout)
 _lock = threading.Lock()
 
 
-def client(config: dict) -> openai.OpenAI:
+def client(config: dict):
+    import openai  # here, not at module level: the SDK takes seconds to import and most commands never call it
+
     key = (config.get("base_url"), config.get("api_key"), config.get("timeout"))
     with _lock:
         found = _clients.get(key)
@@ -29,6 +29,8 @@ def client(config: dict) -> openai.OpenAI:
 
 
 def classify(exc: Exception) -> Exception:
+    import openai
+
     if isinstance(exc, openai.APITimeoutError):
         return TransientSpeechError(f"timed out: {exc}")
     if isinstance(exc, openai.APIConnectionError):

@@ -2,8 +2,6 @@
 `client.audio.transcriptions.create`, JSON response. A self-hosted server (faster-whisper servers, vLLM
 serving Whisper) works through the same module by its base URL."""
 
-import openai
-
 from apps.speech.backends import ASRBackend
 from apps.speech.backends._openai import classify, client
 
@@ -19,6 +17,8 @@ class OpenAIASR(ASRBackend):
         return None
 
     def transcribe(self, audio: bytes, *, filename: str) -> str:
+        import openai  # here, not at module level: the SDK takes seconds to import and most commands never call it
+
         try:
             result = client(self.config).audio.transcriptions.create(
                 model=self.model, file=(filename, audio, "audio/wav"),

@@ -4,8 +4,6 @@ fields those servers read (task_type, language, ref_audio, ref_text) go through 
 
 import base64
 
-import openai
-
 from apps.speech.backends import SynthesizedAudio, TTSBackend, TTSRequest
 from apps.speech.backends._openai import classify, client
 
@@ -42,6 +40,8 @@ class OpenAITTS(TTSBackend):
 
     def synthesize(self, request: TTSRequest) -> SynthesizedAudio:
         fmt = self.config.get("response_format") or "wav"
+        import openai  # here, not at module level: the SDK takes seconds to import and most commands never call it
+
         try:
             response = client(self.config).audio.speech.create(
                 model=self.model, voice=self.voice_of(request), input=request.text, response_format=fmt,
