@@ -19,6 +19,7 @@ from apps.core.tabular import refuse
 from apps.queues import services as queues
 from apps.queues.models import Assignment, AssignmentStatus, WorkItem
 from apps.verification.hpsu import parse_records, safe_media_path
+from apps.verification.media import MediaRejected, inspect_visual
 from apps.verification.models import (
     BaselineAnswer,
     BaselineItem,
@@ -64,8 +65,10 @@ def import_items(*, project_name: str, file_path: Path, media_dir: Path, acting_
     project = VerificationProject.objects.filter(name=project_name).first()
     existing = set(project.items.values_list("external_id", flat=True)) if project else set()
     parsed, problems = parse_records(raw, name=name, existing_ids=existing)
-    # Media: every file must exist under the media folder and be decodable audio (video/image: exist).
+    # Media: every file must exist under the media folder and be what its field says, from its content:
+    # decodable audio, an image or a video the review page shows (never SVG or HTML, which run script).
     audio_files: dict[str, Path] = {}
+    checked_visuals: set[tuple[str, str]] = set()
     for item in parsed:
         path = safe_media_path(media_dir, item.audio_path)
         if path is None or not path.is_file():
@@ -82,6 +85,12 @@ def import_items(*, project_name: str, file_path: Path, media_dir: Path, acting_
             visual = safe_media_path(media_dir, item.visual_path)
             if visual is None or not visual.is_file():
                 problems.append(FileProblem(file=name, line=item.line, field=f"{item.visual_kind}_path", reason=f"missing media {item.visual_path!r} (not found under {media_dir})"))
+            elif (item.visual_path, item.visual_kind) not in checked_visuals:
+                try:
+                    inspect_visual(visual, kind=item.visual_kind, name=item.visual_path)
+                    checked_visuals.add((item.visual_path, item.visual_kind))
+                except MediaRejected as exc:
+                    problems.append(FileProblem(file=name, line=item.line, field=f"{item.visual_kind}_path", reason=f"media {exc.name!r} {exc.reason}"))
     refuse(problems)
     with atomic_import():
         if project is None:

@@ -19,6 +19,7 @@ from apps.queues.selectors import unreachable_items
 from apps.verification import selectors, services
 from apps.verification.exports import export_zip
 from apps.verification.forms import BaselineForm, ImportForm, PredictionsForm, ReviewForm, SettingsForm
+from apps.verification.media import served_type
 from apps.verification.models import BaselineSession, Reason, VerificationItem, VerificationProject
 from apps.verification.scoring import yes_no_options
 from apps.verification.taxonomy import MULTIPLE, YES_NO
@@ -159,7 +160,14 @@ def visual(request, pk):
         raise Http404
     if not (request.user.is_sori_admin or can(request.user, "verification.view_item", item)):
         raise PermissionDenied
-    return FileResponse(item.visual.open("rb"))
+    fh = item.visual.open("rb")
+    content_type = served_type(fh)
+    if content_type is None:
+        # Stored before imports checked content (or put there by hand): never shown inline, so an SVG or
+        # HTML file cannot run script from Sori's origin; the admin can still download and look at it.
+        return FileResponse(fh, as_attachment=True, filename=Path(item.visual.name).name,
+                            content_type="application/octet-stream")
+    return FileResponse(fh, content_type=content_type)
 
 
 # ---- admin -------------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ annotator answers it blind after listening; the match accepts it."""
 import pytest
 
 from apps.authoring.models import BlindAnswer, Question
+from tests.browser import wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -16,7 +17,7 @@ def test_an_annotator_authors_after_playback_and_a_second_answers_blind(browser,
     author_page.goto(f"{live_server.url}/authoring/sets/{question_set.pk}/author/?capability=general_counting")
     assert author_page.locator("#q-text").is_disabled()
     author_page.evaluate("document.getElementById('clip-audio').play()")
-    author_page.wait_for_function("!document.querySelector('#gated-form fieldset').disabled", timeout=15000)
+    wait_until(author_page, "!document.querySelector('#gated-form fieldset').disabled", timeout=15000)
     author_page.fill("#q-text", "이 음성에서 말하는 사람은 몇 명인가요?")
     for i, option in enumerate(["한 명", "두 명", "세 명", "네 명"]):
         author_page.fill(f"#q-option{i}", option)
@@ -34,7 +35,7 @@ def test_an_annotator_authors_after_playback_and_a_second_answers_blind(browser,
     assert answer_page.locator("#gated-form button[value='한 명']").is_disabled()
     assert "✓" not in answer_page.content()  # nothing marks the author's answer
     answer_page.evaluate("document.getElementById('clip-audio').play()")
-    answer_page.wait_for_function("!document.querySelector('#gated-form fieldset').disabled", timeout=15000)
+    wait_until(answer_page, "!document.querySelector('#gated-form fieldset').disabled", timeout=15000)
     with answer_page.expect_navigation():
         answer_page.click("#gated-form button[value='한 명']")
     assert answer_page.get_by_text("Your answer matches the author's.").count() == 1

@@ -61,7 +61,7 @@ def test_export_download_and_scoring_upload(client_for, admin, question_set, seo
     generate_rule_questions(question_set=question_set, corpus=seoul_corpus, capabilities=["gender"])
     client = client_for(admin)
     response = client.get(f"/authoring/sets/{question_set.pk}/export.zip")
-    assert response.status_code == 200
+    assert response.status_code == 200 and response["X-Content-Type-Options"] == "nosniff"
     archive = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
     rows = json.loads(archive.read("kmmau.json"))
     assert len(rows) == 4 and "LICENSE.md" in archive.namelist()

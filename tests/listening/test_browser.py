@@ -4,6 +4,7 @@ gets the next clip."""
 import pytest
 
 from apps.listening.models import Rating
+from tests.browser import wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -35,7 +36,7 @@ def test_a_listener_rates_with_a_key_only_after_playback_and_gets_the_next_clip(
 
     # Play it to the end; the buttons unlock, then the key rates.
     page.evaluate("document.getElementById('clip-audio').play()")
-    page.wait_for_function("!document.querySelector(\"button[data-score='4']\").disabled", timeout=15000)
+    wait_until(page, "!document.querySelector(\"button[data-score='4']\").disabled", timeout=15000)
     with page.expect_navigation():
         page.keyboard.press("4")
     rating = Rating.objects.get()

@@ -68,6 +68,7 @@ def test_the_command_writes_every_file_with_headers_and_pseudonyms(rated_test, l
 def test_the_admin_downloads_the_same_export_as_a_zip(rated_test, admin, listener, client_for):
     response = client_for(admin).get(f"/listening/manage/tests/{rated_test.pk}/export.zip")
     assert response.status_code == 200 and response["Content-Type"] == "application/zip"
+    assert response["X-Content-Type-Options"] == "nosniff"
     names = zipfile.ZipFile(io.BytesIO(response.content)).namelist()
     for name in ("ratings.csv", "clips.csv", "ratings.parquet", "clips.parquet", "listener_ratings.csv"):
         assert any(n.endswith("/" + name) for n in names)

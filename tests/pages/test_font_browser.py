@@ -5,6 +5,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from tests.browser import wait_until
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
@@ -13,9 +15,9 @@ def test_the_shipped_korean_web_font_draws_hangul(page, login, listener, live_se
     assert (font_dir / "LICENSE").read_text().count("SIL Open Font License") >= 1
     login(page, listener)
     page.goto(f"{live_server.url}/")
-    page.wait_for_function("document.fonts.status === 'loaded'")
+    wait_until(page, "document.fonts.status === 'loaded'")
     page.evaluate("document.fonts.load('16px \"Sori Hangul\"', '소리')")
-    page.wait_for_function("document.fonts.check('16px \"Sori Hangul\"', '소리')")
+    wait_until(page, "document.fonts.check('16px \"Sori Hangul\"', '소리')")
     loaded = page.evaluate("""[...document.fonts].filter(f => f.family.replace(/"/g, '') === 'Sori Hangul')
                                  .map(f => f.status)""")
     assert loaded == ["loaded"]

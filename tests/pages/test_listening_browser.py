@@ -6,6 +6,7 @@ import pytest
 
 from apps.listening.models import ClipServing, PlaybackEnd, Rating
 from apps.listening.services import import_listening_test, publish_test
+from tests.browser import wait_until
 from tests.listening.conftest import clip_rows
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -27,7 +28,7 @@ def test_keys_rate_after_a_click_on_play_with_confirmation_and_progress(make_tes
     # Click the player's own Play button (left end of the controls): the audio element now has focus.
     box = page.locator("#clip-audio").bounding_box()
     page.mouse.click(box["x"] + 16, box["y"] + box["height"] / 2)
-    page.wait_for_function("!document.querySelector(\"button[data-score='4']\").disabled", timeout=15000)
+    wait_until(page, "!document.querySelector(\"button[data-score='4']\").disabled", timeout=15000)
     with page.expect_navigation():
         page.keyboard.press("4")
     rating = Rating.objects.get()
@@ -44,10 +45,10 @@ def test_seeking_forward_is_undone_and_an_early_playback_report_is_refused(write
     publish_test(test=test, acting_user=None)
     login(page, listener)
     _start(page, live_server, test)
-    page.wait_for_function("document.getElementById('clip-audio').readyState >= 1")
+    wait_until(page, "document.getElementById('clip-audio').readyState >= 1")
     # Dragging the seek bar to the end on a first listen: the page puts the playhead back.
     page.evaluate("const a = document.getElementById('clip-audio'); a.currentTime = a.duration - 0.05;")
-    page.wait_for_function("document.getElementById('clip-audio').currentTime < 1")
+    wait_until(page, "document.getElementById('clip-audio').currentTime < 1")
     assert "Seeking forward is off" in page.locator("#playback-status").inner_text()
     assert page.locator("button[data-score='3']").is_disabled()
     # A script reporting the end at once is refused by the server: the clip has not had time to play.
@@ -63,7 +64,7 @@ def test_seeking_forward_is_undone_and_an_early_playback_report_is_refused(write
     assert not PlaybackEnd.objects.exists()
     # Listening to all of it unlocks the buttons.
     page.evaluate("document.getElementById('clip-audio').play()")
-    page.wait_for_function("!document.querySelector(\"button[data-score='3']\").disabled", timeout=20000)
+    wait_until(page, "!document.querySelector(\"button[data-score='3']\").disabled", timeout=20000)
     assert PlaybackEnd.objects.filter(clip=clip, listener=listener).exists()
 
 

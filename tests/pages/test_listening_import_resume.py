@@ -9,6 +9,7 @@ import pytest
 from apps.jobs.models import Job
 from apps.listening import services
 from apps.listening.models import ListeningTest
+from tests.browser import wait_until
 from tests.listening.conftest import bundle_dir, clip_rows  # noqa: F401  (bundle_dir is a fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -53,7 +54,7 @@ def test_the_bar_moves_while_storing_and_cancel_then_resume_completes_the_import
     page.evaluate(BAR_SAMPLER)
 
     # Storing runs in batches of 4 clips; cancel once the bar has moved into the storing half.
-    page.wait_for_function("() => (document.querySelector('.job-progress progress')?.value ?? 0) >= 60", timeout=30000)
+    wait_until(page, "() => (document.querySelector('.job-progress progress')?.value ?? 0) >= 60", timeout=30000)
     asked = time.monotonic()
     page.get_by_role("button", name="Cancel").click()
     page.wait_for_selector(".job-progress[data-status=cancelled]", timeout=15000)

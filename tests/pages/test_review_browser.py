@@ -9,6 +9,7 @@ from django.utils import timezone
 from apps.queues.models import Assignment, AssignmentStatus
 from apps.verification import services
 from apps.verification.models import ItemStatus, Review
+from tests.browser import wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -77,7 +78,7 @@ def test_review_keys_work_after_a_click_on_play(make_project, annotator, page, l
     player = page.locator("audio.verification-audio")
     box = player.bounding_box()
     page.mouse.click(box["x"] + 16, box["y"] + box["height"] / 2)
-    page.wait_for_function("!document.querySelector('audio.verification-audio').paused || document.querySelector('audio.verification-audio').ended")
+    wait_until(page, "!document.querySelector('audio.verification-audio').paused || document.querySelector('audio.verification-audio').ended")
     page.keyboard.press("1")
     assert page.locator("input[data-key='1']").is_checked()
     page.keyboard.press("r")

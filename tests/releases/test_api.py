@@ -37,6 +37,7 @@ def test_an_admin_builds_publishes_and_downloads_a_release_through_the_api(as_ad
     assert published.status_code == 200 and published.json()["status"] == "published"
     archive = as_admin.get(f"/api/releases/{release['id']}/archive/")
     assert archive.status_code == 200 and archive["Content-Type"] == "application/zip"
+    assert archive["X-Content-Type-Options"] == "nosniff"
     assert hashlib.sha256(b"".join(archive.streaming_content)).hexdigest() == detail["archive_sha256"]
     listed = as_admin.get("/api/releases/").json()
     assert [(r["name"], r["version"], r["status"]) for r in listed["results"]] == [("kvb", "1.0.0", "published")]
