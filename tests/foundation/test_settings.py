@@ -62,3 +62,16 @@ def test_a_production_configuration_passes_check_deploy_without_warnings(tmp_pat
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "System check identified no issues" in result.stdout
+
+
+def test_a_production_server_refuses_to_start_before_collectstatic_and_starts_after(tmp_path):
+    # Issue 20: a bare-metal DEBUG=0 start answered 500 on /login/ until collectstatic had run.
+    production = {"DEBUG": "0", "SECRET_KEY": "x" * 60, "ALLOWED_HOSTS": "sori.example.org",
+                  "SORI_DATA_DIR": str(tmp_path), "STATIC_ROOT": str(tmp_path / "static")}
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY"}}
+    start = [sys.executable, "-c", "import config.wsgi"]
+    refused = subprocess.run(start, cwd=ROOT, env={**env, **production}, capture_output=True, text=True, timeout=120)
+    assert refused.returncode != 0 and "collectstatic --noinput" in refused.stderr
+    assert run_django(production, "collectstatic", "--noinput", "-v", "0").returncode == 0
+    started = subprocess.run(start, cwd=ROOT, env={**env, **production}, capture_output=True, text=True, timeout=120)
+    assert started.returncode == 0, started.stderr
