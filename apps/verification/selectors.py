@@ -23,7 +23,7 @@ from apps.verification.models import (
     VerificationItem,
     VerificationProject,
 )
-from apps.verification.taxonomy import DOMAINS, PROMPT_VARIANTS, TASKS
+from apps.verification.taxonomy import DOMAINS, PROMPT_VARIANTS, TASKS, TIER_LABELS
 
 # Below this many fully reviewed items an agreement figure is shown with a warning that it is rough.
 THIN_AGREEMENT_ITEMS = 20
@@ -54,7 +54,8 @@ def item_for_reviewer(item: VerificationItem, user, *, reveal_all: bool = False)
         "statement": item.statement,
         "expected_yes": item.expected_yes,
         "options": [
-            {"text": o, "correct": o in item.answers, "tier": item.tier_of(o), "key": chr(ord("A") + i)}
+            {"text": o, "correct": o in item.answers, "tier": item.tier_of(o),
+             "tier_label": TIER_LABELS.get(item.tier_of(o) or "", item.tier_of(o)), "key": chr(ord("A") + i)}
             for i, o in enumerate(item.options)
         ],
         # Each variant as a list of texts: the release may give several templates per variant.

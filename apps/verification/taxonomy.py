@@ -58,6 +58,12 @@ TYPE_TO_FORMAT = {"Single-Choice": SINGLE, "Multiple-Choice": MULTIPLE, "Judgmen
 METRICS = {"SC_type_eval", "SC_notype_eval", "MC_eval", "JB_eval"}
 
 TIERS = ["similar", "middle", "opposite"]  # a distractor's distance from the true answer
+# What each tier means to an annotator checking a distractor (the codes above are the release's words).
+TIER_LABELS = {
+    "similar": "close to the answer (a plausible confusion)",
+    "middle": "somewhat related",
+    "opposite": "clearly wrong (opposite of the answer)",
+}
 PROMPT_VARIANTS = ["standard", "positive", "negative"]
 LANGUAGES = {"en": "English", "zh": "Chinese", "ko": "Korean"}
 

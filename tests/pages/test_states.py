@@ -84,3 +84,16 @@ def test_the_listening_dashboard_with_one_rating_shows_thin_states(make_test, li
     assert page.status_code == 200
     html = page.content.decode()
     assert "not enough ratings yet" in html and "n too small" in html
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("who", "shown", "how_to_set_a_key"), [
+    ("admin", True, True), ("expert", True, False), ("annotator", True, False), ("listener", False, False),
+])
+def test_the_demo_provider_banner_tells_only_those_who_see_agent_output_and_only_admins_about_keys(
+        who, shown, how_to_set_a_key, request, client_for, settings):
+    # Issue 20: the "set ANTHROPIC_API_KEY" banner showed to listeners and annotators.
+    settings.SORI_DEMO_PROVIDER = True
+    page = client_for(request.getfixturevalue(who)).get("/").content.decode()
+    assert ('id="demo-provider"' in page) == shown
+    assert ("Set ANTHROPIC_API_KEY" in page) == how_to_set_a_key

@@ -358,3 +358,13 @@ def test_an_overlong_review_comment_is_refused_and_nothing_stored(make_project, 
     with pytest.raises(ApplicationError, match="comment: at most 5,000 characters"):
         submit_review(item=item, acting_user=annotator, decision="reject", reasons=["other"], comment="x" * 2_000_000)
     assert not Review.objects.exists()
+
+
+@pytest.mark.django_db
+def test_an_annotator_reads_what_each_distractor_tier_means(make_project, annotator, client_for):
+    # Issue 20: "similar / middle / opposite" are the release's codes, not words an annotator acts on.
+    from apps.verification.taxonomy import TIER_LABELS
+
+    project = make_project(2)
+    page = client_for(annotator).get(f"/verification/projects/{project.pk}/review/").content.decode()
+    assert all(escape(label) in page for label in TIER_LABELS.values())
