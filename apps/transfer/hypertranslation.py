@@ -201,7 +201,9 @@ def run_translation(job, progress) -> dict:
     for sample, translation in results:
         progress.advance(message=f"{sample.subset}/{sample.source_id}: {translation.get_action_display()}")
     result = {"report": selectors.translation_report(run)}
-    failed = Translation.objects.filter(run=run, action=TranslationAction.NEEDS_ATTENTION).values("sample_id").distinct().count()
+    # Those whose current translation is this run's failure (a sample that kept a usable one does not count).
+    failed = selectors.current_translations(benchmark=run.benchmark).filter(
+        run=run, action=TranslationAction.NEEDS_ATTENTION).count()
     if failed:
         url = reverse("transfer:translation_run", args=[run.pk]) + f"?action={TranslationAction.NEEDS_ATTENTION}"
         result[ATTENTION_KEY] = needing_attention(failed, url)

@@ -304,6 +304,9 @@ def test_a_failed_translation_keeps_the_last_usable_one_current(source_samples, 
     assert failed.action == TranslationAction.NEEDS_ATTENTION
     assert selectors.current_translations().get(sample=sample) == good
     assert [n.sample_id for n in selectors.ready_for_speech(benchmark=sample.benchmark)] == [sample.pk]
+    run.job.refresh_from_db()
+    assert run.job.status_text == "Succeeded, 4 need attention"  # the fifth kept its usable translation
+    assert run.job.attention["url"] == f"/transfer/translations/{run.pk}/?action=needs_attention"
     others = selectors.current_translations().exclude(sample=sample)
     assert {t.action for t in others} == {TranslationAction.NEEDS_ATTENTION}  # nothing usable: the failure shows
     client.force_login(expert)
