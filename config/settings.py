@@ -479,8 +479,9 @@ SPEECH_ASR = {
     "concurrency": env_int("SORI_ASR_CONCURRENCY", 4, minimum=1),
     "usd_per_minute": _speech_price("SORI_ASR_USD_PER_MINUTE"),
 }
-if SPEECH_ASR["backend"] != "openai":
-    raise ImproperlyConfigured(f"SORI_ASR_BACKEND={SPEECH_ASR['backend']!r} must be openai")
+if SPEECH_ASR["backend"] not in {"openai", "demo"}:
+    # demo: the scripted demo ASR of ./scripts/demo (apps/speech/backends/demo_asr.py), not a real model
+    raise ImproperlyConfigured(f"SORI_ASR_BACKEND={SPEECH_ASR['backend']!r} must be openai or demo")
 SPEECH_MAX_HTTP_ATTEMPTS = env_int("SORI_SPEECH_MAX_HTTP_ATTEMPTS", 5, minimum=1)
 SPEECH_BACKOFF_BASE_SECONDS = float(env_int("SORI_SPEECH_BACKOFF_BASE_MS", 1000, minimum=0)) / 1000
 SPEECH_BACKOFF_MAX_SECONDS = float(env_int("SORI_SPEECH_BACKOFF_MAX_MS", 60000, minimum=0)) / 1000

@@ -37,8 +37,9 @@ def check_written(written: WrittenQuestion, capability: str, transcript: str) ->
     return text, options, index
 
 
-def write_question(*, question_set: QuestionSet, clip: Clip, capability: str, job=None) -> Question:
-    """One agent-written question for the clip (idempotent: an existing one is returned)."""
+def write_question(*, question_set: QuestionSet, clip: Clip, capability: str, job=None, fresh: bool = False) -> Question:
+    """One agent-written question for the clip (idempotent: an existing one is returned). `fresh` asks the
+    agent anew instead of reusing a cached answer (a retry of one that needed attention)."""
     if capability not in AGENT_CAPABILITIES:
         raise InvalidInput(f"{capability!r} is not written by the agent", field="capability")
     existing = Question.objects.filter(question_set=question_set, clip=clip, dedup_key=capability).first()
@@ -51,7 +52,7 @@ def write_question(*, question_set: QuestionSet, clip: Clip, capability: str, jo
                      "transcript": transcript, "previous_error": error}
         try:
             result = call_agent(role="question_writer", prompt=PROMPT, variables=variables, schema=WrittenQuestion,
-                                job=job)
+                                job=job, use_cache=not fresh)
         except AgentNeedsAttention as exc:
             if exc.call is not None:
                 calls.append(exc.call)
@@ -85,9 +86,14 @@ def _save(question_set, clip, capability, calls, *, text="", options=None, index
 
 
 def write_questions(*, question_set: QuestionSet, corpus, capability: str, limit: int | None = None, job=None,
-                    progress=None) -> dict:
-    """Agent questions for the corpus's clips (those with a transcript), up to `limit` new ones."""
+                    progress=None, retry: bool = False) -> dict:
+    """Agent questions for the corpus's clips (those with a transcript), up to `limit` new ones. With `retry`,
+    the agent's questions of this capability that need attention are written again (the failed ones are
+    removed; their agent calls stay in the call log)."""
     question_set.corpora.add(corpus)
+    if retry:
+        Question.objects.filter(question_set=question_set, clip__corpus=corpus, dedup_key=capability,
+                                method=Method.AGENT, status=QuestionStatus.NEEDS_ATTENTION).delete()
     clips = corpus.clips.exclude(clean_transcript="").exclude(
         questions__question_set=question_set, questions__dedup_key=capability).order_by("id")
     if limit is not None:
@@ -97,7 +103,7 @@ def write_questions(*, question_set: QuestionSet, corpus, capability: str, limit
         progress.set_total(len(clips), message=f"Writing {len(clips)} {capability} questions")
     counts = {"in_review": 0, "needs_attention": 0}
     for clip in clips:
-        question = write_question(question_set=question_set, clip=clip, capability=capability, job=job)
+        question = write_question(question_set=question_set, clip=clip, capability=capability, job=job, fresh=retry)
         counts["in_review" if question.status == QuestionStatus.IN_REVIEW else "needs_attention"] += 1
         if progress:
             progress.advance()

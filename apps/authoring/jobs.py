@@ -5,14 +5,15 @@ import tempfile
 from pathlib import Path
 
 from django.core.files.storage import default_storage
+from django.urls import reverse
 
 from apps.authoring.agent_questions import write_questions
 from apps.authoring.models import Corpus, QuestionSet
 from apps.authoring.services import generate_rule_questions, import_corpus
 from apps.core.errors import ApplicationError, FileRefused
 from apps.core.tabular import extract_zip
-from apps.jobs.models import Job
-from apps.jobs.services import job_handler
+from apps.jobs.models import ATTENTION_KEY, Job
+from apps.jobs.services import job_handler, needing_attention
 
 UPLOAD_FOLDER = "authoring-imports"
 
@@ -52,8 +53,14 @@ def generate_job(job, progress):
 
 @job_handler("authoring.agent_questions")
 def agent_questions_job(job, progress):
-    """params: set, corpus, capability, limit. Questions already written are skipped on resume."""
+    """params: set, corpus, capability, limit, retry (write again the ones needing attention). Questions
+    already written are skipped on resume. The result links to the ones needing attention, with a retry."""
     question_set = QuestionSet.objects.get(pk=job.params["set"])
     corpus = Corpus.objects.get(pk=job.params["corpus"])
-    return write_questions(question_set=question_set, corpus=corpus, capability=job.params["capability"],
-                           limit=job.params.get("limit"), job=job, progress=progress)
+    counts = write_questions(question_set=question_set, corpus=corpus, capability=job.params["capability"],
+                             limit=job.params.get("limit"), job=job, progress=progress,
+                             retry=bool(job.params.get("retry")) and job.attempts <= 1)
+    if counts["needs_attention"]:
+        url = reverse("authoring:dashboard", args=[question_set.pk]) + "#needs-attention"
+        counts[ATTENTION_KEY] = needing_attention(counts["needs_attention"], url)
+    return counts

@@ -132,3 +132,17 @@ def set_summary(question_set: QuestionSet) -> dict:
         "agent_cost_usd": str(cost), "agent_calls": calls.count(),
         "answer_letters": balance.letter_distribution(arranged, {q.pk: q.capability for q in accepted}),
     }
+
+
+def agent_questions_needing_attention(question_set: QuestionSet) -> list[dict]:
+    """The agent's questions of the set that need attention, grouped by corpus and capability (each group can
+    be written again): {"corpus", "capability", "questions"}."""
+    groups: dict[tuple, dict] = {}
+    rows = (question_set.questions.filter(method=Method.AGENT, status=QuestionStatus.NEEDS_ATTENTION)
+            .select_related("clip__corpus").order_by("clip__corpus_id", "capability", "pk"))
+    for question in rows:
+        key = (question.clip.corpus_id, question.capability)
+        group = groups.setdefault(key, {"corpus": question.clip.corpus, "capability": question.capability,
+                                        "label": question.get_capability_display(), "questions": []})
+        group["questions"].append(question)
+    return list(groups.values())

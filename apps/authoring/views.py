@@ -87,6 +87,7 @@ def dashboard(request, pk):
         "set": question_set, "summary": selectors.set_summary(question_set), "corpora": Corpus.objects.all(),
         "rule_capabilities": RULE_CAPABILITIES, "agent_capabilities": AGENT_CAPABILITIES,
         "runs": question_set.score_runs.all()[:10], "targets_json": json.dumps(question_set.targets),
+        "attention": selectors.agent_questions_needing_attention(question_set),
     })
 
 
@@ -100,9 +101,11 @@ def generate(request, pk):
     capability = request.POST.get("capability", "")
     if capability in AGENT_CAPABILITIES:
         limit = int(request.POST.get("limit") or 20)
-        job = start_job(kind="authoring.agent_questions", title=f"{capability} questions for {question_set.name}",
+        retry = request.POST.get("retry") == "1"
+        job = start_job(kind="authoring.agent_questions",
+                        title=f"{capability} questions for {question_set.name}{' (retry)' if retry else ''}",
                         acting_user=request.user, params={"set": question_set.pk, "corpus": corpus.pk,
-                                                          "capability": capability, "limit": limit})
+                                                          "capability": capability, "limit": limit, "retry": retry})
     else:
         job = start_job(kind="authoring.generate", title=f"Rule-based questions for {question_set.name}",
                         acting_user=request.user, params={"set": question_set.pk, "corpus": corpus.pk,

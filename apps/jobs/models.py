@@ -11,6 +11,9 @@ class JobStatus(models.TextChoices):
     CANCELLED = "cancelled", "Cancelled"
 
 
+ATTENTION_KEY = "attention"  # the result key of the items needing attention (Job.attention)
+
+
 class JobQuerySet(models.QuerySet):
     def lease_lost(self, now=None):
         """Running jobs whose worker stopped beating: their lease ran out, so any worker may take them over."""
@@ -64,6 +67,24 @@ class Job(models.Model):
         if not self.total:
             return 100 if self.status == JobStatus.SUCCEEDED else 0
         return min(100, round(100 * self.done / self.total))
+
+    @property
+    def attention(self) -> dict | None:
+        """The items of a finished job that need attention, when its result says so (apps.jobs.services
+        .needing_attention): {"count": n, "url": the page that lists them with a retry}."""
+        found = (self.result or {}).get(ATTENTION_KEY) if isinstance(self.result, dict) else None
+        if not isinstance(found, dict) or not isinstance(found.get("count"), int) or found["count"] < 1:
+            return None
+        return found
+
+    @property
+    def status_text(self) -> str:
+        """The status as a person reads it: "Succeeded, 16 need attention"."""
+        attention = self.attention
+        if attention is None:
+            return self.get_status_display()
+        count = attention["count"]
+        return f"{self.get_status_display()}, {count} need{'s' if count == 1 else ''} attention"
 
     @property
     def is_finished(self) -> bool:

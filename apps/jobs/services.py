@@ -109,6 +109,13 @@ class Progress:
             raise JobCancelled()
 
 
+def needing_attention(count: int, url: str) -> dict:
+    """What a handler puts in its result, under apps.jobs.models.ATTENTION_KEY, when some items need
+    attention: the job's status then says how many ("Succeeded, 16 need attention") and its progress links
+    to `url`, the page listing those items with a retry."""
+    return {"count": int(count), "url": url}
+
+
 def start_job(*, kind: str, title: str, params: dict | None = None, acting_user=None, total: int = 0) -> Job:
     if kind not in _handlers:
         raise ValueError(f"no job handler is registered for {kind!r}")

@@ -1,6 +1,7 @@
 """The scripted demo provider: the project's fake provider server (apps/agents/fake_server.py) on
 127.0.0.1, answering every agent stage of the demo with recorded answers, so a new admin can run
-ground-truth review, analysis, questions and codification without an API key.
+ground-truth review, analysis, questions and codification, KMMAU question writing, translation and the
+normalizer agent's readings without an API key.
 
 `./scripts/demo` starts it (`manage.py demo_provider`) only when no provider key is set, points the SDKs at
 it through their own variables (ANTHROPIC_BASE_URL, OPENAI_BASE_URL and dummy keys) and sets
@@ -34,6 +35,10 @@ def answer(body: dict) -> dict:
     schema = _schema_title(system)
     if schema == "QuestionsAnswer":
         return _questions(user)
+    if schema == "TranslatorAnswer":
+        return _translation(user)
+    if schema == "NormalizerAnswer":
+        return _readings(user)
     entry = next((e for e in recorded().get(schema, []) if _fits(e, user)), None)
     if entry is None:
         return _default(schema, user)
@@ -75,6 +80,57 @@ def _questions(user: str) -> dict:
     return {"questions": questions[: int(at_most.group(1))] if at_most else questions}
 
 
+def _translation(user: str) -> dict:
+    """The recorded translation of the sample asked about (matched on its English transcription), else an
+    undecided answer that says no translation is recorded for it (an expert is asked, as for a real one)."""
+    sample = _json_after(user, "The sample (answer and aliases") or {}
+    text = " ".join(str(sample.get("transcription", "")).lower().split())
+    for entry in recorded().get("TranslatorAnswer", []):
+        if " ".join(entry["transcription"].lower().split()) == text:
+            return entry["answer"]
+    return {"action": "undecided", "transcription_ko": "", "answer_ko": "", "aliases_ko": [], "rule_ids": [],
+            "kept_terms": [], "reason": f"Demo answer ({DEMO_LABEL}): no translation is recorded for this sample; "
+                                       "an expert decides how it is carried over."}
+
+
+_SPAN_LINE = re.compile(r'^- (\d+): ("(?:[^"\\]|\\.)*") \((.*)\)$', re.MULTILINE)
+
+
+def _readings(user: str) -> dict:
+    """A reading for each context-dependent span the normalizer lists: the recorded one for the span (whose
+    `contains`, if any, is in the sentence), else the first reading the rulebook version's tables allow for
+    it (apps.transfer.normalizer.Normalizer.possible_readings, from the version's file under rulebooks/)."""
+    readings = []
+    for index, quoted, kind in _SPAN_LINE.findall(user):
+        span = json.loads(quoted)
+        entry = next((e for e in recorded().get("NormalizerAnswer", []) if e["span"] == span and _fits(e, user)), None)
+        reading = entry["reading"] if entry else next(iter(_possible_readings(user, span, kind)), "")
+        if reading:
+            readings.append({"index": int(index), "reading": reading})
+    return {"readings": readings}
+
+
+def _possible_readings(user: str, span: str, kind: str) -> list[str]:
+    version = re.search(r"Normalization rulebook (\S+) version (\d+)", user)
+    engine = _engine(version.group(1), int(version.group(2))) if version else None
+    return engine.possible_readings(span, kind) if engine else []
+
+
+@cache
+def _engine(slug: str, number: int):
+    # Imported here: only a normalizer request needs the engine and the rulebook files.
+    from django.conf import settings
+
+    from apps.consultations.rulebook_files import discover, parse_file
+    from apps.transfer.normalizer import Normalizer, Tables
+
+    for path in discover(Path(settings.RULEBOOKS_DIR)):
+        spec = parse_file(path)
+        if spec.rulebook == slug and spec.version == number:
+            return Normalizer(Tables([(rule.id, rule.data) for rule in spec.rules]))
+    return None
+
+
 def _as_change_of_existing(rule: dict, user: str) -> dict:
     """A recorded "add" of a rule a published version already has (the demo ran a round before) amends it."""
     existing = {r.get("id") for r in _json_after(user, "its rules:") or [] if isinstance(r, dict)}
@@ -103,7 +159,7 @@ def _schema_title(system: str) -> str:
     # call_agent appends the JSON schema of the answer to the system prompt; its last top-level title names it.
     titles = re.findall(r'"title": "([A-Za-z]+)"', system)
     known = {"ReviewerAnswer", "MetaReviewerAnswer", "ConsultationAnalysis", "QuestionsAnswer", "DraftedRule",
-             "_ProviderCheck", "JudgeScore", "JudgeVerdict"}
+             "_ProviderCheck", "JudgeScore", "JudgeVerdict", "WrittenQuestion", "TranslatorAnswer", "NormalizerAnswer"}
     for title in reversed(titles):
         if title in known:
             return title

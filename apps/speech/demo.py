@@ -17,4 +17,5 @@ def seed(stdout) -> None:
         clip = demo_asset(transcript, name=f"{name}.wav", pitch=pitch)
         ReferenceVoice.objects.create(name=name, gender=gender, transcript=transcript, clip=clip)
         made += 1
-    stdout.write(f"  speech: {made} demo reference voices (espeak-ng); a run also needs an ASR (SORI_ASR_BASE_URL)")
+    stdout.write(f"  speech: {made} demo reference voices (espeak-ng); without SORI_ASR_MODEL ./scripts/demo uses the "
+                 "scripted demo ASR (demo answers, not a real model)")

@@ -6,8 +6,10 @@ import time
 
 from celery import current_app
 from django.conf import settings
+from django.urls import reverse
 
-from apps.jobs.services import job_handler, results_in_parallel
+from apps.jobs.models import ATTENTION_KEY
+from apps.jobs.services import job_handler, needing_attention, results_in_parallel
 from apps.speech import services
 from apps.speech.models import SampleStatus, SampleSynthesis, SynthesisRun
 
@@ -42,4 +44,10 @@ def _synthesize(progress, samples) -> dict:
             finished = samples.exclude(status=SampleStatus.PENDING).count()
             progress.set_done(finished, f"{finished} of {progress.job.total} samples done")
     counts = {status: samples.filter(status=status).count() for status in SampleStatus.values}
-    return {k: v for k, v in counts.items() if v}
+    result = {k: v for k, v in counts.items() if v}
+    attention = samples.filter(status=SampleStatus.NEEDS_ATTENTION)
+    run_id = attention.values_list("run_id", flat=True).first()
+    if run_id is not None:
+        url = reverse("speech:run", args=[run_id]) + f"?status={SampleStatus.NEEDS_ATTENTION}"
+        result[ATTENTION_KEY] = needing_attention(attention.count(), url)
+    return result

@@ -93,7 +93,8 @@ def backend_status() -> list[dict]:
     for kind, make in (("TTS", tts_backend), ("ASR", asr_backend)):
         try:
             backend = make()
-            rows.append({"kind": kind, "backend": backend.name, "model": backend.model, "missing": backend.missing()})
+            rows.append({"kind": kind, "backend": backend.name, "model": backend.model, "missing": backend.missing(),
+                         "scripted": getattr(backend, "scripted", False)})
         except BackendNotConfigured as exc:
             rows.append({"kind": kind, "backend": "", "model": "", "missing": str(exc)})
     return rows

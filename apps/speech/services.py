@@ -172,6 +172,9 @@ def _attempt(synthesis, number, voice, seed, tts, asr, job) -> SynthesisAttempt:
                                       target_lufs=settings.SPEECH_TARGET_LUFS)
         asset = store_generated_wav(joined.wav, name=f"{synthesis.sample_id}-{number}.wav",
                                     duration_seconds=joined.duration_seconds, sample_rate=run.sample_rate, channels=1)
+        # The audio is the attempt's as soon as it exists (the demo ASR finds the attempt by it).
+        attempt.asset = asset
+        attempt.save(update_fields=["asset", "updated_at"])
         heard = calls.transcribe(asr, joined.wav, audio_seconds=joined.duration_seconds, job=job)
     except calls.SpeechCallFailed as exc:
         attempt.error = str(exc)

@@ -9,6 +9,7 @@ import unicodedata
 
 from django.conf import settings
 from django.db import transaction
+from django.urls import reverse
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from apps.agents.services import (
@@ -22,8 +23,8 @@ from apps.consultations import services as consultations
 from apps.consultations.models import AnalysisResult, RoundStatus, RulebookKind, RulebookVersion
 from apps.consultations.selectors import scope_samples
 from apps.core.errors import Conflict, InvalidInput, NotFound
-from apps.jobs.models import JobStatus
-from apps.jobs.services import results_in_parallel, start_job
+from apps.jobs.models import ATTENTION_KEY, JobStatus
+from apps.jobs.services import needing_attention, results_in_parallel, start_job
 from apps.transfer import selectors
 from apps.transfer.models import (
     SourceBenchmark,
@@ -199,7 +200,14 @@ def run_translation(job, progress) -> dict:
                                   workers=settings.TRANSFER_TRANSLATE_WORKERS, name="translate")
     for sample, translation in results:
         progress.advance(message=f"{sample.subset}/{sample.source_id}: {translation.get_action_display()}")
-    return {"report": selectors.translation_report(run)}
+    result = {"report": selectors.translation_report(run)}
+    # Those whose current translation is this run's failure (a sample that kept a usable one does not count).
+    failed = selectors.current_translations(benchmark=run.benchmark).filter(
+        run=run, action=TranslationAction.NEEDS_ATTENTION).count()
+    if failed:
+        url = reverse("transfer:translation_run", args=[run.pk]) + f"?action={TranslationAction.NEEDS_ATTENTION}"
+        result[ATTENTION_KEY] = needing_attention(failed, url)
+    return result
 
 
 def translate_sample(run: TranslationRun, sample: SourceSample, *, schema, rules, job=None) -> Translation:

@@ -4,7 +4,7 @@ and the per-subset report (the paper's Appendix Table 2)."""
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.db.models import Count, Max, OuterRef, Q, Subquery, Sum
+from django.db.models import Case, Count, Max, OuterRef, Q, Subquery, Sum, Value, When
 
 from apps.agents.models import AgentCall
 from apps.transfer.models import (
@@ -185,10 +185,19 @@ def benchmark_overview() -> list[dict]:
 
 # --- Translations and normalized texts: the current one of each sample is its newest row ---------------
 
+def _current_translation_pk():
+    """The pk of the sample's (OuterRef) current translation: its newest usable one, or its newest one when
+    none is usable. A translation that needs attention (the agent failed) is not usable, so a failed run
+    never replaces good work."""
+    unusable = Case(When(action=TranslationAction.NEEDS_ATTENTION, then=Value(1)), default=Value(0))
+    return (Translation.objects.filter(sample=OuterRef("sample")).annotate(unusable=unusable)
+            .order_by("unusable", "-pk").values("pk")[:1])
+
+
 def current_translations(*, benchmark: SourceBenchmark | None = None, subset: str | None = None):
-    """Each sample's newest translation (append-only history; a correction or re-translation supersedes)."""
-    newest = Translation.objects.filter(sample=OuterRef("sample")).order_by("-pk").values("pk")[:1]
-    qs = Translation.objects.filter(pk=Subquery(newest))
+    """Each sample's current translation (append-only history; a correction or re-translation supersedes,
+    except that a newer one needing attention leaves the last usable one current)."""
+    qs = Translation.objects.filter(pk=Subquery(_current_translation_pk()))
     if benchmark is not None:
         qs = qs.filter(sample__benchmark=benchmark)
     if subset:
@@ -207,8 +216,17 @@ def speakable_translations(*, benchmark: SourceBenchmark, subset: str | None = N
 
 
 def current_normalizations(*, benchmark: SourceBenchmark | None = None, subset: str | None = None):
-    """Each sample's newest normalized text."""
-    newest = NormalizedText.objects.filter(sample=OuterRef("sample")).order_by("-pk").values("pk")[:1]
+    """Each sample's current normalized text: among those made from the sample's current translation (else
+    all of them), its newest one ready for speech, or its newest one when none is (a newer one needing
+    attention leaves the last usable one current)."""
+    current_translation = (Translation.objects.filter(sample=OuterRef(OuterRef("sample")))
+                           .annotate(unusable=Case(When(action=TranslationAction.NEEDS_ATTENTION, then=Value(1)),
+                                                   default=Value(0)))
+                           .order_by("unusable", "-pk").values("pk")[:1])
+    of_other = Case(When(translation_id=Subquery(current_translation), then=Value(0)), default=Value(1))
+    unusable = Case(When(status=NormalizationStatus.NEEDS_ATTENTION, then=Value(1)), default=Value(0))
+    newest = (NormalizedText.objects.filter(sample=OuterRef("sample")).annotate(of_other=of_other, unusable=unusable)
+              .order_by("of_other", "unusable", "-pk").values("pk")[:1])
     qs = NormalizedText.objects.filter(pk=Subquery(newest))
     if benchmark is not None:
         qs = qs.filter(sample__benchmark=benchmark)
@@ -221,7 +239,7 @@ def ready_for_speech(*, benchmark: SourceBenchmark, subset: str | None = None, l
     """The current normalized texts that are ready for TTS: status ok, of samples not excluded by the
     ground-truth stage, made from the sample's current translation (a re-translation or correction makes
     the older normalization wait for a new one), ordered by sample id."""
-    current_translation = Translation.objects.filter(sample=OuterRef("sample")).order_by("-pk").values("pk")[:1]
+    current_translation = _current_translation_pk()
     qs = (
         current_normalizations(benchmark=benchmark, subset=subset)
         .filter(status=NormalizationStatus.OK, sample__in=included_samples(benchmark, subset))

@@ -112,6 +112,8 @@ def translation_detail(request, pk: int):
         "t": translation, "current": current, "form": form, "history": history,
         "rules": [(rid, rules.get(rid)) for rid in translation.rule_ids],
         "stale": selectors.is_stale(translation), "normalized": translation.normalized_texts.order_by("-pk").first(),
+        "newer_unusable": history.filter(pk__gt=translation.pk, action=TranslationAction.NEEDS_ATTENTION).first()
+        if current is not None and current.pk == translation.pk else None,
     })
 
 

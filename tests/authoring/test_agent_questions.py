@@ -59,6 +59,40 @@ def test_write_questions_runs_as_a_job_and_skips_what_is_written(fake_llm, admin
                         params={"set": question_set.pk, "corpus": kss_corpus.pk, "capability": "topic_summary", "limit": 5})
     job.refresh_from_db()
     assert job.status == "succeeded", job.error
-    assert job.result == {"in_review": 1, "needs_attention": 2}  # the evidence occurs in one clip only
+    assert {k: job.result[k] for k in ("in_review", "needs_attention")} == {"in_review": 1, "needs_attention": 2}
     again = write_questions(question_set=question_set, corpus=kss_corpus, capability="topic_summary")
     assert again == {"in_review": 0, "needs_attention": 0}
+
+
+def test_a_job_with_questions_needing_attention_says_so_and_links_to_them_with_a_retry(
+        fake_llm, admin, client, question_set, kss_corpus, django_capture_on_commit_callbacks):
+    fake_llm.always({"question": "이 음성은 주로 무엇에 관한 것인가요?", "options": ["학교 생활", "날씨", "운동", "요리"],
+                     "correct_index": 0, "evidence": "학교"})
+    with django_capture_on_commit_callbacks(execute=True):
+        job = start_job(kind="authoring.agent_questions", title="t", acting_user=admin,
+                        params={"set": question_set.pk, "corpus": kss_corpus.pk, "capability": "topic_summary", "limit": 5})
+    job.refresh_from_db()
+    assert job.status_text == "Succeeded, 2 need attention"
+    client.force_login(admin)
+    page = client.get(f"/jobs/{job.pk}/").content.decode()
+    link = f"/authoring/sets/{question_set.pk}/#needs-attention"
+    assert "Succeeded, 2 need attention" in page and link in page
+    listing = client.get(link).content.decode()
+    assert 'id="needs-attention"' in listing and "Write these 2 again" in listing
+
+    fake_llm.reset()
+
+    def quoting_the_transcript(body):
+        transcript = body["messages"][-1]["content"].split('"""')[1].strip()
+        return {"question": "이 음성은 주로 무엇에 관한 것인가요?", "options": ["학교 생활", "날씨", "운동", "요리"],
+                "correct_index": 0, "evidence": transcript[:6]}
+
+    fake_llm.always(quoting_the_transcript)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(f"/authoring/sets/{question_set.pk}/generate/",
+                               {"corpus": kss_corpus.pk, "capability": "topic_summary", "limit": 2, "retry": "1"})
+    retried = job.__class__.objects.order_by("-pk").first()
+    assert response.status_code == 302 and retried.status == "succeeded", retried.error
+    assert retried.status_text == "Succeeded", list(question_set.questions.values_list("attention", flat=True))
+    assert question_set.questions.filter(capability="topic_summary", status=QuestionStatus.IN_REVIEW).count() == 3
+    assert not question_set.questions.filter(status=QuestionStatus.NEEDS_ATTENTION).exists()

@@ -284,3 +284,33 @@ def test_label_mapping_and_alias_dedup():
     assert map_mc_labels("A 고양이는 귀엽다") == "A 고양이는 귀엽다"
     assert [map_mc_answer(a) for a in ("A", "(B)", "C.", "D", "독일어")] == ["ㄱ", "ㄴ", "ㄷ", "ㄹ", "독일어"]
     assert dedupe_aliases("네덜란드", ["네덜란드", "화란", "홀란드", " 화란 ", "홀 란드"]) == ["화란", "홀란드"]
+
+
+@pytest.mark.django_db
+def test_a_failed_translation_keeps_the_last_usable_one_current(source_samples, rulebook, fake_llm, now, expert, client):
+    from apps.transfer.normalization import normalize_translation, published_version
+
+    sample = source_samples[0]
+    good = Translation.objects.create(
+        sample=sample, rulebook_version=rulebook.latest_version(), action="direct_translation",
+        source_transcription=sample.transcription, source_answer=sample.answer, transcription_ko="스위스에서는 무슨 말을 하나요?",
+        answer_ko="독일어")
+    normalize_translation(good, version=published_version("normalization"))
+    fake_llm.always({"note": "not a translation"})  # fails the schema, twice: every sample needs attention
+
+    run = now(start_translation_run, benchmark="voicebench", subset="sd-qa")
+
+    failed = Translation.objects.get(run=run, sample=sample)
+    assert failed.action == TranslationAction.NEEDS_ATTENTION
+    assert selectors.current_translations().get(sample=sample) == good
+    assert [n.sample_id for n in selectors.ready_for_speech(benchmark=sample.benchmark)] == [sample.pk]
+    run.job.refresh_from_db()
+    assert run.job.status_text == "Succeeded, 4 need attention"  # the fifth kept its usable translation
+    assert run.job.attention["url"] == f"/transfer/translations/{run.pk}/?action=needs_attention"
+    others = selectors.current_translations().exclude(sample=sample)
+    assert {t.action for t in others} == {TranslationAction.NEEDS_ATTENTION}  # nothing usable: the failure shows
+    client.force_login(expert)
+    page = client.get(f"/transfer/translations/output/{good.pk}/").content.decode()
+    assert "stays current" in page and f"#{failed.pk}" in page
+    assert "not used: the last usable translation stays current" in client.get(
+        f"/transfer/translations/output/{failed.pk}/").content.decode()

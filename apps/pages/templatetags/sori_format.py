@@ -175,8 +175,8 @@ def job_result_rows(job) -> list[dict]:
 
     rows = []
     for key, value in (job.result or {}).items():
-        if key == "errors":
-            continue  # shown in full on their own
+        if key in ("errors", "attention"):
+            continue  # shown in full on their own (the errors; the count needing attention and its link)
         url = None
         name = _RESULT_LINKS.get((job.kind, key))
         if name:

@@ -116,4 +116,8 @@ def asr_backend(config: dict | None = None) -> ASRBackend:
         from apps.speech.backends.openai_asr import OpenAIASR
 
         return OpenAIASR(config)
-    raise BackendNotConfigured(f"unknown ASR backend {config['backend']!r} (SORI_ASR_BACKEND: openai)")
+    if config["backend"] == "demo":
+        from apps.speech.backends.demo_asr import DemoASR
+
+        return DemoASR(config)
+    raise BackendNotConfigured(f"unknown ASR backend {config['backend']!r} (SORI_ASR_BACKEND: openai or demo)")
