@@ -276,8 +276,9 @@ def extract_zip(
     `max_files` files or more than `max_bytes` uncompressed, or when a member, or the archive as a whole,
     unpacks past 1 MiB to more than `max_ratio` times its compressed size: a zip bomb (settings.ZIP_MAX_FILES,
     ZIP_MAX_BYTES and ZIP_MAX_RATIO by default; max_ratio=0 turns the ratio check off, for an archive whose
-    exact size is known). Sizes are counted as bytes are written too, so a member whose header understates
-    its size is caught. With `prefix`, members must lie under it and unpack without it."""
+    exact size is known). The ratio is judged from the headers before anything is written: zipfile stops a
+    member at its declared size (a longer one fails its CRC), and sizes are counted as bytes are written too.
+    With `prefix`, members must lie under it and unpack without it."""
     max_files = settings.ZIP_MAX_FILES if max_files is None else max_files
     max_bytes = settings.ZIP_MAX_BYTES if max_bytes is None else max_bytes
     max_ratio = settings.ZIP_MAX_RATIO if max_ratio is None else max_ratio
@@ -320,14 +321,10 @@ def extract_zip(
             for member, target in members:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 with archive.open(member) as src, open(target, "wb") as dst:
-                    unpacked = 0
                     while chunk := src.read(1 << 20):
-                        unpacked += len(chunk)
                         total += len(chunk)
                         if total > max_bytes:
                             raise FileRefused(f"over {max_bytes:,} bytes unpacked", file=name)
-                        ratio.member(member, unpacked)
-                        ratio.total(member, total)
                         dst.write(chunk)
                 written.append(target)
         except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError) as exc:
@@ -340,8 +337,9 @@ def extract_zip(
 
 
 class _RatioCheck:
-    """The zip-bomb check of extract_zip: unpacked bytes against compressed bytes, per member (from its
-    header) and for the whole archive (from the archive's real size, which no header can overstate)."""
+    """The zip-bomb check of extract_zip: unpacked bytes against compressed bytes, per member (its header's
+    compressed size, at most the archive's) and for the whole archive (its real size, which no header can
+    overstate, so overlapping members that reuse one compressed stream are caught too)."""
 
     def __init__(self, name: str, max_ratio: int, archive_size: int):
         self.name, self.max_ratio, self.archive_size = name, max_ratio, archive_size
@@ -350,14 +348,14 @@ class _RatioCheck:
         compressed = max(1, min(member.compress_size, self.archive_size))
         if self.max_ratio and unpacked > RATIO_FLOOR and unpacked > self.max_ratio * compressed:
             raise FileRefused(
-                f"{member.filename} unpacks to at least {unpacked:,} bytes from {member.compress_size:,} "
+                f"{member.filename} unpacks to {unpacked:,} bytes from {member.compress_size:,} "
                 f"compressed, over the limit of {self.max_ratio}x (SORI_ZIP_MAX_RATIO)", file=self.name,
             )
 
     def total(self, member: zipfile.ZipInfo, unpacked: int) -> None:
         if self.max_ratio and unpacked > RATIO_FLOOR and unpacked > self.max_ratio * self.archive_size:
             raise FileRefused(
-                f"at {member.filename} the archive unpacks to at least {unpacked:,} bytes from its "
+                f"at {member.filename} the archive unpacks to {unpacked:,} bytes from its "
                 f"{self.archive_size:,}, over the limit of {self.max_ratio}x (SORI_ZIP_MAX_RATIO)", file=self.name,
             )
 

@@ -40,7 +40,8 @@ class Limit:
     what: str  # "this form" or "a request without an upload"
 
     def __str__(self) -> str:
-        return f"{self.bytes:,} bytes ({filesizeformat(self.bytes)}), set by {self.variable}"
+        readable = f" ({filesizeformat(self.bytes)})" if self.bytes >= 1024 else ""
+        return f"{self.bytes:,} bytes{readable}, set by {self.variable}"
 
 
 def upload_limit(kind: str):
