@@ -234,6 +234,12 @@ MEDIA_URL = "/media-not-served/"  # media is only ever served through permission
 
 # --- Audio ----------------------------------------------------------------------------------------------
 AUDIO_MAX_BYTES = env_int("AUDIO_MAX_BYTES", 200 * 1024 * 1024, minimum=1)
+# An uploaded zip (test bundle, media archive) may unpack to at most this many files and bytes.
+ZIP_MAX_FILES = env_int("SORI_ZIP_MAX_FILES", 50_000, minimum=1)
+ZIP_MAX_BYTES = env_int("SORI_ZIP_MAX_BYTES", 2 * 1024 * 1024 * 1024, minimum=1)  # four bundle uploads (below)
+# ...and no member, nor the whole archive, may unpack past 1 MiB to more than this many times its compressed
+# size (a zip bomb). Audio barely compresses and a manifest's text some 5-20x; zeros compress 1000x.
+ZIP_MAX_RATIO = env_int("SORI_ZIP_MAX_RATIO", 100, minimum=1)
 
 # --- Uploads (apps.core.uploads) ------------------------------------------------------------------------
 # Each upload form names its kind (@upload_limit("bundle") on a view, upload_limit = "audio" on a ModelAdmin);
@@ -251,18 +257,12 @@ UPLOAD_LIMITS = {
     "audio": (env_int("SORI_AUDIO_UPLOAD_MAX_BYTES", 64 * MiB, minimum=1), "SORI_AUDIO_UPLOAD_MAX_BYTES"),
 }
 # Every other request (typed form fields, an API JSON body) and the text fields of an upload form: 1 MiB holds
-# the largest typed input (a 5,000-character text) hundreds of times over, and a request over it is refused
-# before it is read. Set through SORI_REQUEST_MAX_BYTES.
+# the longest typed text (10,000 characters) thirty times over, and a request over it is refused before it is
+# read. Set through SORI_REQUEST_MAX_BYTES.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("SORI_REQUEST_MAX_BYTES", MiB, minimum=1)
 # An uploaded file up to 2.5 MiB is held in memory, a larger one is spooled to a temporary file, so twelve
 # threads receiving bundles at once hold tens of megabytes, not gigabytes (Django's default, kept on purpose).
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * MiB + MiB // 2
-# An uploaded zip may unpack to at most this many files and bytes, and no member (nor the whole archive) may
-# unpack to more than ZIP_MAX_RATIO times its compressed size once it passes 1 MiB (a zip bomb). Audio barely
-# compresses, so a bundle unpacks to little more than its upload: four bundle uploads' worth is ample.
-ZIP_MAX_FILES = env_int("SORI_ZIP_MAX_FILES", 50_000, minimum=1)
-ZIP_MAX_BYTES = env_int("SORI_ZIP_MAX_BYTES", 4 * UPLOAD_LIMITS["bundle"][0], minimum=1)
-ZIP_MAX_RATIO = env_int("SORI_ZIP_MAX_RATIO", 100, minimum=1)
 
 # --- Security (check --deploy is clean when DEBUG=0) ----------------------------------------------------
 SESSION_COOKIE_HTTPONLY = True

@@ -85,6 +85,8 @@ class UploadLimitMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
+        if not request.META.get("CONTENT_LENGTH") and "HTTP_TRANSFER_ENCODING" not in request.META:
+            return self.get_response(request)  # no body: nothing to check (most GETs)
         match = _resolve(request)
         try:
             _check(request, _limit_for(match))
