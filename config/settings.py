@@ -68,6 +68,9 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Before any view middleware reads the body (CSRF reads request.POST): a body over its form's limit is
+    # refused from its Content-Length, and the files of the rest are counted as they are read.
+    "apps.core.uploads.UploadLimitMiddleware",
     # After HtmxMiddleware: a refusal escaping a page view is rendered with its status (bare text for htmx).
     "apps.core.middleware.ApplicationErrorMiddleware",
     # Last, as django-axes asks: it turns a lockout raised during authentication into a response.
@@ -247,9 +250,33 @@ AUDIO_MAX_BYTES = env_int("AUDIO_MAX_BYTES", 200 * 1024 * 1024, minimum=1)
 AUDIO_AUDIT_SECONDS = env_int("SORI_AUDIO_AUDIT_SECONDS", 24 * 3600, minimum=60)
 # An uploaded zip (test bundle, media archive) may unpack to at most this many files and bytes.
 ZIP_MAX_FILES = env_int("SORI_ZIP_MAX_FILES", 50_000, minimum=1)
-ZIP_MAX_BYTES = env_int("SORI_ZIP_MAX_BYTES", 4 * 1024 * 1024 * 1024, minimum=1)
-DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
-FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+ZIP_MAX_BYTES = env_int("SORI_ZIP_MAX_BYTES", 2 * 1024 * 1024 * 1024, minimum=1)  # four bundle uploads (below)
+# ...and no member, nor the whole archive, may unpack past 1 MiB to more than this many times its compressed
+# size (a zip bomb). Audio barely compresses and a manifest's text some 5-20x; zeros compress 1000x.
+ZIP_MAX_RATIO = env_int("SORI_ZIP_MAX_RATIO", 100, minimum=1)
+
+# --- Uploads (apps.core.uploads) ------------------------------------------------------------------------
+# Each upload form names its kind (@upload_limit("bundle") on a view, upload_limit = "audio" on a ModelAdmin);
+# a request body over its kind's limit is refused with 413 from its Content-Length, before a byte is read.
+# Larger files go through the management commands, which read from disk. kind: (bytes, variable).
+MiB = 1024 * 1024
+UPLOAD_LIMITS = {
+    # a zip of a manifest or corpus file and its audio: listening test, verification media, authoring corpus
+    "bundle": (env_int("SORI_BUNDLE_UPLOAD_MAX_BYTES", 512 * MiB, minimum=1), "SORI_BUNDLE_UPLOAD_MAX_BYTES"),
+    # a predictions table (a few columns per clip, item or question): listening, verification, authoring
+    "table": (env_int("SORI_TABLE_UPLOAD_MAX_BYTES", 16 * MiB, minimum=1), "SORI_TABLE_UPLOAD_MAX_BYTES"),
+    # one source benchmark subset file at /transfer/import/ (JSONL, CSV, or Parquet whose audio is skipped)
+    "benchmark": (env_int("SORI_BENCHMARK_UPLOAD_MAX_BYTES", 64 * MiB, minimum=1), "SORI_BENCHMARK_UPLOAD_MAX_BYTES"),
+    # one audio file in the admin (an audio asset, a reference voice's clip)
+    "audio": (env_int("SORI_AUDIO_UPLOAD_MAX_BYTES", 64 * MiB, minimum=1), "SORI_AUDIO_UPLOAD_MAX_BYTES"),
+}
+# Every other request (typed form fields, an API JSON body) and the text fields of an upload form: 1 MiB holds
+# the longest typed text (10,000 characters) thirty times over, and a request over it is refused before it is
+# read. Set through SORI_REQUEST_MAX_BYTES.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("SORI_REQUEST_MAX_BYTES", MiB, minimum=1)
+# An uploaded file up to 2.5 MiB is held in memory, a larger one is spooled to a temporary file, so twelve
+# threads receiving bundles at once hold tens of megabytes, not gigabytes (Django's default, kept on purpose).
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * MiB + MiB // 2
 
 # --- Security (check --deploy is clean when DEBUG=0) ----------------------------------------------------
 SESSION_COOKIE_HTTPONLY = True

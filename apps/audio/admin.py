@@ -33,6 +33,7 @@ class AudioUploadForm(forms.ModelForm):
 
 @admin.register(AudioAsset)
 class AudioAssetAdmin(admin.ModelAdmin):
+    upload_limit = "audio"  # apps.core.uploads: the add form takes one audio file
     list_display = ("original_name", "format", "duration_seconds", "sample_rate", "channels", "size_bytes", "created_at")
     search_fields = ("original_name", "sha256")
     readonly_fields = [f.name for f in AudioAsset._meta.fields] + ["player"]

@@ -25,6 +25,7 @@ from apps.authoring.exports import write_export
 from apps.authoring.jobs import UPLOAD_FOLDER
 from apps.authoring.models import Clip, Corpus, Question, QuestionSet, RejectReason
 from apps.core.errors import ApplicationError
+from apps.core.uploads import upload_limit
 from apps.jobs.services import start_job
 
 
@@ -57,6 +58,7 @@ class CorpusUploadForm(forms.Form):
     bundle = forms.FileField(help_text="a zip with the corpus file and its audio")
 
 
+@upload_limit("bundle")
 @login_required
 def upload_corpus(request):
     _admin_only(request.user)
@@ -129,6 +131,7 @@ def export(request, pk):
     return FileResponse(archive, as_attachment=True, filename=f"kmmau-set-{question_set.pk}.zip")
 
 
+@upload_limit("table")
 @login_required
 @require_POST
 def score(request, pk):

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_POST
 from apps.accounts.models import User
 from apps.accounts.permissions import can
 from apps.core.errors import ApplicationError, Conflict, InvalidInput
+from apps.core.uploads import upload_limit
 from apps.jobs.models import Job, JobStatus
 from apps.jobs.services import resume_job, start_job
 from apps.listening import exports, selectors, services
@@ -127,6 +128,7 @@ def manage(request):
     return render(request, "listening/manage.html", {"tests": tests})
 
 
+@upload_limit("bundle")
 @login_required
 def import_test(request):
     """Upload a zip with a manifest (CSV/JSONL) and its audio; the import runs as a job with a progress bar."""
@@ -277,6 +279,7 @@ def download(request, pk):
     return response
 
 
+@upload_limit("table")
 @login_required
 @require_POST
 def upload_predictions(request, pk):

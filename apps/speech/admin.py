@@ -40,6 +40,7 @@ class ReferenceVoiceForm(forms.ModelForm):
 
 @admin.register(ReferenceVoice)
 class ReferenceVoiceAdmin(admin.ModelAdmin):
+    upload_limit = "audio"  # apps.core.uploads: the form takes the voice's clip
     form = ReferenceVoiceForm
     list_display = ("name", "gender", "active", "transcript", "created_at")
     list_filter = ("gender", "active")

@@ -8,6 +8,7 @@ from django.views.decorators.http import require_POST
 from apps.agents import selectors as agent_selectors
 from apps.agents.services import AgentError
 from apps.core.errors import ApplicationError
+from apps.core.uploads import upload_limit
 from apps.transfer import selectors, services
 from apps.transfer.forms import ImportForm, OverturnForm, StartReviewForm
 from apps.transfer.models import Correction, CorrectionStatus, ReviewRun, SourceBenchmark
@@ -24,6 +25,7 @@ def home(request):
     return render(request, "transfer/home.html", {"overview": selectors.benchmark_overview()})
 
 
+@upload_limit("benchmark")
 @login_required
 def import_upload(request):
     _require_admin(request.user)

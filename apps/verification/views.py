@@ -15,6 +15,7 @@ from apps.accounts.decorators import login_or_token_required
 from apps.accounts.permissions import can
 from apps.core.errors import ApplicationError, InvalidInput
 from apps.core.tabular import extract_zip
+from apps.core.uploads import upload_limit
 from apps.queues.selectors import unreachable_items
 from apps.verification import selectors, services
 from apps.verification.exports import export_zip
@@ -221,6 +222,7 @@ def item_list(request, pk):
     })
 
 
+@upload_limit("bundle")
 @login_required
 def upload(request):
     _admin_only(request.user)
@@ -283,6 +285,7 @@ def create_baseline(request, pk):
     return redirect("verification:dashboard", pk=pk)
 
 
+@upload_limit("table")
 @login_required
 @require_POST
 def score_predictions(request, pk):
