@@ -225,7 +225,10 @@ def parse_answer(text: str, schema: type[T]) -> T:
     try:
         return schema.model_validate(value)
     except ValidationError as exc:
-        raise ValueError(f"the JSON does not match the schema: {exc}") from None
+        # Field by field, without pydantic's links: the model reads it on the retry, a person on the page.
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'the answer'}: {e['msg']}"
+                             for e in exc.errors(include_url=False))
+        raise ValueError(f"the JSON does not match the schema: {problems}") from None
 
 
 def call_agent(

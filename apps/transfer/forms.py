@@ -42,7 +42,7 @@ class CorrectTranslationForm(forms.Form):
                                        max_length=limits.SAMPLE_TEXT)
     answer_ko = forms.CharField(required=False, label="Korean answer", max_length=limits.SAMPLE_TEXT)
     aliases_ko = forms.CharField(required=False, label="Korean aliases", help_text="one per line",
-                                 max_length=limits.SAMPLE_TEXT)
+                                 widget=forms.Textarea(attrs={"rows": 3}), max_length=limits.SAMPLE_TEXT)
     note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), label="Why", max_length=limits.NOTE)
 
     def aliases(self) -> list[str]:

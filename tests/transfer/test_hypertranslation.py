@@ -314,3 +314,20 @@ def test_a_failed_translation_keeps_the_last_usable_one_current(source_samples, 
     assert "stays current" in page and f"#{failed.pk}" in page
     assert "not used: the last usable translation stays current" in client.get(
         f"/transfer/translations/output/{failed.pk}/").content.decode()
+
+
+def test_a_failed_samples_page_reads_as_words_not_as_pydantic_output(source_samples, rulebook, fake_llm, now, admin, client):
+    # Issue 20: the page showed raw pydantic validation text with a pydantic.dev link, "Korean: (deleted)"
+    # for a sample that was not deleted, and a one-line input for aliases meant one per line.
+    fake_llm.always({"note": "not a translation"})
+    run = now(start_translation_run, benchmark="voicebench", subset="sd-qa")
+    failed = Translation.objects.filter(run=run).first()
+    client.force_login(admin)
+    page = client.get(f"/transfer/translations/output/{failed.pk}/").content.decode()
+    assert "pydantic.dev" not in page and "the JSON does not match the schema: action: Field required" in page
+    assert "(deleted)" not in page and "(no usable translation: see above)" in page
+    good = Translation.objects.create(
+        sample=source_samples[1], rulebook_version=rulebook.latest_version(), action="direct_translation",
+        source_transcription="q", transcription_ko="질문", answer_ko="답", aliases_ko=["대답", "응답"])
+    form = client.get(f"/transfer/translations/output/{good.pk}/").content.decode()
+    assert '<textarea name="aliases_ko"' in form and "대답\n응답" in form
