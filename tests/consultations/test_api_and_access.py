@@ -94,8 +94,11 @@ def test_an_overlong_answer_or_comment_is_refused_naming_the_field(make_question
     question = make_question()
     api_client.force_authenticate(expert)
     url = f"/api/consultations/questions/{question.pk}/answers/"
-    long_text = api_client.post(url, {"text": "x" * 2_000_000}, format="json")
+    long_text = api_client.post(url, {"text": "x" * 200_000}, format="json")
     assert long_text.status_code == 400 and "text" in long_text.json()["fields"]
+    # Past the request limit the body is refused unread, naming the limit (apps.core.uploads).
+    huge = api_client.post(url, {"text": "x" * 2_000_000}, format="json")
+    assert huge.status_code == 413 and "SORI_REQUEST_MAX_BYTES" in huge.json()["detail"]
     long_comment = api_client.post(url, {"option": "A", "comment": "x" * 5001}, format="json")
     assert long_comment.status_code == 400 and "comment" in long_comment.json()["fields"]
     assert not question.answers.exists()
