@@ -61,7 +61,7 @@ def ground_truth(request):
                 on_unresolved=data["on_unresolved"],
                 budget_usd=float(data["budget_usd"]) if data["budget_usd"] is not None else None, acting_user=request.user,
             )
-        except (AgentError, ValueError) as exc:
+        except (AgentError, ApplicationError) as exc:
             messages.error(request, f"The stage did not start: {exc}")
         else:
             messages.success(request, "Ground-truth review started.")
@@ -69,7 +69,7 @@ def ground_truth(request):
     ready_error = None
     try:
         services.check_ground_truth_ready()
-    except (AgentError, ValueError) as exc:
+    except (AgentError, ApplicationError) as exc:
         ready_error = str(exc)
     recent = list(ReviewRun.objects.select_related("job", "benchmark")[:20])
     spending = selectors.run_spending(recent)
@@ -118,7 +118,7 @@ def overturn(request, pk: int):
         try:
             services.overturn_correction(correction=correction, acting_user=request.user, to_status=form.cleaned_data["to_status"],
                                          note=form.cleaned_data["note"])
-        except ValueError as exc:
+        except ApplicationError as exc:
             messages.error(request, str(exc))
         else:
             messages.success(request, f"Correction for {correction.sample} is now {correction.get_status_display().lower()}.")
