@@ -95,6 +95,7 @@ def start_run(*, acting_user, benchmark, subset: str = "", limit: int | None = N
     tts, asr = tts_backend(), asr_backend()
     assignment = voices.assign([t.sample_id for t in texts], {g: [v.pk for v in vs] for g, vs in by_gender.items()},
                                seed=seed)
+
     def create() -> SynthesisRun:
         run = SynthesisRun.objects.create(
             benchmark=benchmark, subset=subset, limit=limit, cer_threshold=cer_threshold, max_attempts=max_attempts,
