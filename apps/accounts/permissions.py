@@ -50,8 +50,8 @@ def require(user, action: str, obj=None) -> None:
 
 
 def role_rule(action: str, *roles: Role) -> None:
-    """Register an action that any holder of one of `roles` may do, whatever the object (with no roles: admins
-only)."""
+    """Register an action that any holder of one of `roles` may do, whatever the object. With no roles the
+    action is for admins only."""
     rule(action)(lambda user, obj=None: any(user.has_role(r) for r in roles))
 
 
