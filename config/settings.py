@@ -199,7 +199,7 @@ REST_FRAMEWORK = {
     # JSON nested past the recursion limit or with a 5,000-digit number is a 400, not a 500 (apps.core.api).
     "DEFAULT_PARSER_CLASSES": ["apps.core.api.JSONInput", "rest_framework.parsers.FormParser",
                                "rest_framework.parsers.MultiPartParser"],
-    "EXCEPTION_HANDLER": "apps.accounts.api.exception_handler",
+    "EXCEPTION_HANDLER": "apps.core.api.exception_handler",
     "DEFAULT_THROTTLE_RATES": {"token": "20/min"},
     # How many reverse proxies in front of Sori append to X-Forwarded-For. 0: the header is ignored and the
     # throttle counts by the connecting address, since anyone can send the header.

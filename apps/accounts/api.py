@@ -1,4 +1,4 @@
-"""API plumbing shared by every app: the JSON error shape, the token endpoint and /api/me/."""
+"""The accounts API: the token endpoint (throttled, counted by django-axes) and /api/me/."""
 
 from axes.handlers.proxy import AxesProxyHandler
 from drf_spectacular.utils import extend_schema
@@ -11,44 +11,9 @@ from rest_framework.exceptions import AuthenticationFailed, Throttled, Validatio
 from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle, ScopedRateThrottle
 from rest_framework.views import APIView
-from rest_framework.views import exception_handler as drf_exception_handler
 
 from apps.core.api import StrictInput, error_responses
-from apps.core.errors import ApplicationError, Unavailable
-
-
-def exception_handler(exc, context):
-    """Every 4xx/5xx body has the same shape (apps.core.api.ErrorOut):
-    {"detail": "...", "code": "...", "fields": {"field": ["message", ...]}}; `fields` names each bad field.
-    A refusal from apps.core.errors answers with its own status and code."""
-    if isinstance(exc, ApplicationError):
-        return Response({"detail": exc.message, "code": exc.code, "fields": exc.fields}, status=exc.status)
-    response = drf_exception_handler(exc, context)
-    if response is None:
-        return None
-    data = response.data
-    codes = exc.get_codes() if hasattr(exc, "get_codes") else None
-    if isinstance(data, dict) and set(data) <= {"detail"}:
-        body = {
-            "detail": str(data.get("detail", "")),
-            "code": codes if isinstance(codes, str) else "error",
-            "fields": {},
-        }
-    else:
-        fields = data if isinstance(data, dict) else {"non_field_errors": data}
-        fields = {name: _messages(value) for name, value in fields.items()}
-        summary = "; ".join(f"{name}: {' '.join(msgs)}" for name, msgs in fields.items())
-        body = {"detail": summary, "code": "invalid", "fields": fields}
-    response.data = body
-    return response
-
-
-def _messages(value) -> list[str]:
-    if isinstance(value, list):
-        return [str(v) for v in value]
-    if isinstance(value, dict):
-        return [f"{k}: {' '.join(_messages(v))}" for k, v in value.items()]
-    return [str(value)]
+from apps.core.errors import Unavailable
 
 
 def client_ip(request) -> str:

@@ -5,8 +5,10 @@ Apps register a rule per action in their own `rules.py` (imported when the app i
     @rule("listening.rate_clip")
     def _(user, clip): ...
 
-Views, API permission classes and templates all ask `can(user, action, obj)`. An action without a rule is
-refused, so a forgotten registration fails closed. Admins may do everything.
+Views, API permission classes and templates all ask `can(user, action, obj)`; a view that refuses outright
+calls `require(user, action, obj)`, which raises Forbidden (a 403 page, or the API's error body). An action
+without a rule is refused, so a forgotten registration fails closed. Admins may do everything; an
+admin-only action is registered with no roles (`role_rule("releases.manage")`).
 """
 
 from collections.abc import Callable
@@ -14,6 +16,7 @@ from collections.abc import Callable
 from rest_framework.permissions import BasePermission
 
 from apps.accounts.roles import Role
+from apps.core.errors import Forbidden
 
 Rule = Callable[..., bool]
 _rules: dict[str, Rule] = {}
@@ -40,8 +43,15 @@ def can(user, action: str, obj=None) -> bool:
     return bool(check(user, obj))
 
 
+def require(user, action: str, obj=None) -> None:
+    """`can`, or refuse with Forbidden."""
+    if not can(user, action, obj):
+        raise Forbidden(f"Your roles do not allow this ({action}).")
+
+
 def role_rule(action: str, *roles: Role) -> None:
-    """Register an action that any holder of one of `roles` may do, whatever the object."""
+    """Register an action that any holder of one of `roles` may do, whatever the object. With no roles the
+    action is for admins only."""
     rule(action)(lambda user, obj=None: any(user.has_role(r) for r in roles))
 
 

@@ -1,1 +1,5 @@
-"""Who may see the agent pages: admins only (admins always pass `can`; nothing else is registered)."""
+"""Who may see the agent pages: admins only (they pass every rule before it is asked)."""
+
+from apps.accounts.permissions import role_rule
+
+role_rule("agents.manage")

@@ -30,6 +30,7 @@ from apps.agents import providers
 from apps.agents.models import AgentCall, AgentRole, CachedResponse, CallStatus, RoleAssignment
 from apps.agents.prompting import load_prompt
 from apps.agents.slots import provider_slot
+from apps.core.errors import Conflict
 from apps.jobs.services import start_job
 
 log = logging.getLogger(__name__)
@@ -84,7 +85,7 @@ def agent_config(role: str) -> tuple[str, str]:
 def require_distinct_models(role_a: str, role_b: str) -> None:
     a, b = agent_config(role_a), agent_config(role_b)
     if a == b:
-        raise ValueError(
+        raise Conflict(
             f"the {AgentRole(role_a).label} and the {AgentRole(role_b).label} both use {a[0]}:{a[1]}; "
             "they must be different models (assign one of them another model in the admin)"
         )

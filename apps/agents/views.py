@@ -3,20 +3,16 @@ from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from apps.accounts.permissions import require
 from apps.agents import selectors
 from apps.agents.models import AgentCall, AgentRole, CallStatus
 from apps.agents.services import start_role_check
 
 
-def _require_admin(user) -> None:
-    if not user.is_sori_admin:
-        raise PermissionDenied
-
-
 @login_required
 def overview(request):
     """Roles with their provider (or a plain 'not configured'), and the call log's cost and latency."""
-    _require_admin(request.user)
+    require(request.user, "agents.manage")
     status = request.GET.get("status") or None
     summary = selectors.call_summary()
     return render(request, "agents/overview.html", {
@@ -32,7 +28,7 @@ def overview(request):
 
 @login_required
 def call_detail(request, pk: int):
-    _require_admin(request.user)
+    require(request.user, "agents.manage")
     call = get_object_or_404(AgentCall.objects.select_related("job"), pk=pk)
     return render(request, "agents/call_detail.html", {"call": call})
 
@@ -42,7 +38,7 @@ def call_detail(request, pk: int):
 def check(request, role: str):
     """Start a one-line round trip to the role's provider and model (never from the cache), so an admin can
     see that a key, endpoint and model name work before starting a stage; the job page shows the answer."""
-    _require_admin(request.user)
+    require(request.user, "agents.manage")
     if role not in AgentRole.values:
         raise PermissionDenied
     job = start_role_check(role=role, acting_user=request.user)

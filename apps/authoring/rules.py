@@ -4,6 +4,7 @@ from apps.accounts.permissions import role_rule
 from apps.accounts.roles import Role
 from apps.audio.rules import grants_audio_access
 
+role_rule("authoring.manage")  # corpora, question sets, generation, export: admins only
 role_rule("authoring.work", Role.ANNOTATOR)
 
 

@@ -10,38 +10,27 @@ from pathlib import Path
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.core.files.storage import default_storage
 from django.http import FileResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from apps.accounts.permissions import can
+from apps.accounts.permissions import require
 from apps.authoring import selectors, services
 from apps.authoring.capabilities import AGENT_CAPABILITIES, MANUAL_CAPABILITIES, RULE_CAPABILITIES, Capability
 from apps.authoring.corpora import PARSERS
 from apps.authoring.exports import write_export
 from apps.authoring.jobs import UPLOAD_FOLDER
 from apps.authoring.models import Clip, Corpus, Question, QuestionSet, RejectReason
-from apps.core.errors import ApplicationError
+from apps.core.errors import ApplicationError, InvalidInput
 from apps.core.uploads import upload_limit
 from apps.jobs.services import start_job
 
 
-def _admin_only(user):
-    if not user.is_sori_admin:
-        raise PermissionDenied
-
-
-def _worker_only(user):
-    if not can(user, "authoring.work"):
-        raise PermissionDenied
-
-
 @login_required
 def set_list(request):
-    _worker_only(request.user)
+    require(request.user, "authoring.work")
     sets = QuestionSet.objects.prefetch_related("corpora")
     return render(request, "authoring/set_list.html", {
         "sets": sets, "corpora": Corpus.objects.all() if request.user.is_sori_admin else [],
@@ -61,7 +50,7 @@ class CorpusUploadForm(forms.Form):
 @upload_limit("bundle")
 @login_required
 def upload_corpus(request):
-    _admin_only(request.user)
+    require(request.user, "authoring.manage")
     form = CorpusUploadForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -73,17 +62,35 @@ def upload_corpus(request):
     return render(request, "authoring/upload.html", {"form": form})
 
 
+def _posted_targets(text: str) -> dict:
+    """The dashboard's targets field: a JSON object of capability -> count (set_targets checks the counts)."""
+    try:
+        targets = json.loads(text or "{}")
+    except ValueError as exc:
+        raise InvalidInput(f"targets are not valid JSON ({exc})", field="targets") from None
+    if not isinstance(targets, dict):
+        raise InvalidInput("targets must map capabilities to counts", field="targets")
+    return targets
+
+
+def _posted_index(value) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise InvalidInput("choose the correct option", field="correct_index") from None
+
+
 @login_required
 def dashboard(request, pk):
-    _admin_only(request.user)
+    require(request.user, "authoring.manage")
     question_set = get_object_or_404(QuestionSet, pk=pk)
     if request.method == "POST" and "targets" in request.POST:
         try:
-            services.set_targets(question_set=question_set, targets=json.loads(request.POST["targets"] or "{}"),
+            services.set_targets(question_set=question_set, targets=_posted_targets(request.POST["targets"]),
                                  acting_user=request.user)
             messages.success(request, "Targets saved.")
-        except (ApplicationError, ValueError) as exc:
-            messages.error(request, getattr(exc, "message", str(exc)))
+        except ApplicationError as exc:
+            messages.error(request, exc.message)
         return redirect("authoring:dashboard", pk)
     return render(request, "authoring/dashboard.html", {
         "set": question_set, "summary": selectors.set_summary(question_set), "corpora": Corpus.objects.all(),
@@ -97,7 +104,7 @@ def dashboard(request, pk):
 @require_POST
 def generate(request, pk):
     """Start rule-based generation or agent-written questions for a corpus, as a job."""
-    _admin_only(request.user)
+    require(request.user, "authoring.manage")
     question_set = get_object_or_404(QuestionSet, pk=pk)
     corpus = get_object_or_404(Corpus, pk=request.POST.get("corpus"))
     capability = request.POST.get("capability", "")
@@ -117,7 +124,7 @@ def generate(request, pk):
 
 @login_required
 def export(request, pk):
-    _admin_only(request.user)
+    require(request.user, "authoring.manage")
     question_set = get_object_or_404(QuestionSet, pk=pk)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "export"
@@ -135,7 +142,7 @@ def export(request, pk):
 @login_required
 @require_POST
 def score(request, pk):
-    _admin_only(request.user)
+    require(request.user, "authoring.manage")
     question_set = get_object_or_404(QuestionSet, pk=pk)
     upload = request.FILES.get("predictions")
     if upload is None:
@@ -153,7 +160,7 @@ def score(request, pk):
 
 @login_required
 def review(request, pk):
-    _worker_only(request.user)
+    require(request.user, "authoring.work")
     question_set = get_object_or_404(QuestionSet, pk=pk)
     if request.method == "POST":
         question = get_object_or_404(Question, pk=request.POST.get("question"), question_set=question_set)
@@ -187,7 +194,7 @@ def _next_clip(question_set: QuestionSet, capability: str) -> Clip | None:
 @login_required
 def author(request, pk):
     """The annotator listens to a clip; the form unlocks after playback ended; they write the question."""
-    _worker_only(request.user)
+    require(request.user, "authoring.work")
     question_set = get_object_or_404(QuestionSet, pk=pk)
     capability = request.GET.get("capability") or request.POST.get("capability") or str(MANUAL_CAPABILITIES[0])
     if capability not in MANUAL_CAPABILITIES:
@@ -198,11 +205,11 @@ def author(request, pk):
             services.author_question(
                 question_set=question_set, clip=clip, acting_user=request.user, capability=capability,
                 text=request.POST.get("text", ""), options=[request.POST.get(f"option{i}", "") for i in range(4)],
-                correct_index=int(request.POST.get("correct_index", -1)),
+                correct_index=_posted_index(request.POST.get("correct_index", -1)),
             )
             messages.success(request, "Question saved; another annotator will answer it blind.")
-        except (ApplicationError, ValueError) as exc:
-            messages.error(request, getattr(exc, "message", str(exc)))
+        except ApplicationError as exc:
+            messages.error(request, exc.message)
         return redirect(f"{reverse('authoring:author', args=[pk])}?capability={capability}")
     clip = _next_clip(question_set, capability)
     played = clip is not None and clip.playbacks.filter(listener=request.user).exists()
@@ -216,7 +223,7 @@ def author(request, pk):
 @login_required
 def answer(request, pk):
     """A second annotator answers an authored question blind, after listening."""
-    _worker_only(request.user)
+    require(request.user, "authoring.work")
     question_set = get_object_or_404(QuestionSet, pk=pk)
     if request.method == "POST":
         question = get_object_or_404(Question, pk=request.POST.get("question"), question_set=question_set)
@@ -239,7 +246,7 @@ def answer(request, pk):
 
 @login_required
 def escalations(request):
-    _worker_only(request.user)
+    require(request.user, "authoring.work")
     items = [selectors.escalation_view(q) for q in selectors.escalations_for(request.user)]
     return render(request, "authoring/escalations.html", {"items": items})
 
@@ -247,7 +254,7 @@ def escalations(request):
 @login_required
 @require_POST
 def resolve(request, pk):
-    _admin_only(request.user)
+    require(request.user, "authoring.manage")
     question = get_object_or_404(Question, pk=pk)
     try:
         index = request.POST.get("correct_index")

@@ -8,6 +8,8 @@ carried over plus the rules approved in a consultation round, each with its prov
 from django.conf import settings
 from django.db import models
 
+from apps.core.errors import Conflict
+
 
 class RulebookKind(models.TextChoices):
     HYPERTRANSLATION = "hypertranslation", "Hypertranslation"
@@ -59,7 +61,7 @@ class RulebookVersion(models.Model):
         super().save(*args, **kwargs)
 
 
-class ImmutableVersion(Exception):
+class ImmutableVersion(Conflict):
     """Raised when code tries to change a published rulebook version or its rules."""
 
 

@@ -8,9 +8,10 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from apps.consultations.models import RulebookKind
+from apps.core.errors import InvalidInput
 
 
-class RulebookFileError(ValueError):
+class RulebookFileError(InvalidInput):
     """A rulebook file that cannot be loaded; the message names the file and the rule or field."""
 
 

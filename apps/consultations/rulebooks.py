@@ -9,9 +9,10 @@ from django.db import transaction
 
 from apps.consultations import rulebook_files as files
 from apps.consultations.models import Rule, Rulebook, RulebookVersion
+from apps.core.errors import Conflict
 
 
-class RulebookConflict(ValueError):
+class RulebookConflict(Conflict):
     """A file says something different about a version that is already published."""
 
 

@@ -4,6 +4,7 @@ answers; admins run rounds; a round's lead expert may settle its disagreements. 
 from apps.accounts.permissions import role_rule, rule
 from apps.accounts.roles import Role
 
+role_rule("consultations.manage")  # rounds, loading rulebooks: admins only
 role_rule("consultations.read_rulebooks", Role.EXPERT)
 role_rule("consultations.answer", Role.EXPERT)
 

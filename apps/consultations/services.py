@@ -507,7 +507,4 @@ def _apply_ground_truth_decision(question: DecisionQuestion, *, user) -> None:
     correction = question.correction
     accept = question.decided_option is not None and question.decided_option.key == GROUND_TRUTH_ACCEPT
     note = f"Decided through question G{question.number}" + (f": {question.settlement_note}" if question.settlement_note else "")
-    try:
-        resolve_correction_by_expert(correction=correction, acting_user=user, accept=accept, note=note)
-    except ValueError as exc:
-        raise Conflict(str(exc)) from None
+    resolve_correction_by_expert(correction=correction, acting_user=user, accept=accept, note=note)  # refuses with Conflict

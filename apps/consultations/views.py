@@ -12,7 +12,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from apps.accounts.models import User
-from apps.accounts.permissions import can
+from apps.accounts.permissions import can, require
 from apps.accounts.roles import Role
 from apps.consultations import agent_steps, rulebooks, selectors, services
 from apps.consultations.models import (
@@ -31,25 +31,15 @@ from apps.consultations.models import (
     RuleDraft,
 )
 from apps.consultations.rulebook_files import category_label, provenance_text
-from apps.core.errors import ApplicationError, Conflict
+from apps.core.errors import ApplicationError, Conflict, InvalidInput
 from apps.jobs.models import Job
-
-
-def _require(user, action: str, obj=None) -> None:
-    if not can(user, action, obj):
-        raise PermissionDenied
-
-
-def _require_admin(user) -> None:
-    if not user.is_sori_admin:
-        raise PermissionDenied
 
 
 @login_required
 def index(request):
     if request.user.is_sori_admin:
         return redirect("consultations:rounds")
-    _require(request.user, "consultations.answer")
+    require(request.user, "consultations.answer")
     return redirect("consultations:inbox")
 
 
@@ -58,7 +48,7 @@ def index(request):
 
 @login_required
 def inbox(request):
-    _require(request.user, "consultations.answer")
+    require(request.user, "consultations.answer")
     user = request.user
     return render(request, "consultations/inbox.html", {
         "waiting": selectors.open_questions_for(user).prefetch_related("affected_samples"),
@@ -96,7 +86,7 @@ def _question_context(question: DecisionQuestion, user) -> dict:
 @login_required
 def question_detail(request, pk: int):
     question = get_object_or_404(DecisionQuestion.objects.select_related("round__rulebook", "round__base_version"), pk=pk)
-    _require(request.user, "consultations.view_question", question)
+    require(request.user, "consultations.view_question", question)
     return render(request, "consultations/question.html", _question_context(question, request.user))
 
 
@@ -114,7 +104,7 @@ def _answer_fields(request) -> dict:
 def question_autosave(request, pk: int):
     """htmx: save the draft answer as the expert types; answers with a small status line."""
     question = get_object_or_404(DecisionQuestion, pk=pk)
-    _require(request.user, "consultations.answer", question)
+    require(request.user, "consultations.answer", question)
     try:
         services.save_answer_draft(question=question, acting_user=request.user, **_answer_fields(request))
     except ApplicationError as exc:
@@ -126,7 +116,7 @@ def question_autosave(request, pk: int):
 @require_POST
 def question_submit(request, pk: int):
     question = get_object_or_404(DecisionQuestion, pk=pk)
-    _require(request.user, "consultations.answer", question)
+    require(request.user, "consultations.answer", question)
     try:
         services.submit_answer(question=question, acting_user=request.user, **_answer_fields(request))
     except ApplicationError as exc:
@@ -142,7 +132,7 @@ def question_submit(request, pk: int):
 @require_POST
 def question_settle(request, pk: int):
     question = get_object_or_404(DecisionQuestion.objects.select_related("round"), pk=pk)
-    _require(request.user, "consultations.settle", question)
+    require(request.user, "consultations.settle", question)
     try:
         services.settle_question(
             question=question, acting_user=request.user, option=request.POST.get("option") or None,
@@ -158,7 +148,7 @@ def question_settle(request, pk: int):
 @login_required
 @require_POST
 def question_withdraw(request, pk: int):
-    _require_admin(request.user)
+    require(request.user, "consultations.manage")
     question = get_object_or_404(DecisionQuestion, pk=pk)
     try:
         services.withdraw_question(question=question, acting_user=request.user, reason=request.POST.get("reason", ""))
@@ -170,7 +160,7 @@ def question_withdraw(request, pk: int):
 @login_required
 def draft_detail(request, pk: int):
     draft = get_object_or_404(RuleDraft.objects.select_related("question__round__rulebook"), pk=pk)
-    _require(request.user, "consultations.approve_draft", draft)
+    require(request.user, "consultations.approve_draft", draft)
     if request.method == "POST":
         try:
             if request.POST.get("decision") == "reject":
@@ -203,14 +193,14 @@ def draft_detail(request, pk: int):
 
 @login_required
 def rulebook_list(request):
-    _require(request.user, "consultations.read_rulebooks")
+    require(request.user, "consultations.read_rulebooks")
     books = Rulebook.objects.prefetch_related("versions")
     return render(request, "consultations/rulebooks.html", {"rulebooks": books})
 
 
 @login_required
 def version_detail(request, slug: str, number: int):
-    _require(request.user, "consultations.read_rulebooks")
+    require(request.user, "consultations.read_rulebooks")
     version = get_object_or_404(RulebookVersion.objects.select_related("rulebook"), rulebook__slug=slug, number=number)
     all_rules = list(version.rules.all())
     categories = list(dict.fromkeys(r.category for r in all_rules))
@@ -239,7 +229,7 @@ def version_detail(request, slug: str, number: int):
 
 @login_required
 def version_diff(request, slug: str):
-    _require(request.user, "consultations.read_rulebooks")
+    require(request.user, "consultations.read_rulebooks")
     rulebook = get_object_or_404(Rulebook, slug=slug)
     versions = list(rulebook.versions.all())
     if not versions:
@@ -272,19 +262,27 @@ def version_diff(request, slug: str):
 # --- Rounds (admins) -------------------------------------------------------------------------------------
 
 
+def _posted_number(data, field: str) -> int | None:
+    """A whole number from a form field; None when it is empty or 0."""
+    try:
+        return int(data.get(field) or 0) or None
+    except ValueError:
+        raise InvalidInput(f"{field} must be a whole number", field=field) from None
+
+
 @login_required
 def round_list(request):
-    _require_admin(request.user)
+    require(request.user, "consultations.manage")
     if request.method == "POST":
         rulebook = get_object_or_404(Rulebook, pk=request.POST.get("rulebook"))
         split = lambda name: [p.strip() for p in request.POST.get(name, "").split(",") if p.strip()]  # noqa: E731
         try:
-            lead = User.objects.with_role(Role.EXPERT).filter(pk=request.POST.get("lead_expert") or None).first()
+            lead = User.objects.with_role(Role.EXPERT).filter(pk=_posted_number(request.POST, "lead_expert")).first()
             round = services.create_round(
                 rulebook=rulebook, acting_user=request.user, scope={"subsets": split("subsets"), "task_types": split("task_types")},
-                max_questions=int(request.POST.get("max_questions") or 0) or None, lead_expert=lead,
+                max_questions=_posted_number(request.POST, "max_questions"), lead_expert=lead,
             )
-        except (ApplicationError, ValueError) as exc:
+        except ApplicationError as exc:
             messages.error(request, str(exc))
             return redirect("consultations:rounds")
         return redirect("consultations:round", pk=round.pk)
@@ -303,7 +301,7 @@ NEEDS_ATTENTION_SHOWN = 100
 
 @login_required
 def round_detail(request, pk: int):
-    _require_admin(request.user)
+    require(request.user, "consultations.manage")
     round = get_object_or_404(Round.objects.select_related("rulebook", "base_version", "resulting_version"), pk=pk)
     jobs = Job.objects.filter(kind__in=[ANALYSIS_JOB, QUESTIONS_JOB, CODIFY_JOB], params__round=round.pk)
     from apps.agents.models import AgentCall
@@ -339,7 +337,7 @@ def _provider_notice() -> str:
 @login_required
 @require_POST
 def round_action(request, pk: int, action: str):
-    _require_admin(request.user)
+    require(request.user, "consultations.manage")
     round = get_object_or_404(Round, pk=pk)
     try:
         if action == "analyse":

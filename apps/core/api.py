@@ -1,5 +1,6 @@
-"""The API's side of the refusal hierarchy: the one error body, as a serializer the schema can name, and
-the responses an endpoint declares for the refusals it can answer; and the API's input layer: StrictInput
+"""The API's side of the refusal hierarchy: the one error body, as a serializer the schema can name, the
+exception handler that writes it (settings REST_FRAMEWORK["EXCEPTION_HANDLER"]), and the responses an
+endpoint declares for the refusals it can answer; and the API's input layer: StrictInput
 (the base of In serializers) and JSONInput (the JSON parser), which refuse hostile input with a 400."""
 
 import codecs
@@ -9,11 +10,15 @@ from django.http import QueryDict
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import parsers, serializers
 from rest_framework.exceptions import ParseError
+from rest_framework.response import Response
 from rest_framework.utils import json as drf_json
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from apps.core.errors import ApplicationError
 
 
 class ErrorOut(serializers.Serializer):
-    """Every 4xx body (apps.accounts.api.exception_handler writes it)."""
+    """Every 4xx body (exception_handler below writes it)."""
 
     detail = serializers.CharField(help_text="What was refused and why, for a person.")
     code = serializers.CharField(help_text="A short machine-readable reason, e.g. no_lease, not_found, invalid.")
@@ -21,6 +26,40 @@ class ErrorOut(serializers.Serializer):
         child=serializers.ListField(child=serializers.CharField()),
         help_text="Each request field to blame, with its messages; empty when no field is to blame.",
     )
+
+
+def exception_handler(exc, context):
+    """Every 4xx/5xx body has the same shape (apps.core.api.ErrorOut):
+    {"detail": "...", "code": "...", "fields": {"field": ["message", ...]}}; `fields` names each bad field.
+    A refusal from apps.core.errors answers with its own status and code."""
+    if isinstance(exc, ApplicationError):
+        return Response({"detail": exc.message, "code": exc.code, "fields": exc.fields}, status=exc.status)
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    data = response.data
+    codes = exc.get_codes() if hasattr(exc, "get_codes") else None
+    if isinstance(data, dict) and set(data) <= {"detail"}:
+        body = {
+            "detail": str(data.get("detail", "")),
+            "code": codes if isinstance(codes, str) else "error",
+            "fields": {},
+        }
+    else:
+        fields = data if isinstance(data, dict) else {"non_field_errors": data}
+        fields = {name: _messages(value) for name, value in fields.items()}
+        summary = "; ".join(f"{name}: {' '.join(msgs)}" for name, msgs in fields.items())
+        body = {"detail": summary, "code": "invalid", "fields": fields}
+    response.data = body
+    return response
+
+
+def _messages(value) -> list[str]:
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    if isinstance(value, dict):
+        return [f"{k}: {' '.join(_messages(v))}" for k, v in value.items()]
+    return [str(value)]
 
 
 _MEANING = {

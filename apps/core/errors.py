@@ -1,5 +1,5 @@
 """One refusal hierarchy for every app (HackSoft's ApplicationError). A service raises one of these with a
-message a person can act on; the API exception handler (apps.accounts.api.exception_handler) answers it
+message a person can act on; the API exception handler (apps.core.api.exception_handler) answers it
 with its status and the shared JSON shape {"detail", "code", "fields"}, and apps.core.middleware renders
 it for pages. Subclass (or pass `code=`) for a machine-readable reason; never catch one to build a 409 by
 hand."""

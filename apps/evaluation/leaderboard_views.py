@@ -4,11 +4,10 @@ compared with a paired bootstrap. Reads only (apps.evaluation.leaderboard); any 
 import json
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
 
-from apps.accounts.permissions import can
+from apps.accounts.permissions import require
 from apps.core.errors import ApplicationError
 from apps.evaluation import leaderboard, leaderboard_export
 from apps.evaluation.leaderboard_figures import gap_svg, ranks_svg
@@ -21,14 +20,9 @@ EXPORTS = {
 }
 
 
-def _require_view(request) -> None:
-    if not can(request.user, "evaluation.view"):
-        raise PermissionDenied
-
-
 @login_required
 def board(request):
-    _require_view(request)
+    require(request.user, "evaluation.view")
     data = leaderboard.leaderboard()
     names = [str(m) for m in data.models]
     table5 = [{**pair, "rows": [{**row, "triples": list(zip(row["en"], row["ko"], row["gap"], strict=True))}
@@ -49,7 +43,7 @@ def board(request):
 
 @login_required
 def export(request, fmt):
-    _require_view(request)
+    require(request.user, "evaluation.view")
     if fmt not in EXPORTS:
         raise Http404
     content_type, render_as = EXPORTS[fmt]
@@ -66,7 +60,7 @@ def _run(value: str | None) -> EvaluationRun | None:
 
 @login_required
 def compare(request):
-    _require_view(request)
+    require(request.user, "evaluation.view")
     a, b = _run(request.GET.get("a")), _run(request.GET.get("b"))
     result, error = None, ""
     if request.GET.get("a") or request.GET.get("b"):

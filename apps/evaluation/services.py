@@ -259,8 +259,9 @@ def _refuse_busy(run: EvaluationRun) -> None:
 
 # --- jobs --------------------------------------------------------------------------------------------------
 def _start(run: EvaluationRun, check, start_kind: str, title: str, params: dict, acting_user, **run_fields):
-    """Start a job on the run under a row lock, so two starts at once cannot both pass the busy check."""
-    with transaction.atomic():
+    """Start a job on the run under a row lock, so two starts at once cannot both pass the busy check. Durable:
+    the job starts when this commits, so a caller's transaction must not hold the lock and the job back."""
+    with transaction.atomic(durable=True):
         locked = EvaluationRun.objects.select_for_update(of=("self",)).select_related("model", "collect_job", "evaluate_job").get(pk=run.pk)
         _refuse_busy(locked)
         check(locked)

@@ -5,21 +5,15 @@ model: collecting and evaluating are jobs whose progress the run's page shows.""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from apps.accounts.permissions import can
+from apps.accounts.permissions import can, require
 from apps.core.errors import ApplicationError, InvalidInput
 from apps.evaluation import selectors, services
 from apps.evaluation.models import AnswerSource, EvalItem, EvaluatedModel, EvaluationRun
-
-
-def _require(request, action: str) -> None:
-    if not can(request.user, action):
-        raise PermissionDenied
 
 
 def _run_or_404(pk: int) -> EvaluationRun:
@@ -41,7 +35,7 @@ def _benchmarks():
 
 @login_required
 def run_list(request):
-    _require(request, "evaluation.view")
+    require(request.user, "evaluation.view")
     releases, sources = _benchmarks()
     return render(request, "evaluation/runs.html", {
         "runs": selectors.runs(), "models": selectors.models(), "releases": releases, "sources": sources,
@@ -61,7 +55,7 @@ def _number(value: str, field: str, cast=float):
 @login_required
 @require_POST
 def create_model(request):
-    _require(request, "evaluation.manage")
+    require(request.user, "evaluation.manage")
     form = request.POST
     try:
         decoding = {k: v for k, v in {
@@ -84,7 +78,7 @@ def create_model(request):
 @login_required
 @require_POST
 def create_run(request):
-    _require(request, "evaluation.manage")
+    require(request.user, "evaluation.manage")
     from apps.releases.models import Release
     from apps.transfer.models import SourceBenchmark
 
@@ -109,7 +103,7 @@ def create_run(request):
 
 @login_required
 def run_detail(request, pk):
-    _require(request, "evaluation.view")
+    require(request.user, "evaluation.view")
     run = _run_or_404(pk)
     subset = request.GET.get("subset", "")
     page = Paginator(selectors.items(run, subset=subset), 50).get_page(request.GET.get("page"))
@@ -123,7 +117,7 @@ def run_detail(request, pk):
 @login_required
 @require_POST
 def import_responses(request, pk):
-    _require(request, "evaluation.manage")
+    require(request.user, "evaluation.manage")
     run = _run_or_404(pk)
     upload = request.FILES.get("responses")
     try:
@@ -141,7 +135,7 @@ def import_responses(request, pk):
 @login_required
 @require_POST
 def collect(request, pk):
-    _require(request, "evaluation.manage")
+    require(request.user, "evaluation.manage")
     run = _run_or_404(pk)
     try:
         services.start_collection(run=run, acting_user=request.user)
@@ -153,7 +147,7 @@ def collect(request, pk):
 @login_required
 @require_POST
 def evaluate(request, pk):
-    _require(request, "evaluation.manage")
+    require(request.user, "evaluation.manage")
     run = _run_or_404(pk)
     try:
         services.start_evaluation(run=run, acting_user=request.user)
@@ -164,7 +158,7 @@ def evaluate(request, pk):
 
 @login_required
 def item_detail(request, pk, item_pk):
-    _require(request, "evaluation.view")
+    require(request.user, "evaluation.view")
     run = _run_or_404(pk)
     try:
         item = selectors.item(run, item_pk)

@@ -25,6 +25,6 @@ class JobsConfig(AppConfig):
 
         if not user.is_sori_admin:
             return []
-        active = Job.objects.filter(status__in=[JobStatus.QUEUED, JobStatus.RUNNING]).count()
+        active = Job.objects.active().count()
         failed = Job.objects.filter(status=JobStatus.FAILED).count()
         return [Panel("Background jobs", reverse("jobs:list"), f"{failed} failed", count=active, role="admin")]

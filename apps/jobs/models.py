@@ -15,6 +15,10 @@ ATTENTION_KEY = "attention"  # the result key of the items needing attention (Jo
 
 
 class JobQuerySet(models.QuerySet):
+    def active(self):
+        """Jobs not finished yet (queued or running): what "already running" means wherever a start is refused."""
+        return self.filter(status__in=[JobStatus.QUEUED, JobStatus.RUNNING])
+
     def lease_lost(self, now=None):
         """Running jobs whose worker stopped beating: their lease ran out, so any worker may take them over."""
         return self.filter(status=JobStatus.RUNNING, lease_expires_at__lt=now or timezone.now())

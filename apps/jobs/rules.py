@@ -1,4 +1,6 @@
-from apps.accounts.permissions import rule
+from apps.accounts.permissions import role_rule, rule
+
+role_rule("jobs.list")  # every job: admins only; others see the jobs they started
 
 
 @rule("jobs.view")

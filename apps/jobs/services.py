@@ -25,19 +25,22 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from datetime import timedelta
 from itertools import islice
+from typing import TypeVar
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
-from django.db import connection, connections, transaction
+from django.db import connection, connections, models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from apps.core.errors import Conflict
 from apps.jobs.dispatch import celery_sender
 from apps.jobs.models import Job, JobStatus
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[Job, "Progress"], dict | None]
+R = TypeVar("R", bound=models.Model)
 _handlers: dict[str, Handler] = {}
 
 
@@ -124,6 +127,31 @@ def start_job(*, kind: str, title: str, params: dict | None = None, acting_user=
     )
     _dispatch(job.pk)
     return job
+
+
+def start_stage_run(
+    *, lock: models.Model, runs: models.QuerySet, stage: str, create: Callable[[], R], kind: str,
+    title: str | None = None, params: dict | None = None, acting_user=None, total: int = 0,
+) -> R:
+    """Start one run of a stage over `lock` (the benchmark) unless one is running: the stages of the pipeline
+    (ground truth, translation, normalization, speech) all start here. `lock`'s row is locked for the check
+    and the insert, so of two starts at once the second waits, then sees the first run's job and is refused
+    with a Conflict naming it; a check without the lock lets both through. `runs` are the stage's runs of
+    `lock` (each with a `job`); `create()` saves the new run (and its rows) and returns it; the job gets
+    `params` plus the run's id as `run_id`, and starts once the transaction commits.
+
+    Durable: a start is a transaction of its own, so nesting it in a caller's cannot hold the lock (and
+    the job) back until that caller commits."""
+    with transaction.atomic(durable=True):
+        type(lock)._default_manager.select_for_update().get(pk=lock.pk)
+        running = runs.filter(job__in=Job.objects.active()).first()
+        if running is not None:
+            raise Conflict(f"a {stage} of {lock} is already running (job #{running.job_id})", code="stage_running")
+        run = create()
+        run.job = start_job(kind=kind, title=title or str(run), params={**(params or {}), "run_id": run.pk},
+                            acting_user=acting_user, total=total)
+        run.save(update_fields=["job"])
+    return run
 
 
 def request_cancel(*, job: Job) -> None:

@@ -1,25 +1,22 @@
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 from rest_framework import generics, serializers
 
-from apps.accounts.permissions import IsSoriAdmin, can
+from apps.accounts.permissions import IsSoriAdmin, require
 from apps.jobs import services
 from apps.jobs.models import Job
 
 
 def _get_job_for(user, pk: int, action: str) -> Job:
     job = get_object_or_404(Job, pk=pk)
-    if not can(user, action, job):
-        raise PermissionDenied
+    require(user, action, job)
     return job
 
 
 @login_required
 def job_list(request):
-    if not request.user.is_sori_admin:
-        raise PermissionDenied
+    require(request.user, "jobs.list")
     jobs = Job.objects.select_related("created_by")[:200]
     return render(request, "jobs/list.html", {"jobs": jobs})
 

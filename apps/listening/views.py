@@ -8,7 +8,6 @@ import uuid
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.core.files.storage import default_storage
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -16,7 +15,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from apps.accounts.models import User
-from apps.accounts.permissions import can
+from apps.accounts.permissions import require
 from apps.core.errors import ApplicationError, Conflict, InvalidInput
 from apps.core.uploads import upload_limit
 from apps.jobs.models import Job, JobStatus
@@ -36,11 +35,6 @@ ACR_SCALE = [
 ]
 
 
-def _require(request, action, obj=None):
-    if not can(request.user, action, obj):
-        raise PermissionDenied
-
-
 def _test(pk) -> ListeningTest:
     return get_object_or_404(ListeningTest.objects.select_related("pool"), pk=pk)
 
@@ -50,14 +44,14 @@ def _test(pk) -> ListeningTest:
 
 @login_required
 def index(request):
-    _require(request, "listening.rate")
+    require(request.user, "listening.rate")
     return render(request, "listening/index.html", {"tests": selectors.tests_for_listener(request.user)})
 
 
 @login_required
 def start(request, pk):
     """Instructions and consent; agreeing leads to the first clip."""
-    _require(request, "listening.rate")
+    require(request.user, "listening.rate")
     test = _open_test(request, pk)
     if request.method == "POST":
         if request.POST.get("agree") != "yes":
@@ -72,7 +66,7 @@ def start(request, pk):
 @login_required
 def rate(request, pk):
     """One clip at a time: the listener's current lease or the next clip in their own order."""
-    _require(request, "listening.rate")
+    require(request.user, "listening.rate")
     test = _open_test(request, pk)
     if not Consent.objects.filter(test=test, listener=request.user).exists():
         return redirect("listening:start", pk=test.pk)
@@ -102,7 +96,7 @@ def _open_test(request, pk) -> ListeningTest:
 @login_required
 @require_POST
 def submit_rating(request, pk, clip_pk):
-    _require(request, "listening.rate")
+    require(request.user, "listening.rate")
     test = _test(pk)
     clip = get_object_or_404(Clip, pk=clip_pk, test=test)
     try:
@@ -123,7 +117,7 @@ def submit_rating(request, pk, clip_pk):
 
 @login_required
 def manage(request):
-    _require(request, "listening.manage")
+    require(request.user, "listening.manage")
     tests = [(t, selectors.summary(t)) for t in ListeningTest.objects.select_related("pool")]
     return render(request, "listening/manage.html", {"tests": tests})
 
@@ -132,7 +126,7 @@ def manage(request):
 @login_required
 def import_test(request):
     """Upload a zip with a manifest (CSV/JSONL) and its audio; the import runs as a job with a progress bar."""
-    _require(request, "listening.manage")
+    require(request.user, "listening.manage")
     form = ImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["bundle"]
@@ -156,7 +150,7 @@ def import_test(request):
 
 @login_required
 def import_status(request, job_pk):
-    _require(request, "listening.manage")
+    require(request.user, "listening.manage")
     job = get_object_or_404(Job, pk=job_pk, kind="listening.import")
     test = None
     if job.status == JobStatus.SUCCEEDED and job.result.get("test"):
@@ -171,7 +165,7 @@ def import_status(request, job_pk):
 @require_POST
 def resume_import(request, pk):
     """Go on with an unfinished import from the clips it stored; its page shows the bar."""
-    _require(request, "listening.manage")
+    require(request.user, "listening.manage")
     test = get_object_or_404(ListeningTest, pk=pk, status=TestStatus.IMPORTING, import_job__isnull=False)
     if not resume_job(job=test.import_job):
         messages.info(request, "The import is not stopped: it runs, or waits for a worker.")
@@ -181,7 +175,7 @@ def resume_import(request, pk):
 @login_required
 @require_POST
 def discard_import(request, pk):
-    _require(request, "listening.manage")
+    require(request.user, "listening.manage")
     test = get_object_or_404(ListeningTest, pk=pk, status=TestStatus.IMPORTING)
     try:
         services.discard_import(test=test, acting_user=request.user)
@@ -194,7 +188,7 @@ def discard_import(request, pk):
 
 @login_required
 def dashboard(request, pk):
-    _require(request, "listening.manage")
+    require(request.user, "listening.manage")
     test = _test(pk)
     context = selectors.dashboard(test)
     context.update({
@@ -211,7 +205,7 @@ def dashboard(request, pk):
 @require_POST
 def publish(request, pk):
     """Publish a draft (or change its listeners): to everyone with the role, or to the listeners chosen."""
-    _require(request, "listening.manage")
+    require(request.user, "listening.manage")
     test = _test(pk)
     audience = request.POST.get("audience", "everyone")
     chosen = User.objects.filter(pk__in=[v for v in request.POST.getlist("listeners") if v.isdigit()])
@@ -235,7 +229,7 @@ def _split_initial(test):
 @login_required
 @require_POST
 def exclude(request, pk, user_pk):
-    _require(request, "listening.manage")
+    require(request.user, "listening.manage")
     test = _test(pk)
     listener = get_object_or_404(User, pk=user_pk)
     services.exclude_listener(test=test, listener=listener, acting_user=request.user, reason=request.POST.get("reason", "")[:500])
@@ -246,7 +240,7 @@ def exclude(request, pk, user_pk):
 @login_required
 @require_POST
 def make_splits(request, pk):
-    _require(request, "listening.manage")
+    require(request.user, "listening.manage")
     test = _test(pk)
     form = SplitForm(request.POST)
     if form.is_valid():
@@ -271,7 +265,7 @@ def make_splits(request, pk):
 
 @login_required
 def download(request, pk):
-    _require(request, "listening.manage")
+    require(request.user, "listening.manage")
     test = _test(pk)
     data = exports.export_zip(test, include_audio=request.GET.get("audio", "1") != "0")
     response = HttpResponse(data, content_type="application/zip")
@@ -283,7 +277,7 @@ def download(request, pk):
 @login_required
 @require_POST
 def upload_predictions(request, pk):
-    _require(request, "listening.manage")
+    require(request.user, "listening.manage")
     test = _test(pk)
     form = PredictionsForm(request.POST, request.FILES)
     if not form.is_valid():
@@ -308,7 +302,7 @@ def upload_predictions(request, pk):
 
 @login_required
 def evaluation(request, pk):
-    _require(request, "listening.manage")
+    require(request.user, "listening.manage")
     test = _test(pk)
     predictors = list(test.predictors.all())
     compare = None
@@ -331,7 +325,7 @@ def evaluation(request, pk):
 @login_required
 @require_POST
 def delete_predictor(request, pk, predictor_pk):
-    _require(request, "listening.manage")
+    require(request.user, "listening.manage")
     predictor = get_object_or_404(Predictor, pk=predictor_pk, test_id=pk)
     predictor.delete()
     return redirect("listening:evaluation", pk=pk)

@@ -7,6 +7,8 @@ source (ND) not at all. Licences are SPDX identifiers; an unknown one is refused
 import re
 from dataclasses import dataclass
 
+from apps.core.errors import InvalidInput
+
 PERMISSIVE = {"Apache-2.0", "MIT", "BSD-2-Clause", "BSD-3-Clause", "CC0-1.0", "CDLA-Permissive-2.0"}
 _CC = re.compile(r"^CC-BY(?P<terms>(-NC)?(-ND|-SA)?)-(?P<version>[0-9]\.[0-9])$")
 # Every licence terms() knows, as one pattern (the API's schema publishes it).
@@ -37,10 +39,11 @@ class Terms:
         return self.spdx.rsplit("-", 1)[0]
 
 
-class LicenceRefused(ValueError):
+class LicenceRefused(InvalidInput):
+    """A release licence that would drop a source's terms, or one Sori cannot read; `field` names the input."""
+
     def __init__(self, field: str, message: str):
-        self.field = field
-        super().__init__(message)
+        super().__init__(message, field=field)
 
 
 def terms(spdx: str) -> Terms:

@@ -8,6 +8,8 @@ import secrets
 from django.conf import settings
 from django.db import models
 
+from apps.core.errors import Conflict
+
 
 class ReleaseKind(models.TextChoices):
     SPOKEN_QA = "spoken-qa", "Spoken-QA transfer"
@@ -23,7 +25,7 @@ class ReleaseStatus(models.TextChoices):
     PUBLISHED = "published", "Published"
 
 
-class ImmutableRelease(Exception):
+class ImmutableRelease(Conflict):
     """Raised when code tries to change a published release, its files or its items."""
 
 

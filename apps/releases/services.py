@@ -71,12 +71,10 @@ def create_release(*, acting_user, kind: str, source_id: int, name: str, version
     if not license:
         raise InvalidInput(f"a {kind} release needs a licence (an SPDX identifier)", field="license")
     sources = sources if sources else module.default_sources(obj)
+    licences.check(license, sources)  # LicenceRefused is an InvalidInput naming its field
     try:
-        licences.check(license, sources)
-    except licences.LicenceRefused as exc:
-        raise InvalidInput(str(exc), field=exc.field) from None
-    try:
-        with transaction.atomic():
+        # Durable: the build job starts when this commits, so a caller's transaction must not hold it back.
+        with transaction.atomic(durable=True):
             Release.objects.filter(name=name, version=version, status=ReleaseStatus.FAILED).delete()
             release = Release.objects.create(
                 name=name, version=version, kind=kind, selection=module.selection(obj), license=license,

@@ -3,21 +3,15 @@ Hub upload, one item's provenance, and the diff between two versions."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from apps.accounts.permissions import can
+from apps.accounts.permissions import require
 from apps.core.errors import ApplicationError, InvalidInput
 from apps.releases import licences, selectors, services
 from apps.releases.models import Release, ReleaseItem, ReleaseKind, ReleaseStatus
-
-
-def _admin(request):
-    if not can(request.user, "releases.manage"):
-        raise PermissionDenied
 
 
 def _sources_for_form():
@@ -38,7 +32,7 @@ def _sources_for_form():
 
 @login_required
 def release_list(request):
-    _admin(request)
+    require(request.user, "releases.manage")
     return render(request, "releases/list.html", {
         "releases": selectors.releases(), "sources": _sources_for_form(), "known_sources": licences.KNOWN_SOURCES.values(),
         "form": request.session.pop("release_form", {}),
@@ -48,7 +42,7 @@ def release_list(request):
 @login_required
 @require_POST
 def create(request):
-    _admin(request)
+    require(request.user, "releases.manage")
     form = request.POST
     kind, _, source_id = form.get("source", "").partition(":")
     try:
@@ -59,7 +53,7 @@ def create(request):
             acting_user=request.user, kind=kind, source_id=int(source_id), name=form.get("name", "").strip(),
             version=form.get("version", "").strip(), license=form.get("license", "").strip() or None,
             sources=sources, description=form.get("description", ""))
-    except (ApplicationError, licences.LicenceRefused) as exc:
+    except ApplicationError as exc:
         messages.error(request, f"Not built: {exc}")
         request.session["release_form"] = {k: form.get(k, "") for k in ("source", "name", "version", "license", "sources", "description")}
         return redirect("releases:list")
@@ -68,7 +62,7 @@ def create(request):
 
 @login_required
 def detail(request, pk: int):
-    _admin(request)
+    require(request.user, "releases.manage")
     release = get_object_or_404(Release.objects.select_related("built_by", "published_by", "job"), pk=pk)
     earlier = selectors.versions_of(release.name).exclude(pk=release.pk).filter(created_at__lt=release.created_at).order_by("-created_at").first()
     return render(request, "releases/detail.html", {
@@ -81,7 +75,7 @@ def detail(request, pk: int):
 @login_required
 @require_POST
 def publish(request, pk: int):
-    _admin(request)
+    require(request.user, "releases.manage")
     release = get_object_or_404(Release, pk=pk)
     try:
         services.publish_release(release=release, acting_user=request.user)
@@ -102,14 +96,14 @@ def archive_response(pk: int) -> FileResponse:
 
 @login_required
 def download(request, pk: int):
-    _admin(request)
+    require(request.user, "releases.manage")
     return archive_response(pk)
 
 
 @login_required
 @require_POST
 def upload(request, pk: int):
-    _admin(request)
+    require(request.user, "releases.manage")
     release = get_object_or_404(Release, pk=pk)
     try:
         done = services.upload_to_hub(release=release, acting_user=request.user, repo_id=request.POST.get("repo_id", "").strip())
@@ -121,7 +115,7 @@ def upload(request, pk: int):
 
 @login_required
 def item(request, pk: int, item_id: str):
-    _admin(request)
+    require(request.user, "releases.manage")
     release = get_object_or_404(Release, pk=pk)
     try:
         provenance = selectors.item_provenance(release, item_id, viewer=request.user)
@@ -132,7 +126,7 @@ def item(request, pk: int, item_id: str):
 
 @login_required
 def diff(request, old_pk: int, new_pk: int):
-    _admin(request)
+    require(request.user, "releases.manage")
     old, new = get_object_or_404(Release, pk=old_pk), get_object_or_404(Release, pk=new_pk)
     if old.name != new.name:
         raise Http404("a diff compares two versions of one dataset")

@@ -7,7 +7,7 @@ class SpeechConfig(AppConfig):
     verbose_name = "Speech (TTS and ASR check)"
 
     def ready(self):
-        from apps.speech import jobs  # noqa: F401
+        from apps.speech import jobs, rules  # noqa: F401  (register the job handlers and permission rules)
 
     def nav_links(self, user):
         from django.urls import reverse

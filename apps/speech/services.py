@@ -16,7 +16,7 @@ from apps.core import limits
 from apps.core.errors import Conflict, InvalidInput
 from apps.core.limits import bounded
 from apps.jobs.models import Job
-from apps.jobs.services import start_job
+from apps.jobs.services import start_job, start_stage_run
 from apps.speech import assembly, calls, gate, voices
 from apps.speech.backends import BackendNotConfigured, TTSRequest, VoiceSpec, asr_backend, tts_backend
 from apps.speech.models import (
@@ -95,7 +95,8 @@ def start_run(*, acting_user, benchmark, subset: str = "", limit: int | None = N
     tts, asr = tts_backend(), asr_backend()
     assignment = voices.assign([t.sample_id for t in texts], {g: [v.pk for v in vs] for g, vs in by_gender.items()},
                                seed=seed)
-    with transaction.atomic():
+
+    def create() -> SynthesisRun:
         run = SynthesisRun.objects.create(
             benchmark=benchmark, subset=subset, limit=limit, cer_threshold=cer_threshold, max_attempts=max_attempts,
             pause_ms=settings.SPEECH_PAUSE_MS if pause_ms is None else pause_ms, sample_rate=sample_rate, seed=seed,
@@ -108,10 +109,11 @@ def start_run(*, acting_user, benchmark, subset: str = "", limit: int | None = N
             rows.append(SampleSynthesis(run=run, sample_id=text.sample_id, normalized=text, text=text.text,
                                         gender=gender, voice=by_gender[gender][slot], voice_slot=slot))
         SampleSynthesis.objects.bulk_create(rows)
-        run.job = start_job(kind=RUN_JOB, title=f"Synthesize {run.benchmark}{'/' + subset if subset else ''}",
-                            params={"run_id": run.pk}, acting_user=acting_user, total=len(rows))
-        run.save(update_fields=["job"])
-    return run
+        return run
+
+    return start_stage_run(lock=benchmark, runs=SynthesisRun.objects.filter(benchmark=benchmark), stage="synthesis run",
+                           create=create, kind=RUN_JOB, title=f"Synthesize {benchmark}{'/' + subset if subset else ''}",
+                           acting_user=acting_user, total=len(texts))
 
 
 # --- one sample --------------------------------------------------------------------------------------------

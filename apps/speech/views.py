@@ -1,24 +1,19 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from apps.accounts.permissions import require
 from apps.core.errors import ApplicationError
 from apps.speech import selectors, services
 from apps.speech.forms import AcceptForm, EditTextForm, StartRunForm
 from apps.speech.models import ReferenceVoice, SampleStatus, SampleSynthesis, SynthesisRun
 
 
-def _require_admin(user) -> None:
-    if not user.is_sori_admin:
-        raise PermissionDenied
-
-
 @login_required
 def home(request):
     """Backends, reference voices, start a run, recent runs."""
-    _require_admin(request.user)
+    require(request.user, "speech.manage")
     form = StartRunForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -39,7 +34,7 @@ def home(request):
 
 @login_required
 def run_detail(request, pk):
-    _require_admin(request.user)
+    require(request.user, "speech.manage")
     run = get_object_or_404(SynthesisRun.objects.select_related("benchmark", "job"), pk=pk)
     status = request.GET.get("status", "")
     samples = run.samples.select_related("sample", "voice", "final_attempt").order_by("sample_id")
@@ -51,7 +46,7 @@ def run_detail(request, pk):
 
 @login_required
 def sample_audit(request, pk):
-    _require_admin(request.user)
+    require(request.user, "speech.manage")
     synthesis = get_object_or_404(
         SampleSynthesis.objects.select_related("run", "sample", "normalized__translation", "normalized__rulebook_version",
                                                "final_attempt"), pk=pk)
@@ -63,7 +58,7 @@ def sample_audit(request, pk):
 @login_required
 @require_POST
 def accept(request, pk):
-    _require_admin(request.user)
+    require(request.user, "speech.manage")
     synthesis = get_object_or_404(SampleSynthesis, pk=pk)
     form = AcceptForm(request.POST)
     if form.is_valid():
@@ -80,7 +75,7 @@ def accept(request, pk):
 @login_required
 @require_POST
 def edit_rerun(request, pk):
-    _require_admin(request.user)
+    require(request.user, "speech.manage")
     synthesis = get_object_or_404(SampleSynthesis, pk=pk)
     form = EditTextForm(request.POST)
     if form.is_valid():

@@ -8,7 +8,6 @@ import re
 import unicodedata
 
 from django.conf import settings
-from django.db import transaction
 from django.urls import reverse
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
@@ -23,8 +22,8 @@ from apps.consultations import services as consultations
 from apps.consultations.models import AnalysisResult, RoundStatus, RulebookKind, RulebookVersion
 from apps.consultations.selectors import scope_samples
 from apps.core.errors import Conflict, InvalidInput, NotFound
-from apps.jobs.models import ATTENTION_KEY, JobStatus
-from apps.jobs.services import needing_attention, results_in_parallel, start_job
+from apps.jobs.models import ATTENTION_KEY
+from apps.jobs.services import needing_attention, results_in_parallel, start_stage_run
 from apps.transfer import selectors
 from apps.transfer.models import (
     SourceBenchmark,
@@ -140,20 +139,17 @@ def continue_translation_run(*, run: TranslationRun, version_number: int | None 
 
 def _launch(run: TranslationRun, *, budget_usd, acting_user) -> TranslationRun:
     require_configured(TRANSLATOR_ROLE)
-    active = TranslationRun.objects.filter(benchmark=run.benchmark,
-                                           job__status__in=[JobStatus.QUEUED, JobStatus.RUNNING]).first()
-    if active is not None:
-        raise Conflict(f"a translation run of {run.benchmark} is already running (job #{active.job_id})")
-    params = {} if budget_usd is None else {"budget_usd": budget_usd}
     user = acting_user if acting_user is not None and acting_user.pk else None
-    with transaction.atomic():
+
+    def create() -> TranslationRun:
         run.translator_model = ":".join(agent_config(TRANSLATOR_ROLE))
         run.created_by = user
         run.save()
-        params["run_id"] = run.pk
-        run.job = start_job(kind="transfer.translate", title=str(run), params=params, acting_user=user)
-        run.save(update_fields=["job"])
-    return run
+        return run
+
+    return start_stage_run(lock=run.benchmark, runs=TranslationRun.objects.filter(benchmark=run.benchmark),
+                           stage="translation run", create=create, kind="transfer.translate",
+                           params={} if budget_usd is None else {"budget_usd": budget_usd}, acting_user=user)
 
 
 def translation_scope(run: TranslationRun) -> list[int]:

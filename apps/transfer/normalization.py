@@ -6,15 +6,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.db import transaction
 from pydantic import BaseModel, Field
 
 from apps.agents.models import AgentCall
 from apps.agents.services import AgentNeedsAttention, NoProviderConfigured, ProviderRejected, call_agent
 from apps.consultations.models import Rulebook, RulebookKind, RulebookVersion
-from apps.core.errors import Conflict, InvalidInput, NotFound
-from apps.jobs.models import JobStatus
-from apps.jobs.services import results_in_parallel, start_job
+from apps.core.errors import InvalidInput, NotFound
+from apps.jobs.services import results_in_parallel, start_stage_run
 from apps.transfer import normalizer, selectors
 from apps.transfer.models import (
     NormalizationRun,
@@ -140,18 +138,15 @@ def start_normalization_run(*, benchmark: str, subset: str = "", limit: int | No
         normalizer.normalizer_for(version)
     except ValueError as exc:
         raise InvalidInput(f"{version}: {exc}", field="version") from None
-    active = NormalizationRun.objects.filter(benchmark=bench, job__status__in=[JobStatus.QUEUED, JobStatus.RUNNING])
-    if active.exists():
-        raise Conflict(f"a normalization run of {benchmark} is already running (job #{active.first().job_id})")
-    params = {} if budget_usd is None else {"budget_usd": budget_usd}
     user = acting_user if acting_user is not None and acting_user.pk else None
-    with transaction.atomic():
-        run = NormalizationRun.objects.create(benchmark=bench, subset=subset or "", limit=limit,
-                                              rulebook_version=version, created_by=user)
-        params["run_id"] = run.pk
-        run.job = start_job(kind="transfer.normalize", title=str(run), params=params, acting_user=user)
-        run.save(update_fields=["job"])
-    return run
+
+    def create() -> NormalizationRun:
+        return NormalizationRun.objects.create(benchmark=bench, subset=subset or "", limit=limit,
+                                               rulebook_version=version, created_by=user)
+
+    return start_stage_run(lock=bench, runs=NormalizationRun.objects.filter(benchmark=bench),
+                           stage="normalization run", create=create, kind="transfer.normalize",
+                           params={} if budget_usd is None else {"budget_usd": budget_usd}, acting_user=user)
 
 
 def normalization_scope(run: NormalizationRun) -> list[Translation]:

@@ -17,11 +17,10 @@ from apps.agents.services import (
     require_distinct_models,
 )
 from apps.core import limits
-from apps.core.errors import Conflict, FileProblem
+from apps.core.errors import Conflict, FileProblem, InvalidInput, NotFound
 from apps.core.limits import bounded
 from apps.core.tabular import refuse
-from apps.jobs.models import JobStatus
-from apps.jobs.services import results_in_parallel, start_job
+from apps.jobs.services import results_in_parallel, start_stage_run
 from apps.transfer import formats, selectors
 from apps.transfer.models import (
     Correction,
@@ -94,7 +93,7 @@ REVIEWER, META_REVIEWER = "reviewer", "meta_reviewer"
 
 
 def check_ground_truth_ready() -> None:
-    """Raise NoProviderConfigured or ValueError (same model twice) when the stage must not start."""
+    """Raise NoProviderConfigured or Conflict (same model twice) when the stage must not start."""
     require_configured(REVIEWER)
     require_configured(META_REVIEWER)
     require_distinct_models(REVIEWER, META_REVIEWER)
@@ -107,26 +106,22 @@ def start_ground_truth_review(
     check_ground_truth_ready()
     bench = SourceBenchmark.objects.filter(name=benchmark).first()
     if bench is None:
-        raise ValueError(f"no source benchmark named {benchmark!r}; import one with import_benchmark")
-    active = ReviewRun.objects.filter(benchmark=bench, job__status__in=[JobStatus.QUEUED, JobStatus.RUNNING]).first()
-    if active is not None:
-        raise ValueError(f"a ground-truth review of {benchmark} is already running (job #{active.job_id})")
+        raise NotFound(f"no source benchmark named {benchmark!r}; import one with import_benchmark")
     run = ReviewRun(benchmark=bench, subset=subset or "", limit=limit, on_unresolved=UnresolvedPolicy(on_unresolved))
     if not selectors.review_scope(run).exists():
-        raise ValueError(f"{benchmark}{'/' + subset if subset else ''} has no multiple-choice or short-answer samples")
-    params = {}
-    if budget_usd is not None:
-        params["budget_usd"] = budget_usd
-    with transaction.atomic():
+        raise InvalidInput(f"{benchmark}{'/' + subset if subset else ''} has no multiple-choice or short-answer samples",
+                           field="subset")
+
+    def create() -> ReviewRun:
         run.reviewer_model = ":".join(agent_config(REVIEWER))
         run.meta_reviewer_model = ":".join(agent_config(META_REVIEWER))
         run.created_by = acting_user if acting_user is not None and acting_user.pk else None
         run.save()
-        params["run_id"] = run.pk
-        job = start_job(kind="transfer.ground_truth_review", title=str(run), params=params, acting_user=acting_user)
-        run.job = job
-        run.save(update_fields=["job"])
-    return run
+        return run
+
+    return start_stage_run(lock=bench, runs=ReviewRun.objects.filter(benchmark=bench), stage="ground-truth review",
+                           create=create, kind="transfer.ground_truth_review",
+                           params={} if budget_usd is None else {"budget_usd": budget_usd}, acting_user=acting_user)
 
 
 def run_ground_truth_review(job, progress) -> dict:
@@ -269,11 +264,11 @@ def overturn_correction(*, correction: Correction, acting_user, to_status: str, 
     """An admin's decision over the agents' (confirm a rejected correction, or reject a confirmed one).
     Recorded with the admin's name; the agents' outputs stay as they were."""
     bounded(note, field="note", limit=limits.NOTE)
-    to_status = CorrectionStatus(to_status)
     if to_status not in (CorrectionStatus.CONFIRMED, CorrectionStatus.REJECTED):
-        raise ValueError("an admin can set a correction to confirmed or rejected")
+        raise InvalidInput("an admin can set a correction to confirmed or rejected", field="to_status")
+    to_status = CorrectionStatus(to_status)
     if not note.strip():
-        raise ValueError("say why you overturn the agents' decision")
+        raise InvalidInput("say why you overturn the agents' decision", field="note")
     return _decide(correction, user=acting_user, decided_as="admin", to_status=to_status, note=note)
 
 
@@ -282,7 +277,7 @@ def resolve_correction_by_expert(*, correction: Correction, acting_user, accept:
     (The consultations app's expert inbox calls this.)"""
     bounded(note, field="note", limit=limits.NOTE)
     if correction.status != CorrectionStatus.NEEDS_EXPERT:
-        raise ValueError(f"this correction is {correction.get_status_display().lower()}, not waiting for an expert")
+        raise Conflict(f"this correction is {correction.get_status_display().lower()}, not waiting for an expert")
     to_status = CorrectionStatus.CONFIRMED if accept else CorrectionStatus.REJECTED
     return _decide(correction, user=acting_user, decided_as="expert", to_status=to_status, note=note)
 
@@ -291,9 +286,9 @@ def _decide(correction: Correction, *, user, decided_as: str, to_status: str, no
     with transaction.atomic():
         locked = Correction.objects.select_for_update().get(pk=correction.pk)
         if locked.status == to_status:
-            raise ValueError(f"the correction is already {locked.get_status_display().lower()}")
+            raise Conflict(f"the correction is already {locked.get_status_display().lower()}")
         if locked.status in (CorrectionStatus.PROPOSED, CorrectionStatus.NEEDS_ATTENTION) and decided_as == "admin":
-            raise ValueError("the meta-reviewer has not judged this correction yet")
+            raise Conflict("the meta-reviewer has not judged this correction yet")
         decision = CorrectionDecision.objects.create(
             correction=locked, decided_by=user, decided_as=decided_as, from_status=locked.status,
             to_status=to_status, note=note.strip(),

@@ -3,10 +3,10 @@ report, the side-by-side view with the correction form, the normalizer page and 
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from apps.accounts.permissions import require
 from apps.agents.services import AgentError
 from apps.core.errors import ApplicationError
 from apps.transfer import hypertranslation, normalization, selectors
@@ -19,22 +19,16 @@ from apps.transfer.forms import (
 from apps.transfer.models import NormalizationRun, Translation, TranslationAction, TranslationRun
 
 
-def _require_staff(user) -> None:
-    if not (user.is_sori_admin or user.has_role("expert")):
-        raise PermissionDenied
-
-
 def _budget(value):
     return float(value) if value is not None else None
 
 
 @login_required
 def translation_runs(request):
-    _require_staff(request.user)
+    require(request.user, "transfer.review")
     form = StartTranslationForm(request.POST or None)
     if request.method == "POST":
-        if not request.user.is_sori_admin:
-            raise PermissionDenied
+        require(request.user, "transfer.manage")
         if form.is_valid():
             data = form.cleaned_data
             try:
@@ -51,7 +45,7 @@ def translation_runs(request):
 
 @login_required
 def translation_run(request, pk: int):
-    _require_staff(request.user)
+    require(request.user, "transfer.review")
     run = get_object_or_404(TranslationRun.objects.select_related("benchmark", "rulebook_version__rulebook", "job"), pk=pk)
     outputs = selectors.run_translations(run)
     action, subset = request.GET.get("action", ""), request.GET.get("subset", "")
@@ -73,8 +67,7 @@ def translation_run(request, pk: int):
 @login_required
 @require_POST
 def continue_run(request, pk: int):
-    if not request.user.is_sori_admin:
-        raise PermissionDenied
+    require(request.user, "transfer.manage")
     run = get_object_or_404(TranslationRun, pk=pk)
     try:
         follow = hypertranslation.continue_translation_run(run=run, acting_user=request.user)
@@ -88,7 +81,7 @@ def continue_run(request, pk: int):
 def translation_detail(request, pk: int):
     """English beside Korean, the rules applied (from the pinned version), the agent call, the history of
     the sample's translations, and the correction form (a correction is a new row naming its editor)."""
-    _require_staff(request.user)
+    require(request.user, "transfer.review")
     translation = get_object_or_404(Translation.objects.select_related(
         "sample", "sample__benchmark", "rulebook_version__rulebook", "agent_call", "edited_by", "run"), pk=pk)
     current = selectors.current_translations().filter(sample_id=translation.sample_id).first()
@@ -120,7 +113,7 @@ def translation_detail(request, pk: int):
 @login_required
 def normalize_page(request):
     """Experts try the normalizer on a text: the reading, the rules that fired, each span's reading."""
-    _require_staff(request.user)
+    require(request.user, "transfer.review")
     form = NormalizeTextForm(request.POST or None, prefix="try")
     outcome = error = None
     if request.method == "POST" and "try-text" in request.POST and form.is_valid():
@@ -132,8 +125,7 @@ def normalize_page(request):
             error = str(exc)
     start = StartNormalizationForm(request.POST if "run-benchmark" in request.POST else None, prefix="run")
     if request.method == "POST" and "run-benchmark" in request.POST:
-        if not request.user.is_sori_admin:
-            raise PermissionDenied
+        require(request.user, "transfer.manage")
         if start.is_valid():
             data = start.cleaned_data
             try:

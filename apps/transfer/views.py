@@ -1,10 +1,10 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
+from apps.accounts.permissions import require
 from apps.agents import selectors as agent_selectors
 from apps.agents.services import AgentError
 from apps.core.errors import ApplicationError
@@ -14,21 +14,16 @@ from apps.transfer.forms import ImportForm, OverturnForm, StartReviewForm
 from apps.transfer.models import Correction, CorrectionStatus, ReviewRun, SourceBenchmark
 
 
-def _require_admin(user) -> None:
-    if not user.is_sori_admin:
-        raise PermissionDenied
-
-
 @login_required
 def home(request):
-    _require_admin(request.user)
+    require(request.user, "transfer.manage")
     return render(request, "transfer/home.html", {"overview": selectors.benchmark_overview()})
 
 
 @upload_limit("benchmark")
 @login_required
 def import_upload(request):
-    _require_admin(request.user)
+    require(request.user, "transfer.manage")
     form = ImportForm(request.POST or None, request.FILES or None)
     errors = []
     if request.method == "POST" and form.is_valid():
@@ -53,7 +48,7 @@ def import_upload(request):
 @login_required
 def ground_truth(request):
     """Start the stage, watch runs (progress bar and cost), read the per-subset report."""
-    _require_admin(request.user)
+    require(request.user, "transfer.manage")
     form = StartReviewForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -63,7 +58,7 @@ def ground_truth(request):
                 on_unresolved=data["on_unresolved"],
                 budget_usd=float(data["budget_usd"]) if data["budget_usd"] is not None else None, acting_user=request.user,
             )
-        except (AgentError, ValueError) as exc:
+        except (AgentError, ApplicationError) as exc:
             messages.error(request, f"The stage did not start: {exc}")
         else:
             messages.success(request, "Ground-truth review started.")
@@ -71,7 +66,7 @@ def ground_truth(request):
     ready_error = None
     try:
         services.check_ground_truth_ready()
-    except (AgentError, ValueError) as exc:
+    except (AgentError, ApplicationError) as exc:
         ready_error = str(exc)
     recent = list(ReviewRun.objects.select_related("job", "benchmark")[:20])
     spending = selectors.run_spending(recent)
@@ -87,7 +82,7 @@ def ground_truth(request):
 @require_POST
 def retry_attention(request, name: str):
     """Forget the agent answers that needed attention so the next run (or a resume) asks again."""
-    _require_admin(request.user)
+    require(request.user, "transfer.manage")
     benchmark = get_object_or_404(SourceBenchmark, name=name)
     count = services.retry_needing_attention(benchmark=benchmark)
     messages.success(request, f"{count} item(s) of {benchmark} will be asked again when the review next runs.")
@@ -96,7 +91,7 @@ def retry_attention(request, name: str):
 
 @login_required
 def corrections(request):
-    _require_admin(request.user)
+    require(request.user, "transfer.manage")
     benchmark = SourceBenchmark.objects.filter(name=request.GET.get("benchmark")).first()
     status = request.GET.get("status") or None
     rows = selectors.corrections(benchmark=benchmark, subset=request.GET.get("subset") or None, status=status)[:300]
@@ -111,7 +106,7 @@ def corrections(request):
 @login_required
 @require_POST
 def overturn(request, pk: int):
-    _require_admin(request.user)
+    require(request.user, "transfer.manage")
     correction = get_object_or_404(Correction, pk=pk)
     form = OverturnForm(request.POST)
     if not form.is_valid():
@@ -120,7 +115,7 @@ def overturn(request, pk: int):
         try:
             services.overturn_correction(correction=correction, acting_user=request.user, to_status=form.cleaned_data["to_status"],
                                          note=form.cleaned_data["note"])
-        except ValueError as exc:
+        except ApplicationError as exc:
             messages.error(request, str(exc))
         else:
             messages.success(request, f"Correction for {correction.sample} is now {correction.get_status_display().lower()}.")

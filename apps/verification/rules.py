@@ -1,10 +1,12 @@
 """Who may do what in verification (asked through apps.accounts.permissions.can)."""
 
-from apps.accounts.permissions import rule
+from apps.accounts.permissions import role_rule, rule
 from apps.accounts.roles import Role
 from apps.audio.rules import grants_audio_access
 from apps.queues.models import Assignment, AssignmentStatus
 from apps.queues.services import register_eligible_workers
+
+role_rule("verification.manage")  # projects, imports, baselines, scoring: admins only
 
 
 @rule("verification.review")

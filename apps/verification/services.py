@@ -281,10 +281,10 @@ def stratified_sample(items: list[VerificationItem], size: int, rng: random.Rand
 
 def create_baseline(*, project: VerificationProject, name: str, size: int = 300, acting_user=None, seed: int | None = None) -> BaselineSession:
     if size < 1:
-        raise ValueError("the sample needs at least one item")
+        raise InvalidInput("the sample needs at least one item", field="size")
     accepted = list(project.items.filter(status=ItemStatus.ACCEPTED).order_by("position"))
     if not accepted:
-        raise ValueError(f"{project.name} has no accepted items to sample from yet")
+        raise Conflict(f"{project.name} has no accepted items to sample from yet")
     seed = seed if seed is not None else random.SystemRandom().randrange(2**62)
     sample = stratified_sample(accepted, size, random.Random(seed))
     with transaction.atomic():

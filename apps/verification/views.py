@@ -6,13 +6,12 @@ from pathlib import Path
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from apps.accounts.decorators import login_or_token_required
-from apps.accounts.permissions import can
+from apps.accounts.permissions import can, require
 from apps.core.errors import ApplicationError, InvalidInput
 from apps.core.tabular import extract_zip
 from apps.core.uploads import upload_limit
@@ -28,16 +27,10 @@ from apps.verification.taxonomy import MULTIPLE, YES_NO
 REASON_KEYS = list(enumerate(Reason.choices, start=1))
 
 
-def _admin_only(user):
-    if not user.is_sori_admin:
-        raise PermissionDenied
-
-
 @login_required
 def project_list(request):
     user = request.user
-    if not (user.is_sori_admin or can(user, "verification.review")):
-        raise PermissionDenied
+    require(user, "verification.review")
     projects = list(VerificationProject.objects.all())
     rows = []
     for project in projects:
@@ -56,8 +49,7 @@ def project_list(request):
 def review(request, pk):
     """Hand the annotator their current or next item and show it with the decision form."""
     project = get_object_or_404(VerificationProject, pk=pk)
-    if not can(request.user, "verification.review", project):
-        raise PermissionDenied
+    require(request.user, "verification.review", project)
     if request.user.is_sori_admin and not _reviewing_as_annotator(request, project):
         # An admin looking at the project must not take a review slot: they browse read-only, and taking
         # work is the explicit "review as annotator" button on that page.
@@ -77,8 +69,7 @@ def review(request, pk):
 @require_POST
 def submit(request, pk):
     item = get_object_or_404(VerificationItem.objects.select_related("project", "work_item"), pk=pk)
-    if not can(request.user, "verification.review", item.project):
-        raise PermissionDenied
+    require(request.user, "verification.review", item.project)
     form = ReviewForm(request.POST)
     back = request.POST.get("next") or "review"
     if not form.is_valid():
@@ -125,8 +116,7 @@ def review_as_annotator(request, pk):
 @login_required
 @require_POST
 def skip(request, pk):
-    if not can(request.user, "verification.review"):
-        raise PermissionDenied
+    require(request.user, "verification.review")
     item = get_object_or_404(VerificationItem, pk=pk)
     reason = request.POST.get("reason", "")[:500]
     if not services.skip_item(item=item, acting_user=request.user, reason=reason):
@@ -143,9 +133,8 @@ def skip(request, pk):
 @login_required
 def item_detail(request, pk):
     item = get_object_or_404(VerificationItem.objects.select_related("audio", "project"), pk=pk)
+    require(request.user, "verification.view_item", item)
     admin = request.user.is_sori_admin
-    if not admin and not can(request.user, "verification.view_item", item):
-        raise PermissionDenied
     data = selectors.item_for_reviewer(item, request.user, reveal_all=admin)
     history = item.history.select_related("annotator").order_by("at", "id") if (admin or item.is_settled) else None
     return render(request, "verification/item.html", {
@@ -159,8 +148,7 @@ def visual(request, pk):
     item = get_object_or_404(VerificationItem, pk=pk)
     if not item.visual:
         raise Http404
-    if not (request.user.is_sori_admin or can(request.user, "verification.view_item", item)):
-        raise PermissionDenied
+    require(request.user, "verification.view_item", item)
     fh = item.visual.open("rb")
     content_type = served_type(fh)
     if content_type is None:
@@ -176,7 +164,7 @@ def visual(request, pk):
 
 @login_required
 def dashboard(request, pk):
-    _admin_only(request.user)
+    require(request.user, "verification.manage")
     project = get_object_or_404(VerificationProject, pk=pk)
     if request.method == "POST":
         form = SettingsForm(request.POST)
@@ -206,7 +194,7 @@ def item_list(request, pk):
     """Every item of a project, filterable by status and task, for an admin to read."""
     from django.core.paginator import Paginator
 
-    _admin_only(request.user)
+    require(request.user, "verification.manage")
     project = get_object_or_404(VerificationProject, pk=pk)
     items = project.items.order_by("position").prefetch_related("reviews")
     status, task = request.GET.get("status", ""), request.GET.get("task", "")
@@ -225,7 +213,7 @@ def item_list(request, pk):
 @upload_limit("bundle")
 @login_required
 def upload(request):
-    _admin_only(request.user)
+    require(request.user, "verification.manage")
     problems = []
     if request.method == "POST":
         form = ImportForm(request.POST, request.FILES)
@@ -260,7 +248,7 @@ def _import_upload(form, user):
 
 @login_required
 def export(request, pk):
-    _admin_only(request.user)
+    require(request.user, "verification.manage")
     project = get_object_or_404(VerificationProject, pk=pk)
     response = HttpResponse(export_zip(project), content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="verification-{project.pk}.zip"'
@@ -270,7 +258,7 @@ def export(request, pk):
 @login_required
 @require_POST
 def create_baseline(request, pk):
-    _admin_only(request.user)
+    require(request.user, "verification.manage")
     project = get_object_or_404(VerificationProject, pk=pk)
     form = BaselineForm(request.POST)
     if form.is_valid():
@@ -278,7 +266,7 @@ def create_baseline(request, pk):
             session = services.create_baseline(project=project, name=form.cleaned_data["name"], size=form.cleaned_data["size"], acting_user=request.user)
             messages.success(request, f"Baseline drawn: {session.sample.count()} items.")
             return redirect("verification:baseline", pk=session.pk)
-        except ValueError as exc:
+        except ApplicationError as exc:
             messages.error(request, str(exc))
     else:
         messages.error(request, form.errors.as_text())
@@ -289,7 +277,7 @@ def create_baseline(request, pk):
 @login_required
 @require_POST
 def score_predictions(request, pk):
-    _admin_only(request.user)
+    require(request.user, "verification.manage")
     project = get_object_or_404(VerificationProject, pk=pk)
     form = PredictionsForm(request.POST, request.FILES)
     if form.is_valid():
@@ -318,8 +306,7 @@ def baseline(request, pk):
         runs = session.project.scoring_runs.all()[:10]
         return render(request, "verification/baseline_report.html",
                       {"session": session, "report": selectors.baseline_report(session), "runs": runs})
-    if not can(user, "verification.baseline", session):
-        raise PermissionDenied
+    require(user, "verification.baseline", session)
     item = selectors.baseline_next(session, user)
     context = {"session": session}
     if item is not None:
@@ -328,16 +315,22 @@ def baseline(request, pk):
     return render(request, "verification/baseline.html", context)
 
 
+def _seconds_spent(data) -> float:
+    try:
+        return float(data.get("seconds_spent") or 0)
+    except ValueError:
+        raise InvalidInput("seconds_spent must be a number of seconds", field="seconds_spent") from None
+
+
 @login_required
 @require_POST
 def baseline_answer(request, pk, item_pk):
     session = get_object_or_404(BaselineSession, pk=pk)
-    if not can(request.user, "verification.baseline", session):
-        raise PermissionDenied
+    require(request.user, "verification.baseline", session)
     item = get_object_or_404(VerificationItem, pk=item_pk)
     try:
         services.answer_baseline(session=session, item=item, acting_user=request.user, chosen=request.POST.getlist("choice"),
-                                 seconds=float(request.POST.get("seconds_spent") or 0))
-    except (ApplicationError, ValueError) as exc:
+                                 seconds=_seconds_spent(request.POST))
+    except ApplicationError as exc:
         messages.error(request, f"Not saved: {exc}")
     return redirect(f"{request.path.rsplit('/answer/', 1)[0]}/?answer=1")

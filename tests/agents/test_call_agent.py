@@ -16,6 +16,7 @@ from apps.agents.services import (
     require_distinct_models,
     set_role_assignment,
 )
+from apps.core.errors import Conflict
 
 pytestmark = pytest.mark.django_db
 
@@ -180,5 +181,5 @@ def test_role_assignments_override_the_settings_default(fake_llm, admin):
 def test_it_refuses_two_roles_on_the_same_model(db):
     set_role_assignment(role="reviewer", provider="openai", model="gpt-4.1")
     set_role_assignment(role="meta_reviewer", provider="openai", model="gpt-4.1")
-    with pytest.raises(ValueError, match="must be different models"):
+    with pytest.raises(Conflict, match="must be different models"):
         require_distinct_models("reviewer", "meta_reviewer")

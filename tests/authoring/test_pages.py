@@ -70,3 +70,13 @@ def test_export_download_and_scoring_upload(client_for, admin, question_set, seo
     scored = client.post(f"/authoring/sets/{question_set.pk}/score/", {
         "model": "oracle", "predictions": SimpleUploadedFile("run.json", json.dumps(rows).encode())}, follow=True)
     assert "oracle: average 100.0 % (random 50.0 %)" in scored.content.decode()
+
+
+def test_targets_that_are_not_a_json_object_are_refused_with_a_message(client_for, admin, question_set):
+    client = client_for(admin)
+    before = dict(question_set.targets)
+    for bad, said in (("{not json", "targets are not valid JSON"), ("[1, 2]", "targets must map capabilities to counts")):
+        page = client.post(f"/authoring/sets/{question_set.pk}/", {"targets": bad}, follow=True).content.decode()
+        assert said in page, bad
+    question_set.refresh_from_db()
+    assert question_set.targets == before

@@ -73,3 +73,10 @@ def test_an_admin_withdraws_a_question_nobody_can_answer_and_the_round_can_close
     assert services.publish_round_version(round=question.round, acting_user=admin) is None
     question.round.refresh_from_db()
     assert question.round.status == "closed" and question.round.rulebook.latest_version().number == 1
+
+
+def test_a_round_with_a_max_questions_that_is_not_a_number_is_refused_by_name(rulebooks, admin, client_for):
+    book = rulebooks["ko-normalization"]
+    page = client_for(admin).post("/consultations/rounds/", {"rulebook": book.pk, "max_questions": "two"},
+                                  follow=True).content.decode()
+    assert "max_questions must be a whole number" in page and not Round.objects.exists()

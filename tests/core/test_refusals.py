@@ -75,3 +75,21 @@ def test_a_one_line_file_refusal_reads_as_file_line_field_reason():
     assert (refused.file, refused.line, refused.field) == ("ratings.jsonl", 12, "score")
     assert str(FileRefused("not a zip archive", file="clips.zip")) == "clips.zip: not a zip archive"
     assert str(FileProblem(file="a.csv", line=2, reason="too many columns")) == "a.csv line 2: too many columns"
+
+
+def test_the_domain_refusals_are_refusals_of_the_one_hierarchy():
+    """A release or rulebook refusal is caught, answered and rendered like any other: no view or command
+    needs to name it beside ApplicationError."""
+    from apps.consultations.models import ImmutableVersion
+    from apps.consultations.rulebook_files import RulebookFileError
+    from apps.consultations.rulebooks import RulebookConflict
+    from apps.core.errors import Conflict, InvalidInput
+    from apps.releases.licences import LicenceRefused, check
+    from apps.releases.models import ImmutableRelease
+
+    for refusal in (ImmutableVersion, ImmutableRelease, RulebookConflict):
+        assert issubclass(refusal, Conflict) and refusal("x").status == 409
+    assert issubclass(RulebookFileError, InvalidInput)
+    with pytest.raises(InvalidInput) as refused:
+        check("CC-BY-4.0", [{"name": "KSS", "license": "CC-BY-NC-SA-4.0"}])
+    assert isinstance(refused.value, LicenceRefused) and refused.value.fields == {"license": [refused.value.message]}

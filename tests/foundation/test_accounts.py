@@ -7,7 +7,8 @@ from django.test import override_settings
 from rest_framework.authtoken.models import Token
 
 from apps.accounts.models import User
-from apps.accounts.permissions import can, rule
+from apps.accounts.permissions import can, require, rule
+from apps.core.errors import Forbidden
 
 
 def test_a_person_may_hold_several_roles(make_user):
@@ -26,6 +27,19 @@ def test_a_registered_rule_decides_per_object(listener, listeners):
     rule("tests.own_thing")(lambda user, obj: obj == user.pk)
     assert can(listener, "tests.own_thing", listener.pk)
     assert not can(listener, "tests.own_thing", listeners[1].pk)
+
+
+def test_require_refuses_with_forbidden_naming_the_action_when_can_says_no(admin, listener):
+    require(admin, "nobody.registered.this")  # admins pass, as with can()
+    with pytest.raises(Forbidden, match=r"nobody\.registered\.this") as refused:
+        require(listener, "nobody.registered.this")
+    assert refused.value.status == 403
+
+
+def test_an_admin_only_page_answers_a_listener_with_the_refusal_page(client_for, listener):
+    response = client_for(listener).get("/speech/")
+    assert response.status_code == 403
+    assert "Not allowed" in response.content.decode() and "speech.manage" in response.content.decode()
 
 
 def test_an_inactive_user_may_do_nothing(admin):

@@ -13,6 +13,7 @@ from apps.speech.models import (
     SampleSynthesis,
     SpeechCall,
     SynthesisAttempt,
+    SynthesisRun,
 )
 
 pytestmark = pytest.mark.django_db
@@ -164,6 +165,14 @@ def test_a_run_refuses_to_start_naming_the_missing_backend(admin, voices, ready,
     settings.SPEECH_TTS = {**settings.SPEECH_TTS, "model": None}
     with pytest.raises(Conflict, match="TTS: no TTS model is configured: set SORI_TTS_MODEL"):
         services.start_run(acting_user=admin, benchmark=benchmark)
+
+
+def test_a_second_run_of_a_benchmark_is_refused_while_the_first_has_not_finished(admin, voices, ready, fake_speech):
+    benchmark = ready()
+    first = services.start_run(acting_user=admin, benchmark=benchmark)  # its job waits for the commit: queued
+    with pytest.raises(Conflict, match=f"a synthesis run of {benchmark} is already running \\(job #{first.job_id}\\)"):
+        services.start_run(acting_user=admin, benchmark=benchmark)
+    assert list(SynthesisRun.objects.values_list("pk", flat=True)) == [first.pk]
 
 
 def test_a_run_needs_reference_voices_and_ready_text(admin, ready, fake_speech, voices):

@@ -8,6 +8,8 @@ from django.db import connection
 from apps.agents.models import AgentCall
 from apps.agents.services import NoProviderConfigured, set_role_assignment
 from apps.consultations.models import DecisionQuestion
+from apps.core.errors import Conflict, InvalidInput
+from apps.jobs import services as jobs_services
 from apps.jobs.models import Job, JobStatus
 from apps.jobs.services import resume_job
 from apps.transfer import selectors
@@ -17,6 +19,7 @@ from apps.transfer.models import (
     CorrectionStatus,
     GroundTruthReview,
     ReviewOutcome,
+    ReviewRun,
     SourceBenchmark,
     SourceSample,
 )
@@ -109,7 +112,7 @@ def test_an_unresolved_correction_can_go_to_an_expert_instead(
 @pytest.mark.django_db
 def test_it_refuses_to_start_with_the_same_model_for_both_agents(source_samples, fake_llm):
     set_role_assignment(role="meta_reviewer", provider="openai", model="gpt-4.1")
-    with pytest.raises(ValueError, match="must be different models"):
+    with pytest.raises(Conflict, match="must be different models"):
         start_ground_truth_review(benchmark="voicebench")
     with pytest.raises(CommandError, match="must be different models"):
         call_command("run_ground_truth_review", "--benchmark", "voicebench")
@@ -234,7 +237,7 @@ def test_an_admin_overturns_a_decision_and_their_name_is_recorded(
     assert selectors.effective_answer(correction.sample).answer == "Canberra"
     assert "alice_admin (admin) changed rejected → confirmed" in client.get("/transfer/ground-truth/corrections/").content.decode()
 
-    with pytest.raises(ValueError, match="say why"):
+    with pytest.raises(InvalidInput, match="say why"):
         overturn_correction(correction=correction, acting_user=admin, to_status="rejected", note=" ")
 
 
@@ -291,8 +294,34 @@ def test_two_starts_racing_never_review_a_sample_twice(source_samples, script_ag
 
     errors = run_threads([start, start])
     assert GroundTruthReview.objects.count() == 5
-    assert all(isinstance(e, ValueError) and "already running" in str(e) for e in errors)
+    assert all(isinstance(e, Conflict) and "already running" in str(e) for e in errors)
     assert set(Job.objects.values_list("status", flat=True)) == {JobStatus.SUCCEEDED}
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_admins_clicking_start_at_once_start_one_run(source_samples, script_agents, make_user, client_for,
+                                                          monkeypatch):
+    """Two real requests race to start the stage while no worker has picked a job up yet: the benchmark's row
+    lock lets one through and the other is refused, naming the job that runs."""
+    script_agents()
+    queued = []
+    monkeypatch.setattr(jobs_services, "_dispatch", queued.append)  # no worker yet: the jobs stay queued
+    clients = [client_for(make_user(name, "admin")) for name in ("alice_admin", "anna_admin")]
+    pages = []
+
+    def start(client):
+        response = client.post("/transfer/ground-truth/", {"benchmark": "voicebench", "on_unresolved": "exclude"},
+                               follow=True)
+        pages.append(response.content.decode())
+
+    errors = run_threads([lambda c=c: start(c) for c in clients])
+    assert errors == []
+    run = ReviewRun.objects.get()
+    assert list(Job.objects.values_list("pk", flat=True)) == queued == [run.job_id]
+    assert sum("Ground-truth review started." in page for page in pages) == 1
+    assert sum(f"a ground-truth review of voicebench is already running (job #{run.job_id})" in page
+               for page in pages) == 1
 
 
 @pytest.mark.django_db

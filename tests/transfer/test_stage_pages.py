@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from apps.accounts.permissions import can
 from apps.consultations.rulebooks import load_rulebooks
 from apps.transfer import selectors
 from apps.transfer.models import Translation
@@ -64,6 +65,19 @@ def test_the_normalizer_page_shows_the_reading_and_the_rules(expert, client_for)
     page = client_for(expert).post("/transfer/normalize/", {"try-text": "사과 3개는 $32", "try-preserve": ""}).content.decode()
     assert "<strong>사과 세 개는 삼십이 달러</strong>" in page
     assert "<code>nm-counter-numerals</code>" in page and "<code>nm-currency</code>" in page
+
+
+def test_experts_review_the_stages_and_only_admins_run_them(expert, admin):
+    """One rule (apps/transfer/rules.py) for every transfer page: experts read and correct, admins run."""
+    assert can(expert, "transfer.review") and not can(expert, "transfer.manage")
+    assert can(admin, "transfer.manage")
+
+
+def test_an_expert_cannot_open_the_admin_pages_of_transfer(expert, client_for):
+    client = client_for(expert)
+    for url in ("/transfer/", "/transfer/import/", "/transfer/ground-truth/", "/transfer/ground-truth/corrections/"):
+        assert client.get(url).status_code == 403, url
+    assert client.post("/transfer/normalize/", {"run-benchmark": "voicebench"}).status_code == 403
 
 
 def test_listeners_cannot_open_the_stage_pages(listener, client_for):

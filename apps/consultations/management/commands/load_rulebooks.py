@@ -2,8 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.consultations.rulebook_files import RulebookFileError
-from apps.consultations.rulebooks import RulebookConflict, load_rulebooks
+from apps.consultations.rulebooks import load_rulebooks
+from apps.core.errors import ApplicationError
 
 
 class Command(BaseCommand):
@@ -15,7 +15,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         try:
             outcomes = load_rulebooks(options["dir"])
-        except (RulebookFileError, RulebookConflict) as exc:
+        except ApplicationError as exc:
             raise CommandError(str(exc)) from None
         for outcome in outcomes:
             state = "loaded" if outcome.created else "unchanged"

@@ -51,7 +51,7 @@ class Command(BaseCommand):
                 release = services.create_release(
                     acting_user=acting, kind=kind, source_id=source_id, name=name, version=release_version,
                     license=license, sources=sources, description=description)
-        except (ApplicationError, licences.LicenceRefused) as exc:
+        except ApplicationError as exc:
             raise CommandError(str(exc)) from None
         # Inside an outer transaction the on-commit dispatch has not run yet: run the job here. A job that
         # already ran is not queued any more, so it never runs twice.
