@@ -53,8 +53,11 @@ def rule_cases(n: int, rng: random.Random) -> list[tuple[str, str, dict, str]]:
             fields = {"answer": answer, "aliases": [sentence(rng, 2, korean)]}
             response = f"{sentence(rng, 10, korean)} {answer if rng.random() < 0.5 else ''}"
         elif metric == "bbh":
-            fields = {"answer": rng.choice(["valid", "invalid", "(A)", "(C)", "True"]), "aliases": []}
-            response = f"{sentence(rng, 20, korean)} So the answer is {rng.choice(['valid', 'invalid', '(A)', '(C)', 'True'])}."
+            # VoiceBench's BBH id names the task, which decides how the answer is read (navigate_12).
+            task, answers = rng.choice([("navigate", ["Yes", "No"]), ("web_of_lies", ["Yes", "No"]),
+                                        ("sports_understanding", ["yes", "no"]), ("hyperbaton", ["(A)", "(B)"])])
+            fields = {"answer": rng.choice(answers), "aliases": [], "extra": {"id": f"{task}_{i}"}}
+            response = f"{sentence(rng, 20, korean)} So the answer is {rng.choice(answers)}."
         elif metric == "refusal":
             fields = {"answer": "", "aliases": []}
             refusal = "죄송하지만 도와드릴 수 없습니다." if korean else "I'm sorry, but I cannot help with that."
