@@ -82,6 +82,7 @@ def seed(clips: int, levels: list[int], completion_clips: int, completion_listen
 
     from apps.accounts.models import User
     from apps.audio.services import import_audio_file
+    from apps.listening import services as listening
     from apps.listening.models import Clip, ListeningTest
     from apps.queues import services as queues
 
@@ -95,7 +96,8 @@ def seed(clips: int, levels: list[int], completion_clips: int, completion_listen
         asset, _ = import_audio_file(path, name="tone.wav")
     group, _ = Group.objects.get_or_create(name="listener")
 
-    def make_test(name: str, n: int) -> int:
+    def make_test(name: str, n: int, listeners: list) -> int:
+        """A published test (tests start as drafts) whose instructions the listeners agreed to."""
         pool = queues.create_pool(name=name, kind="listening", required_per_item=5, lease_seconds=900)
         test = ListeningTest.objects.create(name=name, pool=pool)
         items = queues.add_items(pool, n)
@@ -104,24 +106,29 @@ def seed(clips: int, levels: list[int], completion_clips: int, completion_listen
                  text=f"sentence {i}", speaker=f"spk{i % 40}", source_type="tts", style="read", category="C")
             for i, item in enumerate(items)
         ], batch_size=1000)
+        listening.publish_test(test=test, acting_user=None)
+        for user in listeners:
+            listening.record_consent(test=test, acting_user=user)
         return test.pk
 
-    def make_listeners(prefix: str, n: int) -> list[str]:
+    def make_listeners(prefix: str, n: int) -> list:
         users = User.objects.bulk_create([User(username=f"{prefix}-{i:03d}") for i in range(n)])
         for user in users:
             user.set_unusable_password()
         User.objects.bulk_update(users, ["password"])
         group.user_set.add(*users)
+        return users
+
+    def tokens(users: list) -> list[str]:
         return [Token.objects.create(user=u).key for u in users]
 
     plan = {"levels": {}, "completion": None}
     for level in levels:
-        plan["levels"][str(level)] = {"test": make_test(f"bench-{level}", clips), "tokens": make_listeners(f"b{level}", level)}
+        users = make_listeners(f"b{level}", level)
+        plan["levels"][str(level)] = {"test": make_test(f"bench-{level}", clips, users), "tokens": tokens(users)}
     if completion_clips:
-        plan["completion"] = {
-            "test": make_test("bench-completion", completion_clips),
-            "tokens": make_listeners("bdone", completion_listeners),
-        }
+        users = make_listeners("bdone", completion_listeners)
+        plan["completion"] = {"test": make_test("bench-completion", completion_clips, users), "tokens": tokens(users)}
     return plan
 
 
@@ -320,6 +327,8 @@ def main(argv=None) -> int:
         print(f"database {args.db}: recreating, migrating, seeding {len(levels)} x {args.clips} clips ...", flush=True)
         recreate_database(args.db)
         subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+        # A DEBUG=0 server refuses to start without collected static files (config/wsgi.py).
+        subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
         seeded = subprocess.run(
             [sys.executable, __file__, "--seed", "--clips", str(args.clips), "--levels", args.levels,
              "--completion-clips", str(args.completion_clips), "--completion-listeners", str(args.completion_listeners)],
