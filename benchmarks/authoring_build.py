@@ -112,7 +112,7 @@ def build_benchmark(asset, utterances: int) -> None:
     for cap, r in report.items():
         print(f"  {cap:<15} made {r['made']:>6}  skipped {sum(r['skipped'].values()):>6} {dict(r['skipped'])}")
     print(f"  peak resident memory {rss_peak:.0f} MiB (before the build {rss_before:.0f} MiB, kiwipiepy model included)")
-    small = max(1000, utterances // 10)
+    small = min(utterances, max(1000, utterances // 10))  # never more than the build itself
     corpus2 = synthetic_corpus("synthetic-traced", small, asset, seed=2)
     set2 = create_question_set(name="build-traced")
     tracemalloc.start()
@@ -155,7 +155,7 @@ def free_port() -> int:
 
 def start_server(env: dict, port: int) -> subprocess.Popen:
     server = subprocess.Popen(
-        [str(ROOT / ".venv/bin/gunicorn"), "config.wsgi:application", "--bind", f"{HOST}:{port}",
+        [str(Path(sys.executable).with_name("gunicorn")), "config.wsgi:application", "--bind", f"{HOST}:{port}",
          "--worker-class", "gthread", "--workers", "2", "--threads", "16", "--log-level", "warning",
          "--keep-alive", "30"],
         cwd=ROOT, env=env, start_new_session=True,
@@ -266,12 +266,15 @@ def check_invariants(env: dict) -> str:
 
 
 def main() -> None:
+    global DB_NAME
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--utterances", type=int, default=10000)
     parser.add_argument("--questions", type=int, default=3000, help="questions in review for the HTTP part")
     parser.add_argument("--seconds", type=float, default=15.0, help="duration of each concurrency level")
     parser.add_argument("--levels", default="1,4,16")
+    parser.add_argument("--db", default=DB_NAME, help=f"the PostgreSQL database to (re)create (default {DB_NAME})")
     args = parser.parse_args()
+    DB_NAME = args.db
     levels = [int(x) for x in args.levels.split(",")]
     env = prepare_env(tempfile.mkdtemp(prefix="sori-abench-"))
     recreate_database()

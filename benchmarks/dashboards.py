@@ -319,11 +319,14 @@ def page(client, url: str):
 
 
 def main() -> None:
+    global DB_NAME
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,10000", help="comma-separated clip/item/sample counts")
     parser.add_argument("--repeat", type=int, default=5, help="runs per figure; the best is reported")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--db", default=DB_NAME, help=f"the PostgreSQL database to (re)create (default {DB_NAME})")
     args = parser.parse_args()
+    DB_NAME = args.db
     sizes = [int(s) for s in args.sizes.split(",")]
 
     recreate_database()

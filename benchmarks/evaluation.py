@@ -53,8 +53,11 @@ def rule_cases(n: int, rng: random.Random) -> list[tuple[str, str, dict, str]]:
             fields = {"answer": answer, "aliases": [sentence(rng, 2, korean)]}
             response = f"{sentence(rng, 10, korean)} {answer if rng.random() < 0.5 else ''}"
         elif metric == "bbh":
-            fields = {"answer": rng.choice(["valid", "invalid", "(A)", "(C)", "True"]), "aliases": []}
-            response = f"{sentence(rng, 20, korean)} So the answer is {rng.choice(['valid', 'invalid', '(A)', '(C)', 'True'])}."
+            # Real BBH items name their task (the scorer reads it from `task` or the id): one of the four.
+            task, labels = rng.choice([("web_of_lies", ["Yes", "No"]), ("navigate", ["Yes", "No"]),
+                                       ("sports_understanding", ["yes", "no"]), ("hyperbaton", ["(A)", "(B)"])])
+            fields = {"answer": rng.choice(labels), "aliases": [], "extra": {"task": task}}
+            response = f"{sentence(rng, 20, korean)} So the answer is {rng.choice(labels)}."
         elif metric == "refusal":
             fields = {"answer": "", "aliases": []}
             refusal = "죄송하지만 도와드릴 수 없습니다." if korean else "I'm sorry, but I cannot help with that."

@@ -60,11 +60,14 @@ def write_bundle(folder: Path, n: int, share: int) -> tuple[Path, int]:
 
 
 def main() -> None:
+    global DB_NAME
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,10000", help="comma-separated clip counts")
     parser.add_argument("--share", type=int, default=5,
                         help="every share-th row reuses the previous row's file (0: every row has its own file)")
+    parser.add_argument("--db", default=DB_NAME, help=f"the PostgreSQL database to (re)create (default {DB_NAME})")
     args = parser.parse_args()
+    DB_NAME = args.db
 
     recreate_database()
     work = Path(tempfile.mkdtemp(prefix="sori-import-bench-"))

@@ -101,7 +101,7 @@ def start_server(env: dict) -> subprocess.Popen:
     if port_in_use():
         raise SystemExit(f"{HOST}:{PORT} is already taken by another process; free it or pass --port")
     server = subprocess.Popen(
-        [str(ROOT / ".venv/bin/gunicorn"), "config.wsgi:application", "--bind", f"{HOST}:{PORT}",
+        [str(Path(sys.executable).with_name("gunicorn")), "config.wsgi:application", "--bind", f"{HOST}:{PORT}",
          "--worker-class", "gthread", "--workers", "2", "--threads", "16", "--log-level", "warning",
          "--keep-alive", "30"],
         cwd=ROOT, env=env, start_new_session=True,
@@ -196,13 +196,15 @@ def check_invariants(env: dict) -> str:
 
 
 def main() -> None:
-    global PORT
+    global PORT, DB_NAME
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--items", type=int, default=5000)
     parser.add_argument("--seconds", type=float, default=20.0, help="duration of each concurrency level")
     parser.add_argument("--levels", default="1,4,16,50")
     parser.add_argument("--port", type=int, default=PORT)
+    parser.add_argument("--db", default=DB_NAME, help=f"the PostgreSQL database to (re)create (default {DB_NAME})")
     args = parser.parse_args()
+    DB_NAME = args.db
     PORT = args.port
     levels = [int(x) for x in args.levels.split(",")]
     data_dir = tempfile.mkdtemp(prefix="sori-vbench-")
