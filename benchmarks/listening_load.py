@@ -1,5 +1,7 @@
 #!/usr/bin/env python
-"""Load benchmark of MOS listening over HTTP: listeners racing next -> playback -> rating.
+"""Load benchmark of MOS listening over HTTP: listeners racing through the rating cycle, playback -> rating
+(the rating's answer carrying the next clip; --three-calls for next -> playback -> rating). Prints per level
+the cycles per second, the cycle's p50/p95 and each call's.
 
 By default it brings up its own server: it (re)creates the PostgreSQL database `sori_listening_bench`,
 migrates it, seeds one 2,000-clip test per concurrency level (K = 5) plus a small test that is rated to
@@ -170,8 +172,10 @@ class Server:
 # --- the client side ------------------------------------------------------------------------------------
 
 class Listener(threading.Thread):
-    def __init__(self, base: str, token: str, test_id: int, deadline: float | None, stats: dict, lock: threading.Lock):
+    def __init__(self, base: str, token: str, test_id: int, deadline: float | None, stats: dict, lock: threading.Lock,
+                 three_calls: bool = False):
         super().__init__(daemon=True)
+        self.three_calls = three_calls
         url = urlparse(base)
         self.host, self.port = url.hostname, url.port or 80
         self.token, self.test_id, self.deadline = token, test_id, deadline
@@ -193,37 +197,47 @@ class Listener(threading.Thread):
         return response.status, data
 
     def run(self):
+        """Two round trips per clip: playback + rating, the rating's answer carrying the next clip (one `next`
+        to start). With three_calls, the older cycle: next + playback + rating."""
         conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
+        clip = None
         try:
             while self.deadline is None or time.time() < self.deadline:
-                status, data = self.call(conn, "next", f"/api/listening/tests/{self.test_id}/next/")
-                if status == 204:
-                    break
-                if status != 200:
-                    self.errors.append(f"next {status} {data[:200]!r}")
-                    break
-                clip = json.loads(data)["clip"]["id"]
+                started = time.perf_counter()
+                if clip is None or self.three_calls:
+                    status, data = self.call(conn, "next", f"/api/listening/tests/{self.test_id}/next/")
+                    if status == 204:
+                        break
+                    if status != 200:
+                        self.errors.append(f"next {status} {data[:200]!r}")
+                        break
+                    clip = json.loads(data)["clip"]["id"]
                 status, data = self.call(conn, "playback", f"/api/listening/clips/{clip}/playback/")
                 if status != 200:
                     self.errors.append(f"playback {status} {data[:200]!r}")
                     break
                 status, data = self.call(conn, "rating", f"/api/listening/clips/{clip}/ratings/", {"score": self.rng.randint(1, 5)})
-                if status == 201:
-                    self.created += 1
-                else:
+                if status != 201:
                     self.errors.append(f"rating {status} {data[:200]!r}")
                     break
+                self.created += 1
+                with self.lock:
+                    self.stats["cycle"].append(time.perf_counter() - started)
+                handed_on = json.loads(data)["next"]
+                if handed_on is None:
+                    break
+                clip = handed_on["clip"]["id"]
         except Exception as exc:  # reported with the level's results
             self.errors.append(f"{type(exc).__name__}: {exc}")
         finally:
             conn.close()
 
 
-def run_level(base: str, test_id: int, tokens: list[str], seconds: float | None) -> dict:
+def run_level(base: str, test_id: int, tokens: list[str], seconds: float | None, three_calls: bool = False) -> dict:
     stats: dict[str, list[float]] = defaultdict(list)
     lock = threading.Lock()
     deadline = time.time() + seconds if seconds else None
-    listeners = [Listener(base, token, test_id, deadline, stats, lock) for token in tokens]
+    listeners = [Listener(base, token, test_id, deadline, stats, lock, three_calls) for token in tokens]
     start = time.perf_counter()
     for listener in listeners:
         listener.start()
@@ -305,6 +319,9 @@ def main(argv=None) -> int:
     parser.add_argument("--plan", default=None,
                         help="with --no-server: a JSON file with the plan that `--seed` prints (run it with the "
                              "server's DATABASE_URL)")
+    parser.add_argument("--three-calls", action="store_true",
+                        help="the older cycle, next + playback + rating per clip (default: playback + rating, the "
+                             "rating's answer carrying the next clip)")
     parser.add_argument("--seed", action="store_true", help="only seed the database of DATABASE_URL and print the plan")
     args = parser.parse_args(argv)
     levels = [int(x) for x in args.levels.split(",") if x.strip()]
@@ -343,25 +360,27 @@ def main(argv=None) -> int:
     failures: list[str] = []
     ctx = server if server is not None else _Null()
     with ctx:
-        print(f"\n{'listeners':>9} {'ratings':>8} {'ratings/s':>9} {'req/s':>7}   "
-              f"{'next p50/p95 ms':>16} {'playback p50/p95':>17} {'rating p50/p95':>15}  errors")
+        print(f"\ncycle: {'next + playback + rating' if args.three_calls else 'playback + rating (the rating hands on the next clip)'}")
+        print(f"{'listeners':>9} {'cycles/s':>9} {'cycle p50/p95 ms':>17} {'req/s':>7}   "
+              f"{'next p50/p95 ms':>16} {'playback p50/p95':>17} {'rating p50/p95':>15} {'ratings':>8}  errors")
         for level in levels:
             spec = plan["levels"][str(level)]
-            result = run_level(base, spec["test"], spec["tokens"], args.seconds)
+            result = run_level(base, spec["test"], spec["tokens"], args.seconds, args.three_calls)
             results[level] = result
             s = result["stats"]
-            requests = sum(len(v) for v in s.values())
+            requests = sum(len(v) for k, v in s.items() if k != "cycle")
             print(
-                f"{level:>9} {result['created']:>8} {result['created'] / result['wall']:>9.1f} {requests / result['wall']:>7.1f}   "
+                f"{level:>9} {result['created'] / result['wall']:>9.1f} {pct(s['cycle'], 50):>8.1f}/{pct(s['cycle'], 95):<8.1f} "
+                f"{requests / result['wall']:>7.1f}   "
                 f"{pct(s['next'], 50):>7.1f}/{pct(s['next'], 95):<8.1f} {pct(s['playback'], 50):>8.1f}/{pct(s['playback'], 95):<8.1f} "
-                f"{pct(s['rating'], 50):>7.1f}/{pct(s['rating'], 95):<7.1f}  {len(result['errors'])}",
+                f"{pct(s['rating'], 50):>7.1f}/{pct(s['rating'], 95):<7.1f} {result['created']:>8}  {len(result['errors'])}",
                 flush=True,
             )
             failures += [f"level {level}: {e}" for e in result["errors"][:5]]
         completion = None
         if plan.get("completion"):
             spec = plan["completion"]
-            completion = run_level(base, spec["test"], spec["tokens"], None)
+            completion = run_level(base, spec["test"], spec["tokens"], None, args.three_calls)
             print(f"\ncompletion run: {len(spec['tokens'])} listeners rated a {args.completion_clips}-clip test to the end: "
                   f"{completion['created']} ratings in {completion['wall']:.1f} s "
                   f"({completion['created'] / completion['wall']:.1f}/s), {len(completion['errors'])} errors")
