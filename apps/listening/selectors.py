@@ -11,6 +11,7 @@ from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
 from apps.accounts.models import User
+from apps.core.errors import NotFound
 from apps.listening import figures, stats
 from apps.listening.models import Clip, Consent, ListeningTest, Rating
 from apps.listening.qc import FLAG_LABELS, ListenerQC, listener_qc
@@ -206,8 +207,6 @@ def tests_with_consent(listener):
 def clip_for_listener(pk: int, listener) -> Clip:
     """A clip with its test, the test's pool and whether this listener consented to the test, in one query
     (NotFound if there is no such clip)."""
-    from apps.core.errors import NotFound
-
     clip = (
         Clip.objects.select_related("test__pool")
         .annotate(consented=Exists(Consent.objects.filter(test=OuterRef("test_id"), listener=listener)))

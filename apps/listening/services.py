@@ -214,7 +214,7 @@ def record_consent(*, test: ListeningTest, acting_user) -> Consent:
 def require_consent(*, test: ListeningTest, acting_user) -> None:
     """Clips go only to a listener who agreed to the test's instructions on its page; the API asks this
     before it leases a clip, as the rating page does (a test not open to them stays a 404 in next_assignment)."""
-    consented = getattr(test, "consented", None)  # annotated by selectors.test_for_listener: no second query
+    consented = getattr(test, "consented", None)  # set by selectors.tests_with_consent / clip_for_listener
     if consented is None:
         consented = Consent.objects.filter(test=test, listener=acting_user).exists()
     if test.is_open_to(acting_user) and not consented:
