@@ -61,12 +61,12 @@ def server_env(db_name: str) -> dict:
     return env
 
 
-def recreate_database(db_name: str) -> None:
+def recreate_database(db_name: str, template: str | None = None) -> None:
     import psycopg
 
     with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{db_name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{db_name}"')
+        conn.execute(f'CREATE DATABASE "{db_name}"' + (f' TEMPLATE "{template}"' if template else ""))
 
 
 def seed(clips: int, levels: list[int], completion_clips: int, completion_listeners: int) -> dict:
@@ -310,6 +310,8 @@ def main(argv=None) -> int:
     parser.add_argument("--completion-clips", type=int, default=100, help="clips of the run-to-the-end test")
     parser.add_argument("--completion-listeners", type=int, default=16)
     parser.add_argument("--db", default="sori_listening_bench")
+    parser.add_argument("--template", default=None,
+                        help="create the database as a copy of this migrated one (faster; the smoke tests do)")
     parser.add_argument("--port", type=int, default=8101)
     parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=16, help="gunicorn threads per worker")
@@ -342,7 +344,7 @@ def main(argv=None) -> int:
     else:
         base = f"http://127.0.0.1:{args.port}"
         print(f"database {args.db}: recreating, migrating, seeding {len(levels)} x {args.clips} clips ...", flush=True)
-        recreate_database(args.db)
+        recreate_database(args.db, args.template)
         subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
         # A DEBUG=0 server refuses to start without collected static files (config/wsgi.py).
         subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
