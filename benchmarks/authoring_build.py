@@ -33,6 +33,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+TEMPLATE = None  # --template
 DB_NAME = "sori_authoring_bench"
 PG = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
 HOST = "127.0.0.1"
@@ -63,7 +64,7 @@ def recreate_database() -> None:
 
     with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{DB_NAME}"')
+        conn.execute(f'CREATE DATABASE "{DB_NAME}"' + (f' TEMPLATE "{TEMPLATE}"' if TEMPLATE else ""))
 
 
 def setup_django(env: dict) -> None:
@@ -112,7 +113,7 @@ def build_benchmark(asset, utterances: int) -> None:
     for cap, r in report.items():
         print(f"  {cap:<15} made {r['made']:>6}  skipped {sum(r['skipped'].values()):>6} {dict(r['skipped'])}")
     print(f"  peak resident memory {rss_peak:.0f} MiB (before the build {rss_before:.0f} MiB, kiwipiepy model included)")
-    small = max(1000, utterances // 10)
+    small = min(utterances, max(1000, utterances // 10))  # never more than the build itself
     corpus2 = synthetic_corpus("synthetic-traced", small, asset, seed=2)
     set2 = create_question_set(name="build-traced")
     tracemalloc.start()
@@ -155,7 +156,7 @@ def free_port() -> int:
 
 def start_server(env: dict, port: int) -> subprocess.Popen:
     server = subprocess.Popen(
-        [str(ROOT / ".venv/bin/gunicorn"), "config.wsgi:application", "--bind", f"{HOST}:{port}",
+        [str(Path(sys.executable).with_name("gunicorn")), "config.wsgi:application", "--bind", f"{HOST}:{port}",
          "--worker-class", "gthread", "--workers", "2", "--threads", "16", "--log-level", "warning",
          "--keep-alive", "30"],
         cwd=ROOT, env=env, start_new_session=True,
@@ -266,12 +267,17 @@ def check_invariants(env: dict) -> str:
 
 
 def main() -> None:
+    global DB_NAME, TEMPLATE
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--utterances", type=int, default=10000)
     parser.add_argument("--questions", type=int, default=3000, help="questions in review for the HTTP part")
     parser.add_argument("--seconds", type=float, default=15.0, help="duration of each concurrency level")
     parser.add_argument("--levels", default="1,4,16")
+    parser.add_argument("--db", default=DB_NAME, help=f"the PostgreSQL database to (re)create (default {DB_NAME})")
+    parser.add_argument("--template", default=None,
+                        help="create the database as a copy of this migrated one (faster; the smoke tests do)")
     args = parser.parse_args()
+    DB_NAME, TEMPLATE = args.db, args.template
     levels = [int(x) for x in args.levels.split(",")]
     env = prepare_env(tempfile.mkdtemp(prefix="sori-abench-"))
     recreate_database()

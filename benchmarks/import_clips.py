@@ -27,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 PG = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
+TEMPLATE = None  # --template
 DB_NAME = "sori_import_bench"
 
 
@@ -35,7 +36,7 @@ def recreate_database() -> None:
 
     with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{DB_NAME}"')
+        conn.execute(f'CREATE DATABASE "{DB_NAME}"' + (f' TEMPLATE "{TEMPLATE}"' if TEMPLATE else ""))
 
 
 def write_bundle(folder: Path, n: int, share: int) -> tuple[Path, int]:
@@ -60,11 +61,16 @@ def write_bundle(folder: Path, n: int, share: int) -> tuple[Path, int]:
 
 
 def main() -> None:
+    global DB_NAME, TEMPLATE
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,10000", help="comma-separated clip counts")
     parser.add_argument("--share", type=int, default=5,
                         help="every share-th row reuses the previous row's file (0: every row has its own file)")
+    parser.add_argument("--db", default=DB_NAME, help=f"the PostgreSQL database to (re)create (default {DB_NAME})")
+    parser.add_argument("--template", default=None,
+                        help="create the database as a copy of this migrated one (faster; the smoke tests do)")
     args = parser.parse_args()
+    DB_NAME, TEMPLATE = args.db, args.template
 
     recreate_database()
     work = Path(tempfile.mkdtemp(prefix="sori-import-bench-"))

@@ -1,5 +1,7 @@
 #!/usr/bin/env python
-"""Load benchmark of MOS listening over HTTP: listeners racing next -> playback -> rating.
+"""Load benchmark of MOS listening over HTTP: listeners racing through the rating cycle, playback -> rating
+(the rating's answer carrying the next clip; --three-calls for next -> playback -> rating). Prints per level
+the cycles per second, the cycle's p50/p95 and each call's.
 
 By default it brings up its own server: it (re)creates the PostgreSQL database `sori_listening_bench`,
 migrates it, seeds one 2,000-clip test per concurrency level (K = 5) plus a small test that is rated to
@@ -59,12 +61,12 @@ def server_env(db_name: str) -> dict:
     return env
 
 
-def recreate_database(db_name: str) -> None:
+def recreate_database(db_name: str, template: str | None = None) -> None:
     import psycopg
 
     with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{db_name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{db_name}"')
+        conn.execute(f'CREATE DATABASE "{db_name}"' + (f' TEMPLATE "{template}"' if template else ""))
 
 
 def seed(clips: int, levels: list[int], completion_clips: int, completion_listeners: int) -> dict:
@@ -82,6 +84,7 @@ def seed(clips: int, levels: list[int], completion_clips: int, completion_listen
 
     from apps.accounts.models import User
     from apps.audio.services import import_audio_file
+    from apps.listening import services as listening
     from apps.listening.models import Clip, ListeningTest
     from apps.queues import services as queues
 
@@ -95,7 +98,8 @@ def seed(clips: int, levels: list[int], completion_clips: int, completion_listen
         asset, _ = import_audio_file(path, name="tone.wav")
     group, _ = Group.objects.get_or_create(name="listener")
 
-    def make_test(name: str, n: int) -> int:
+    def make_test(name: str, n: int, listeners: list) -> int:
+        """A published test (tests start as drafts) whose instructions the listeners agreed to."""
         pool = queues.create_pool(name=name, kind="listening", required_per_item=5, lease_seconds=900)
         test = ListeningTest.objects.create(name=name, pool=pool)
         items = queues.add_items(pool, n)
@@ -104,24 +108,29 @@ def seed(clips: int, levels: list[int], completion_clips: int, completion_listen
                  text=f"sentence {i}", speaker=f"spk{i % 40}", source_type="tts", style="read", category="C")
             for i, item in enumerate(items)
         ], batch_size=1000)
+        listening.publish_test(test=test, acting_user=None)
+        for user in listeners:
+            listening.record_consent(test=test, acting_user=user)
         return test.pk
 
-    def make_listeners(prefix: str, n: int) -> list[str]:
+    def make_listeners(prefix: str, n: int) -> list:
         users = User.objects.bulk_create([User(username=f"{prefix}-{i:03d}") for i in range(n)])
         for user in users:
             user.set_unusable_password()
         User.objects.bulk_update(users, ["password"])
         group.user_set.add(*users)
+        return users
+
+    def tokens(users: list) -> list[str]:
         return [Token.objects.create(user=u).key for u in users]
 
     plan = {"levels": {}, "completion": None}
     for level in levels:
-        plan["levels"][str(level)] = {"test": make_test(f"bench-{level}", clips), "tokens": make_listeners(f"b{level}", level)}
+        users = make_listeners(f"b{level}", level)
+        plan["levels"][str(level)] = {"test": make_test(f"bench-{level}", clips, users), "tokens": tokens(users)}
     if completion_clips:
-        plan["completion"] = {
-            "test": make_test("bench-completion", completion_clips),
-            "tokens": make_listeners("bdone", completion_listeners),
-        }
+        users = make_listeners("bdone", completion_listeners)
+        plan["completion"] = {"test": make_test("bench-completion", completion_clips, users), "tokens": tokens(users)}
     return plan
 
 
@@ -163,8 +172,10 @@ class Server:
 # --- the client side ------------------------------------------------------------------------------------
 
 class Listener(threading.Thread):
-    def __init__(self, base: str, token: str, test_id: int, deadline: float | None, stats: dict, lock: threading.Lock):
+    def __init__(self, base: str, token: str, test_id: int, deadline: float | None, stats: dict, lock: threading.Lock,
+                 three_calls: bool = False):
         super().__init__(daemon=True)
+        self.three_calls = three_calls
         url = urlparse(base)
         self.host, self.port = url.hostname, url.port or 80
         self.token, self.test_id, self.deadline = token, test_id, deadline
@@ -186,37 +197,47 @@ class Listener(threading.Thread):
         return response.status, data
 
     def run(self):
+        """Two round trips per clip: playback + rating, the rating's answer carrying the next clip (one `next`
+        to start). With three_calls, the older cycle: next + playback + rating."""
         conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
+        clip = None
         try:
             while self.deadline is None or time.time() < self.deadline:
-                status, data = self.call(conn, "next", f"/api/listening/tests/{self.test_id}/next/")
-                if status == 204:
-                    break
-                if status != 200:
-                    self.errors.append(f"next {status} {data[:200]!r}")
-                    break
-                clip = json.loads(data)["clip"]["id"]
+                started = time.perf_counter()
+                if clip is None or self.three_calls:
+                    status, data = self.call(conn, "next", f"/api/listening/tests/{self.test_id}/next/")
+                    if status == 204:
+                        break
+                    if status != 200:
+                        self.errors.append(f"next {status} {data[:200]!r}")
+                        break
+                    clip = json.loads(data)["clip"]["id"]
                 status, data = self.call(conn, "playback", f"/api/listening/clips/{clip}/playback/")
                 if status != 200:
                     self.errors.append(f"playback {status} {data[:200]!r}")
                     break
                 status, data = self.call(conn, "rating", f"/api/listening/clips/{clip}/ratings/", {"score": self.rng.randint(1, 5)})
-                if status == 201:
-                    self.created += 1
-                else:
+                if status != 201:
                     self.errors.append(f"rating {status} {data[:200]!r}")
                     break
+                self.created += 1
+                with self.lock:
+                    self.stats["cycle"].append(time.perf_counter() - started)
+                handed_on = json.loads(data)["next"]
+                if handed_on is None:
+                    break
+                clip = handed_on["clip"]["id"]
         except Exception as exc:  # reported with the level's results
             self.errors.append(f"{type(exc).__name__}: {exc}")
         finally:
             conn.close()
 
 
-def run_level(base: str, test_id: int, tokens: list[str], seconds: float | None) -> dict:
+def run_level(base: str, test_id: int, tokens: list[str], seconds: float | None, three_calls: bool = False) -> dict:
     stats: dict[str, list[float]] = defaultdict(list)
     lock = threading.Lock()
     deadline = time.time() + seconds if seconds else None
-    listeners = [Listener(base, token, test_id, deadline, stats, lock) for token in tokens]
+    listeners = [Listener(base, token, test_id, deadline, stats, lock, three_calls) for token in tokens]
     start = time.perf_counter()
     for listener in listeners:
         listener.start()
@@ -289,6 +310,8 @@ def main(argv=None) -> int:
     parser.add_argument("--completion-clips", type=int, default=100, help="clips of the run-to-the-end test")
     parser.add_argument("--completion-listeners", type=int, default=16)
     parser.add_argument("--db", default="sori_listening_bench")
+    parser.add_argument("--template", default=None,
+                        help="create the database as a copy of this migrated one (faster; the smoke tests do)")
     parser.add_argument("--port", type=int, default=8101)
     parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=16, help="gunicorn threads per worker")
@@ -298,6 +321,9 @@ def main(argv=None) -> int:
     parser.add_argument("--plan", default=None,
                         help="with --no-server: a JSON file with the plan that `--seed` prints (run it with the "
                              "server's DATABASE_URL)")
+    parser.add_argument("--three-calls", action="store_true",
+                        help="the older cycle, next + playback + rating per clip (default: playback + rating, the "
+                             "rating's answer carrying the next clip)")
     parser.add_argument("--seed", action="store_true", help="only seed the database of DATABASE_URL and print the plan")
     args = parser.parse_args(argv)
     levels = [int(x) for x in args.levels.split(",") if x.strip()]
@@ -318,8 +344,10 @@ def main(argv=None) -> int:
     else:
         base = f"http://127.0.0.1:{args.port}"
         print(f"database {args.db}: recreating, migrating, seeding {len(levels)} x {args.clips} clips ...", flush=True)
-        recreate_database(args.db)
+        recreate_database(args.db, args.template)
         subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+        # A DEBUG=0 server refuses to start without collected static files (config/wsgi.py).
+        subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
         seeded = subprocess.run(
             [sys.executable, __file__, "--seed", "--clips", str(args.clips), "--levels", args.levels,
              "--completion-clips", str(args.completion_clips), "--completion-listeners", str(args.completion_listeners)],
@@ -334,25 +362,27 @@ def main(argv=None) -> int:
     failures: list[str] = []
     ctx = server if server is not None else _Null()
     with ctx:
-        print(f"\n{'listeners':>9} {'ratings':>8} {'ratings/s':>9} {'req/s':>7}   "
-              f"{'next p50/p95 ms':>16} {'playback p50/p95':>17} {'rating p50/p95':>15}  errors")
+        print(f"\ncycle: {'next + playback + rating' if args.three_calls else 'playback + rating (the rating hands on the next clip)'}")
+        print(f"{'listeners':>9} {'cycles/s':>9} {'cycle p50/p95 ms':>17} {'req/s':>7}   "
+              f"{'next p50/p95 ms':>16} {'playback p50/p95':>17} {'rating p50/p95':>15} {'ratings':>8}  errors")
         for level in levels:
             spec = plan["levels"][str(level)]
-            result = run_level(base, spec["test"], spec["tokens"], args.seconds)
+            result = run_level(base, spec["test"], spec["tokens"], args.seconds, args.three_calls)
             results[level] = result
             s = result["stats"]
-            requests = sum(len(v) for v in s.values())
+            requests = sum(len(v) for k, v in s.items() if k != "cycle")
             print(
-                f"{level:>9} {result['created']:>8} {result['created'] / result['wall']:>9.1f} {requests / result['wall']:>7.1f}   "
+                f"{level:>9} {result['created'] / result['wall']:>9.1f} {pct(s['cycle'], 50):>8.1f}/{pct(s['cycle'], 95):<8.1f} "
+                f"{requests / result['wall']:>7.1f}   "
                 f"{pct(s['next'], 50):>7.1f}/{pct(s['next'], 95):<8.1f} {pct(s['playback'], 50):>8.1f}/{pct(s['playback'], 95):<8.1f} "
-                f"{pct(s['rating'], 50):>7.1f}/{pct(s['rating'], 95):<7.1f}  {len(result['errors'])}",
+                f"{pct(s['rating'], 50):>7.1f}/{pct(s['rating'], 95):<7.1f} {result['created']:>8}  {len(result['errors'])}",
                 flush=True,
             )
             failures += [f"level {level}: {e}" for e in result["errors"][:5]]
         completion = None
         if plan.get("completion"):
             spec = plan["completion"]
-            completion = run_level(base, spec["test"], spec["tokens"], None)
+            completion = run_level(base, spec["test"], spec["tokens"], None, args.three_calls)
             print(f"\ncompletion run: {len(spec['tokens'])} listeners rated a {args.completion_clips}-clip test to the end: "
                   f"{completion['created']} ratings in {completion['wall']:.1f} s "
                   f"({completion['created'] / completion['wall']:.1f}/s), {len(completion['errors'])} errors")

@@ -5,6 +5,7 @@ hyphens and commas, a long Latin word, Korean with a number at the end. Prints m
 growth from the shortest to the longest (5x the length; about 5 is linear, about 25 quadratic).
 
     .venv/bin/python benchmarks/normalize_long.py [--repeat 3]
+    .venv/bin/python benchmarks/normalize_long.py --smoke    # 100 and 500 characters, for CI
 
 No database: the tables come straight from rulebooks/ko/normalization/v2.yaml.
 """
@@ -32,7 +33,11 @@ SIZES = (1000, 2000, 3000, 4000, 5000)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--smoke", action="store_true", help="texts of 100 and 500 characters, once each (for CI)")
     args = parser.parse_args()
+    sizes = (100, 500) if args.smoke else SIZES
+    if args.smoke:
+        args.repeat = 1
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.setdefault("DATABASE_URL", "sqlite:///:memory:")
     import django
@@ -46,11 +51,11 @@ def main() -> None:
     spec = rulebook_files.parse_file(settings.RULEBOOKS_DIR / "ko" / "normalization" / "v2.yaml")
     engine = Normalizer(Tables([(rule.id, rule.data) for rule in spec.rules]))
     engine.normalize("3개")  # loads kiwipiepy's model
-    print(f"{'shape':<18}" + "".join(f"{n:>9,}" for n in SIZES) + "   growth (ms; at most "
+    print(f"{'shape':<18}" + "".join(f"{n:>9,}" for n in sizes) + "   growth (ms; at most "
           f"{MAX_CHARS:,} characters)")
     for name, make in SHAPES.items():
         times = []
-        for size in SIZES:
+        for size in sizes:
             text = make(size)
             best = float("inf")
             for _ in range(args.repeat):

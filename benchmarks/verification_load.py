@@ -23,6 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+TEMPLATE = None  # --template
 DB_NAME = "sori_verification_bench"
 PG = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
 HOST, PORT = "127.0.0.1", 8102
@@ -41,7 +42,7 @@ def recreate_database() -> None:
 
     with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{DB_NAME}"')
+        conn.execute(f'CREATE DATABASE "{DB_NAME}"' + (f' TEMPLATE "{TEMPLATE}"' if TEMPLATE else ""))
 
 
 def seed(env: dict, items: int, annotators: int) -> tuple[int, list[str]]:
@@ -101,7 +102,7 @@ def start_server(env: dict) -> subprocess.Popen:
     if port_in_use():
         raise SystemExit(f"{HOST}:{PORT} is already taken by another process; free it or pass --port")
     server = subprocess.Popen(
-        [str(ROOT / ".venv/bin/gunicorn"), "config.wsgi:application", "--bind", f"{HOST}:{PORT}",
+        [str(Path(sys.executable).with_name("gunicorn")), "config.wsgi:application", "--bind", f"{HOST}:{PORT}",
          "--worker-class", "gthread", "--workers", "2", "--threads", "16", "--log-level", "warning",
          "--keep-alive", "30"],
         cwd=ROOT, env=env, start_new_session=True,
@@ -196,13 +197,17 @@ def check_invariants(env: dict) -> str:
 
 
 def main() -> None:
-    global PORT
+    global PORT, DB_NAME, TEMPLATE
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--items", type=int, default=5000)
     parser.add_argument("--seconds", type=float, default=20.0, help="duration of each concurrency level")
     parser.add_argument("--levels", default="1,4,16,50")
     parser.add_argument("--port", type=int, default=PORT)
+    parser.add_argument("--db", default=DB_NAME, help=f"the PostgreSQL database to (re)create (default {DB_NAME})")
+    parser.add_argument("--template", default=None,
+                        help="create the database as a copy of this migrated one (faster; the smoke tests do)")
     args = parser.parse_args()
+    DB_NAME, TEMPLATE = args.db, args.template
     PORT = args.port
     levels = [int(x) for x in args.levels.split(",")]
     data_dir = tempfile.mkdtemp(prefix="sori-vbench-")

@@ -158,7 +158,7 @@ class NextReviewView(APIView):
     @extend_schema(request=None, responses={200: KmmauReviewerQuestionOut,
                                             204: OpenApiResponse(description="Nothing left to review.")})
     def post(self, request, pk):
-        question_set = get_object_or_404(QuestionSet, pk=pk)
+        question_set = get_object_or_404(QuestionSet.objects.select_related("review_pool"), pk=pk)
         question = services.next_review(question_set=question_set, acting_user=request.user)
         if question is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
@@ -201,7 +201,7 @@ class ReviewView(APIView):
             question=question, acting_user=request.user, decision=v["decision"], reasons=v["reasons"],
             comment=v["comment"], edit=dict(v["edit"]) if v["edit"] else None, version=v["version"],
         )
-        question.refresh_from_db(fields=["status", "version"])
+        question = review.question  # as the service left it (read again only for a review sent before)
         body = {"question": question.pk, "created": created, "decision": review.decision, "status": question.status,
                 "version": question.version}
         return Response(KmmauReviewDoneOut(body).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)

@@ -365,8 +365,8 @@ def submit_review(*, question: Question, acting_user, decision: str, reasons=Non
             question=question, reviewer=acting_user, decision=decision, reasons=reasons, comment=comment,
             version_seen=question.version, before=_snapshot(question) if after else None, after=after,
         )
-        rejected = Review.objects.filter(question=question, decision=Decision.REJECT).exists()
         if after is not None:
+            rejected = Review.objects.filter(question=question, decision=Decision.REJECT).exists()
             if question.original is None:
                 question.original = _snapshot(question)
             question.text, question.options, question.correct_index = after["text"], after["options"], after["correct_index"]

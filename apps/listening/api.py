@@ -3,7 +3,9 @@
 POST /api/listening/tests/{id}/next/        200 {"clip": {"id", "audio_url"}, "lease_expires_at"} | 204
 POST /api/listening/clips/{id}/playback/    200 once the clip played to its end (409 without a lease)
 POST /api/listening/clips/{id}/ratings/     {"score": 1..5} -> 201; same again 200; different 409;
-                                            no lease / playback not reported / slot taken 409 with a reason
+                                            no lease / playback not reported / slot taken 409 with a reason;
+                                            201/200 carry "next" (the next clip, as `next` answers, or null)
+                                            and "progress" {"rated", "clips"}: playback + rating per clip
 GET  /api/listening/tests/{id}/summary/     admin: clips, ratings, complete clips, alpha, flagged listeners
 
 Listener responses carry only the clip's opaque id and audio URL: no transcript, speaker, system or other
@@ -42,16 +44,16 @@ class NextClipView(APIView):
                           s404="No such test open to you."),
     })
     def post(self, request, pk: int):
-        test = get_object_or_404(ListeningTest.objects.select_related("pool"), pk=pk)
+        test = get_object_or_404(selectors.tests_with_consent(request.user), pk=pk)
         services.require_consent(test=test, acting_user=request.user)
-        assignment = services.next_assignment(test=test, acting_user=request.user)
-        if assignment is None:
+        served = services.next_clip(test=test, acting_user=request.user)
+        if served is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        clip = Clip.objects.select_related("asset").get(work_item_id=assignment.item_id)
-        return Response({
-            "clip": {"id": clip.pk, "audio_url": clip.asset.get_absolute_url()},
-            "lease_expires_at": assignment.expires_at,
-        })
+        return Response(_next_body(*served))
+
+
+def _next_body(assignment, clip) -> dict:
+    return {"clip": {"id": clip.pk, "audio_url": clip.asset.get_absolute_url()}, "lease_expires_at": assignment.expires_at}
 
 
 class PlaybackOut(serializers.Serializer):
@@ -66,7 +68,7 @@ class PlaybackView(APIView):
         200: PlaybackOut, **error_responses(409, s409="No live lease on this clip (code no_lease), or already rated."),
     })
     def post(self, request, pk: int):
-        clip = get_object_or_404(Clip, pk=pk)
+        clip = get_object_or_404(Clip.objects.select_related("asset"), pk=pk)
         services.report_playback(clip=clip, acting_user=request.user)
         return Response({"clip": clip.pk, "playback_complete": True})
 
@@ -75,26 +77,41 @@ class RatingIn(StrictInput):
     score = serializers.IntegerField(min_value=1, max_value=5)
 
 
+class ProgressOut(serializers.Serializer):
+    rated = serializers.IntegerField(help_text="Clips you have rated in this test.")
+    clips = serializers.IntegerField(help_text="Clips in the test (at most this many can come to you).")
+
+
 class RatingOut(serializers.Serializer):
     clip = serializers.IntegerField()
     score = serializers.IntegerField()
     rated_at = serializers.DateTimeField()
+    next = NextOut(allow_null=True, help_text=(
+        "Your next clip, leased to you as `next` would (its playback gate counts from this response): play "
+        "it, report playback, rate it. Null when nothing is left for you in this test."))
+    progress = ProgressOut()
 
 
 class RatingView(APIView):
     permission_classes = [HasRole.of(Role.LISTENER)]
 
     @extend_schema(request=RatingIn, responses={
-        201: RatingOut,
-        200: OpenApiResponse(RatingOut, description="The same score again: the stored rating."),
-        **error_responses(409, s409="no_lease, slot_taken, playback_not_reported, or score_conflict (a different score)."),
+        201: OpenApiResponse(RatingOut, description="Stored; `next` carries your next clip and `progress` your count, "
+                                                    "so a client needs playback + rating per clip."),
+        200: OpenApiResponse(RatingOut, description="The same score again: the stored rating (and the next clip)."),
+        **error_responses(404, 409, s409="no_lease, slot_taken, playback_not_reported, or score_conflict (a different score)."),
     })
     def post(self, request, pk: int):
-        clip = get_object_or_404(Clip, pk=pk)
+        clip = selectors.clip_for_listener(pk, request.user)
         data = RatingIn(data=request.data)
         data.is_valid(raise_exception=True)
         rating, created = services.rate_clip(clip=clip, acting_user=request.user, score=data.validated_data["score"])
-        body = {"clip": clip.pk, "score": rating.score, "rated_at": rating.rated_at}
+        served = services.next_clip_after_rating(test=clip.test, acting_user=request.user)
+        body = {
+            "clip": clip.pk, "score": rating.score, "rated_at": rating.rated_at,
+            "next": _next_body(*served) if served else None,
+            "progress": selectors.listener_progress(clip.test, request.user),
+        }
         return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 

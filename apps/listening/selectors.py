@@ -7,12 +7,13 @@ from dataclasses import dataclass
 
 import pandas as pd
 from django.db import connections
-from django.db.models import Count, Q
+from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
 from apps.accounts.models import User
+from apps.core.errors import NotFound
 from apps.listening import figures, stats
-from apps.listening.models import ListeningTest, Rating
+from apps.listening.models import Clip, Consent, ListeningTest, Rating
 from apps.listening.qc import FLAG_LABELS, ListenerQC, listener_qc
 from apps.queues import selectors as queue_selectors
 
@@ -193,6 +194,33 @@ def clips_left(test: ListeningTest, listener, *, now=None) -> int:
     now = now or timezone.now()
     left = queue_selectors.remaining_for_worker(test.pool, listener, now=now)
     return left + (1 if queue_selectors.live_assignment(test.pool, listener, now=now) else 0)
+
+
+def tests_with_consent(listener):
+    """Tests with their pool and whether this listener agreed to their instructions (`consented`, which
+    services.require_consent reads), in one query."""
+    return ListeningTest.objects.select_related("pool").annotate(
+        consented=Exists(Consent.objects.filter(test=OuterRef("pk"), listener=listener))
+    )
+
+
+def clip_for_listener(pk: int, listener) -> Clip:
+    """A clip with its test, the test's pool and whether this listener consented to the test, in one query
+    (NotFound if there is no such clip)."""
+    clip = (
+        Clip.objects.select_related("test__pool")
+        .annotate(consented=Exists(Consent.objects.filter(test=OuterRef("test_id"), listener=listener)))
+        .filter(pk=pk).first()
+    )
+    if clip is None:
+        raise NotFound("No such clip.", code="not_found")
+    clip.test.consented = clip.consented
+    return clip
+
+
+def listener_progress(test: ListeningTest, listener) -> dict:
+    """{"rated": clips this listener rated in the test, "clips": clips in the test}: two counts on indexes."""
+    return {"rated": rated_by(test, listener), "clips": test.clips.count()}
 
 
 def rated_by(test: ListeningTest, listener) -> int:

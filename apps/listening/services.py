@@ -18,7 +18,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import Exists, F
 from django.urls import reverse
 from django.utils import timezone
 from pydantic import Field, ValidationInfo, field_validator, model_validator
@@ -214,7 +214,10 @@ def record_consent(*, test: ListeningTest, acting_user) -> Consent:
 def require_consent(*, test: ListeningTest, acting_user) -> None:
     """Clips go only to a listener who agreed to the test's instructions on its page; the API asks this
     before it leases a clip, as the rating page does (a test not open to them stays a 404 in next_assignment)."""
-    if test.is_open_to(acting_user) and not Consent.objects.filter(test=test, listener=acting_user).exists():
+    consented = getattr(test, "consented", None)  # set by selectors.tests_with_consent / clip_for_listener
+    if consented is None:
+        consented = Consent.objects.filter(test=test, listener=acting_user).exists()
+    if test.is_open_to(acting_user) and not consented:
         raise Forbidden(
             f"You have not agreed to this test's instructions: read them and agree at "
             f"{reverse('listening:start', args=[test.pk])}, then ask for clips again.",
@@ -249,15 +252,35 @@ def publish_test(*, test: ListeningTest, acting_user, audience: str = Audience.E
 def next_assignment(*, test: ListeningTest, acting_user, now: datetime | None = None) -> Assignment | None:
     """The listener's current clip (their live lease) or a newly leased one; None when nothing is left.
     Records when the clip was first served to them (see report_playback)."""
+    served = next_clip(test=test, acting_user=acting_user, now=now)
+    return served[0] if served is not None else None
+
+
+def next_clip(*, test: ListeningTest, acting_user, now: datetime | None = None) -> tuple[Assignment, Clip] | None:
+    """next_assignment with its clip (and the clip's audio asset) read in the same query: (lease, clip)."""
     if not test.is_open_to(acting_user):
         raise NotFound("There is no listening test here for you.", code="test_not_open")
     assignment = queues.claim_next(test.pool, acting_user, now=now)
-    if assignment is not None:
-        clip_pk = Clip.objects.filter(work_item_id=assignment.item_id).values_list("pk", flat=True).first()
-        ClipServing.objects.get_or_create(
-            clip_id=clip_pk, listener=acting_user, defaults={"served_at": now or timezone.now()}
-        )
-    return assignment
+    if assignment is None:
+        return None
+    clip = Clip.objects.select_related("asset").get(work_item_id=assignment.item_id)
+    # The first serving counts (a repeated `next` for the same lease keeps it): one INSERT, no read first.
+    ClipServing.objects.bulk_create(
+        [ClipServing(clip=clip, listener=acting_user, served_at=now or timezone.now())], ignore_conflicts=True
+    )
+    return assignment, clip
+
+
+def next_clip_after_rating(*, test: ListeningTest, acting_user, now: datetime | None = None) -> tuple[Assignment, Clip] | None:
+    """The clip a rating response hands on (so an API client needs playback + rating per clip, not next
+    too): next_clip, or None when nothing is left or the test no longer takes this listener's ratings (it
+    was closed, or they never agreed). The new clip's serving time starts now, so its playback report meets
+    the same gate as one fetched with `next`."""
+    try:
+        require_consent(test=test, acting_user=acting_user)
+        return next_clip(test=test, acting_user=acting_user, now=now)
+    except (NotFound, Forbidden):
+        return None
 
 
 @queues.register_eligible_workers("listening")
@@ -307,16 +330,20 @@ def rate_clip(*, clip: Clip, acting_user, score: int, now: datetime | None = Non
     try:
         with transaction.atomic():
             # Lock the item first so two copies of one submission line up; the second then sees the first.
-            WorkItem.objects.select_for_update().filter(pk=clip.work_item_id).first()
+            item = WorkItem.objects.select_for_update(of=("self",)).select_related("pool").get(pk=clip.work_item_id)
             existing = Rating.objects.filter(clip=clip, listener=acting_user).first()
             if existing is not None:
                 if existing.score == score:
                     return existing, False
                 raise Conflict(f"You already rated this clip {existing.score}; a rating cannot be changed.", code="score_conflict")
-            if not PlaybackEnd.objects.filter(clip=clip, listener=acting_user).exists():
+            served, played = (
+                ClipServing.objects.filter(clip=clip, listener=acting_user)
+                .annotate(played=Exists(PlaybackEnd.objects.filter(clip=clip, listener=acting_user)))
+                .values_list("served_at", "played").first()
+            ) or (None, PlaybackEnd.objects.filter(clip=clip, listener=acting_user).exists())
+            if not played:
                 raise Conflict("Listen to the clip to its end before rating it.", code="playback_not_reported")
-            assignment = queues.lease_for_submission(clip.work_item, acting_user, now=now)  # or a queue Conflict
-            served = ClipServing.objects.filter(clip=clip, listener=acting_user).values_list("served_at", flat=True).first()
+            assignment = queues.lease_for_submission(item, acting_user, now=now, locked=True)  # or a queue Conflict
             rating = Rating.objects.create(
                 clip=clip, listener=acting_user, score=score, rated_at=now,
                 listening_seconds=(now - served).total_seconds() if served else None,

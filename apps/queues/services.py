@@ -390,15 +390,19 @@ _HAS_ROOM_SQL = f"""
 # ---- submitting -------------------------------------------------------------------------------------------
 
 
-def lease_for_submission(item: WorkItem, worker, *, now: datetime | None = None) -> Assignment:
+def lease_for_submission(item: WorkItem, worker, *, now: datetime | None = None, locked: bool = False) -> Assignment:
     """Call inside the consumer's transaction.atomic(), right before writing its record. Locks the item and
     returns the worker's assignment if they may submit: a live lease, or a lapsed/released one whose slot is
     still free (the lease is renewed). An already submitted assignment is returned as it is (status
     submitted), so a repeated submission can be recognised and stored once.
 
+    `locked=True` says the caller already holds the item's row lock in this transaction and read `item` (with
+    its pool) under it (select_for_update(of=("self",)).select_related("pool")): it is not locked twice.
+
     Raises NoLease, SlotTaken, ItemClosed or WorkerExcluded."""
     _require_atomic("lease_for_submission")
-    return _lease_for_submission(item.pk, worker.pk, now or timezone.now(), who=str(worker))
+    return _lease_for_submission(item.pk, worker.pk, now or timezone.now(), who=str(worker),
+                                 locked=item if locked else None)
 
 
 def mark_submitted(assignment: Assignment, *, now: datetime | None = None) -> Assignment:
@@ -444,8 +448,9 @@ def _count_submission(item_id: int) -> None:
             raise SlotTaken(f"Item {item_id} already has all its submissions; this one cannot be counted.")
 
 
-def _lease_for_submission(item_id: int, worker_id: int, now: datetime, *, who: str) -> Assignment:
-    locked = _lock_item(item_id)
+def _lease_for_submission(item_id: int, worker_id: int, now: datetime, *, who: str,
+                          locked: WorkItem | None = None) -> Assignment:
+    locked = locked or _lock_item(item_id)
     pool = locked.pool
     # Read after the lock (a new statement, so a fresh snapshot): a concurrent submission, release or
     # exclusion that held the lock before us is visible here.

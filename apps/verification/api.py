@@ -78,7 +78,7 @@ class NextView(APIView):
         200: ItemOut, 204: OpenApiResponse(description="Nothing left for you in this project."),
     })
     def post(self, request, pk):
-        project = get_object_or_404(VerificationProject, pk=pk)
+        project = get_object_or_404(VerificationProject.objects.select_related("pool"), pk=pk)
         item = services.next_item(project=project, acting_user=request.user)
         if item is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
@@ -143,7 +143,7 @@ class ReviewView(APIView):
             seconds=v["seconds_spent"],
         )
         # Compact on purpose: the reviewer's own review and whether the item is settled (GET the item for more).
-        settled = VerificationItem.objects.filter(pk=item.pk).values_list("status", flat=True).get()
+        settled = review.item.status  # as the service left it (read again only for a review sent before)
         body = {"item": item.pk, "external_id": item.external_id, "created": created,
                 "settled": settled != "pending", "your_review": selectors.review_dict(review)}
         return Response(ReviewCreatedOut(body).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)

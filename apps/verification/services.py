@@ -173,7 +173,7 @@ def submit_review(*, item: VerificationItem, acting_user, decision: str, reasons
             raise Forbidden(f"You were not given item {item.external_id}; ask for the next item.", code=exc.code) from None
         except queues.ItemClosed:
             raise Conflict(f"Item {item.external_id} is already settled.", code="settled") from None
-        item = VerificationItem.objects.get(pk=item.pk)
+        item = VerificationItem.objects.select_related("project__pool", "work_item").get(pk=item.pk)
         review = Review.objects.filter(item=item, annotator=acting_user).first()
         if item.is_settled:
             if review is not None and (review.decision, review.reasons, review.comment) == (decision, reasons, comment):

@@ -1,0 +1,118 @@
+"""The listener's cycle over the API as a client drives it: the rating response carries the next clip, so
+a clip costs playback + rating; the playback gate still counts from when that clip was handed out; and each
+call's query count is fixed (token authentication included), whatever the size of the test."""
+
+from datetime import timedelta
+from unittest import mock
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from apps.listening import services
+from apps.listening.models import ClipServing, Rating
+
+pytestmark = pytest.mark.django_db
+
+# Per call, measured with a token-authenticated client (2 of them: the token with its user, the user's
+# roles). Before issue 23: next 16, playback 10, rating 15 (and a third round trip per clip).
+MAX_QUERIES = {"next": 11, "playback": 9, "rating": 23}  # rating: 22, 23 when nothing is left to hand on
+
+
+@pytest.fixture
+def rater(make_test, listener):
+    def make(clips):
+        test = make_test(clips)
+        services.record_consent(test=test, acting_user=listener)
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=listener).key}")
+        return test, client
+
+    return make
+
+
+class Clock:
+    def __init__(self):
+        self.now = timezone.now()
+
+    def __call__(self):
+        return self.now
+
+
+def test_the_rating_response_carries_the_next_clip_and_progress_until_nothing_is_left(rater, listener):
+    test, client = rater(3)
+    clip = client.post(f"/api/listening/tests/{test.pk}/next/").json()["clip"]
+    seen = [clip["id"]]
+    for number in (1, 2, 3):
+        assert client.post(f"/api/listening/clips/{clip['id']}/playback/").status_code == 200
+        rated = client.post(f"/api/listening/clips/{clip['id']}/ratings/", {"score": 4}, format="json")
+        assert rated.status_code == 201
+        body = rated.json()
+        assert body["progress"] == {"rated": number, "clips": 3}
+        if number < 3:
+            assert set(body["next"]) == {"clip", "lease_expires_at"} and set(body["next"]["clip"]) == {"id", "audio_url"}
+            clip = body["next"]["clip"]
+            assert clip["id"] not in seen
+            seen.append(clip["id"])
+            # The clip handed on is the listener's lease: `next` answers the same one.
+            assert client.post(f"/api/listening/tests/{test.pk}/next/").json()["clip"]["id"] == clip["id"]
+        else:
+            assert body["next"] is None
+    assert client.post(f"/api/listening/tests/{test.pk}/next/").status_code == 204
+    assert Rating.objects.filter(listener=listener).count() == 3
+    # The same score again answers 200 with the stored rating (and nothing new to hand on).
+    again = client.post(f"/api/listening/clips/{seen[-1]}/ratings/", {"score": 4}, format="json")
+    assert again.status_code == 200 and again.json()["next"] is None
+
+
+def test_the_clip_handed_on_by_a_rating_still_refuses_a_playback_before_it_could_have_played(rater, listener, settings):
+    settings.LISTENING_PLAYBACK_TOLERANCE_SECONDS = 0
+    test, client = rater(2)
+    clock = Clock()
+    with mock.patch("django.utils.timezone.now", clock):
+        first = client.post(f"/api/listening/tests/{test.pk}/next/").json()["clip"]["id"]
+        clock.now += timedelta(seconds=1)  # the clips are 0.3 s long
+        assert client.post(f"/api/listening/clips/{first}/playback/").status_code == 200
+        second = client.post(f"/api/listening/clips/{first}/ratings/", {"score": 3}, format="json").json()["next"]["clip"]["id"]
+        assert ClipServing.objects.get(clip_id=second, listener=listener).served_at == clock.now
+        early = client.post(f"/api/listening/clips/{second}/playback/")
+        assert early.status_code == 409 and early.json()["code"] == "playback_too_early"
+        refused = client.post(f"/api/listening/clips/{second}/ratings/", {"score": 3}, format="json")
+        assert refused.status_code == 409 and refused.json()["code"] == "playback_not_reported"
+        clock.now += timedelta(seconds=0.5)
+        assert client.post(f"/api/listening/clips/{second}/playback/").status_code == 200
+        assert client.post(f"/api/listening/clips/{second}/ratings/", {"score": 3}, format="json").status_code == 201
+
+
+def test_a_rating_hands_on_nothing_when_the_listener_has_not_agreed_to_the_test(rater, listener):
+    test, client = rater(2)
+    clip = client.post(f"/api/listening/tests/{test.pk}/next/").json()["clip"]["id"]
+    client.post(f"/api/listening/clips/{clip}/playback/")
+    test.consents.all().delete()  # e.g. an admin reset the agreements: no new clip goes out without one
+    body = client.post(f"/api/listening/clips/{clip}/ratings/", {"score": 2}, format="json").json()
+    assert body["next"] is None and body["progress"] == {"rated": 1, "clips": 2}
+
+
+@pytest.mark.parametrize("clips", [2, 12])
+def test_each_call_of_the_cycle_runs_a_fixed_number_of_queries(rater, clips):
+    test, client = rater(clips)
+    counts = {"next": [], "playback": [], "rating": []}
+
+    def call(kind, path, body=None):
+        with CaptureQueriesContext(connection) as queries:
+            answer = client.post(path, body, format="json") if body else client.post(path)
+        counts[kind].append(len(queries))
+        return answer
+
+    clip = call("next", f"/api/listening/tests/{test.pk}/next/").json()["clip"]
+    while clip is not None:
+        assert call("playback", f"/api/listening/clips/{clip['id']}/playback/").status_code == 200
+        rated = call("rating", f"/api/listening/clips/{clip['id']}/ratings/", {"score": 5})
+        assert rated.status_code == 201
+        clip = (rated.json()["next"] or {}).get("clip")
+    assert len(counts["rating"]) == clips
+    for kind, limit in MAX_QUERIES.items():
+        assert max(counts[kind]) <= limit, f"{kind}: {counts[kind]} queries, at most {limit}"
