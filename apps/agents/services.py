@@ -227,9 +227,17 @@ def parse_answer(text: str, schema: type[T]) -> T:
         return schema.model_validate(value)
     except ValidationError as exc:
         # Field by field, without pydantic's links: the model reads it on the retry, a person on the page.
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'the answer'}: {e['msg']}"
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'the answer'}: {e['msg']}{_given(e)}"
                              for e in exc.errors(include_url=False))
         raise ValueError(f"the JSON does not match the schema: {problems}") from None
+
+
+def _given(error: dict) -> str:
+    """What the answer gave for a field, when it is a short value worth quoting back ('ht-invented')."""
+    value = error.get("input")
+    if isinstance(value, str | int | float) and not isinstance(value, bool) and len(str(value)) <= 80:
+        return f" (got {value!r})"
+    return ""
 
 
 def call_agent(

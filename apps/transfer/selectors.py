@@ -219,7 +219,8 @@ def current_normalizations(*, benchmark: SourceBenchmark | None = None, subset: 
     """Each sample's current normalized text: among those made from the sample's current translation (else
     all of them), its newest one ready for speech, or its newest one when none is (a newer one needing
     attention leaves the last usable one current)."""
-    current_translation = (Translation.objects.filter(sample=OuterRef(OuterRef("sample")))
+    # Correlated to the normalized text being ranked (one level up: SQLite resolves no deeper reference here).
+    current_translation = (Translation.objects.filter(sample=OuterRef("sample"))
                            .annotate(unusable=Case(When(action=TranslationAction.NEEDS_ATTENTION, then=Value(1)),
                                                    default=Value(0)))
                            .order_by("unusable", "-pk").values("pk")[:1])
