@@ -46,10 +46,6 @@ class CallStatus(models.TextChoices):
 
 
 class AgentCallQuerySet(models.QuerySet):
-    def billed(self):
-        """Calls that reached a provider and were answered (cache hits cost nothing)."""
-        return self.filter(status__in=[CallStatus.OK, CallStatus.INVALID])
-
     def total_cost(self):
         from decimal import Decimal
 

@@ -404,13 +404,6 @@ def _lease(work_item: WorkItem, user):
         raise Conflict(str(exc), code=exc.code) from None
 
 
-def skip_review(*, question: Question, acting_user) -> None:
-    """Give a question back unreviewed; it goes to someone else and is not offered to this reviewer again."""
-    assignment = question.work_item.assignments.filter(worker=acting_user, status="leased").first()
-    if assignment:
-        queues.release(assignment)
-
-
 # ---- manual authoring and blind answers -------------------------------------------------------------------
 
 
