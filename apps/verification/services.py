@@ -131,9 +131,10 @@ def import_items(*, project_name: str, file_path: Path, media_dir: Path, acting_
 # ---- reviewing --------------------------------------------------------------------------------------------
 
 
-def next_item(*, project: VerificationProject, acting_user) -> VerificationItem | None:
-    """The annotator's current item (their live lease) or the next one in their own order; None when done."""
-    assignment = queues.claim_next(project.pool, acting_user)
+def next_item(*, project: VerificationProject, acting_user, now=None) -> VerificationItem | None:
+    """The annotator's current item (their live lease) or the next one in their own order; None when done.
+    `now` (default: the clock) lets a test put leases in the past without sleeping, as listening's do."""
+    assignment = queues.claim_next(project.pool, acting_user, now=now)
     if assignment is None:
         return None
     return VerificationItem.objects.select_related("audio").get(work_item_id=assignment.item_id)
@@ -158,13 +159,13 @@ def clean_review(decision: str, reasons, comment: str) -> tuple[str, list[str], 
 
 
 def submit_review(*, item: VerificationItem, acting_user, decision: str, reasons=None, comment: str = "",
-                  seconds: float | None = None) -> tuple[Review, bool]:
+                  seconds: float | None = None, now=None) -> tuple[Review, bool]:
     """Store the annotator's decision on the item, or change it while the item is unsettled. Returns
     (review, created). The same decision sent twice stores one review and one history entry, and is
     answered with the stored review even when the first one settled the item. Settles the item when its
     reviews decide it (see `_settle`)."""
     decision, reasons, comment = clean_review(decision, reasons, comment)
-    now = timezone.now()
+    now = now or timezone.now()
     with transaction.atomic():
         try:
             # Locks the item's WorkItem row: submissions and settlement of one item are serialised.

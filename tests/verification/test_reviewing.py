@@ -237,7 +237,9 @@ def test_nav_and_home_panel_show_annotators_their_waiting_items(make_project, an
 
 @pytest.mark.django_db
 def test_a_late_review_counts_only_while_its_slot_is_free(hpsu, annotators, make_user, api_client):
-    import time
+    from datetime import timedelta
+
+    from django.utils import timezone
 
     from apps.verification.services import create_project, import_items
     from tests.verification.conftest import record
@@ -245,9 +247,9 @@ def test_a_late_review_counts_only_while_its_slot_is_free(hpsu, annotators, make
     project = create_project(name="Short leases", lease_seconds=1)
     import_items(project_name="Short leases", file_path=hpsu.write([record("l1")]), media_dir=hpsu.media)
     a, b, c = annotators
-    item = next_item(project=project, acting_user=a)
-    next_item(project=project, acting_user=b)
-    time.sleep(1.2)  # both leases lapse
+    past = timezone.now() - timedelta(seconds=2)  # both leases, taken then for 1 s, have lapsed by now
+    item = next_item(project=project, acting_user=a, now=past)
+    next_item(project=project, acting_user=b, now=past)
     submit_review(item=item, acting_user=a, decision="approve")  # late, but the slot is still free: counted
     d = make_user("annotator4", "annotator")
     next_item(project=project, acting_user=c), next_item(project=project, acting_user=d)  # the lapsed slot of b goes to c, the last free one to d
