@@ -267,6 +267,9 @@ UPLOAD_LIMITS = {
     "table": (env_int("SORI_TABLE_UPLOAD_MAX_BYTES", 16 * MiB, minimum=1), "SORI_TABLE_UPLOAD_MAX_BYTES"),
     # one source benchmark subset file at /transfer/import/ (JSONL, CSV, or Parquet whose audio is skipped)
     "benchmark": (env_int("SORI_BENCHMARK_UPLOAD_MAX_BYTES", 64 * MiB, minimum=1), "SORI_BENCHMARK_UPLOAD_MAX_BYTES"),
+    # a model's responses to a benchmark (apps.evaluation): up to ~10,000 items, an open-ended answer may run to
+    # thousands of words (the paper's 4,096-token cap), so far more than a predictions table
+    "responses": (env_int("SORI_RESPONSES_UPLOAD_MAX_BYTES", 128 * MiB, minimum=1), "SORI_RESPONSES_UPLOAD_MAX_BYTES"),
     # one audio file in the admin (an audio asset, a reference voice's clip)
     "audio": (env_int("SORI_AUDIO_UPLOAD_MAX_BYTES", 64 * MiB, minimum=1), "SORI_AUDIO_UPLOAD_MAX_BYTES"),
 }

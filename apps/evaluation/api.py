@@ -231,6 +231,7 @@ class RunDetailView(APIView):
 
 
 class ResponsesView(APIView):
+    upload_limit = "responses"  # apps.core.uploads: a model's responses file
     permission_classes = [IsSoriAdmin]
     parser_classes = [MultiPartParser, FormParser]
 

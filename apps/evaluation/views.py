@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 
 from apps.accounts.permissions import can, require
 from apps.core.errors import ApplicationError, InvalidInput
+from apps.core.uploads import upload_limit
 from apps.evaluation import selectors, services
 from apps.evaluation.models import AnswerSource, EvalItem, EvaluatedModel, EvaluationRun
 
@@ -114,6 +115,7 @@ def run_detail(request, pk):
     })
 
 
+@upload_limit("responses")
 @login_required
 @require_POST
 def import_responses(request, pk):

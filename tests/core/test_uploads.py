@@ -29,6 +29,8 @@ FORMS = [
     ("/transfer/import/", "SORI_BENCHMARK_UPLOAD_MAX_BYTES"),
     ("/admin/audio/audioasset/add/", "SORI_AUDIO_UPLOAD_MAX_BYTES"),
     ("/admin/speech/referencevoice/add/", "SORI_AUDIO_UPLOAD_MAX_BYTES"),
+    ("/evaluation/runs/1/responses/", "SORI_RESPONSES_UPLOAD_MAX_BYTES"),
+    ("/api/evaluation/runs/1/responses/", "SORI_RESPONSES_UPLOAD_MAX_BYTES"),
 ]
 
 

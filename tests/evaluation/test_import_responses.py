@@ -93,3 +93,4 @@ def test_it_refuses_an_import_while_the_run_is_being_evaluated(english_run, resp
 
     with pytest.raises(Conflict, match="evaluating"):
         import_responses(run=english_run, source=response_file("a.jsonl", [{"id": k, "response": "x"} for k in _answers(english_run)]))
+
