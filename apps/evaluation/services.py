@@ -300,12 +300,8 @@ def item_input(item: EvalItem) -> dict:
 
 
 def rule_score(item: EvalItem) -> tuple[float | None, dict, str, str]:
-    """(score 0..1 or None, detail, evaluator, version) by the item's rule-based evaluator."""
-    if item.metric == KMMAU:
-        from apps.authoring.scoring import matches
-
-        hit = matches(item.answer, item.response or "", item.extra.get("choices") or [])
-        return float(hit), {"matched": hit, "answer": item.answer}, "mmau-match", "1"
+    """(score 0..1 or None, detail, evaluator, version) by the item's rule-based evaluator (KMMAU's MMAU
+    matching included: apps.evaluation.scoring.kmmau)."""
     from apps.evaluation.scoring import score_response
 
     scored = score_response(item.metric, item_input(item), item.response or "", language=item.run.language)

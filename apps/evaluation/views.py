@@ -137,22 +137,21 @@ def import_responses(request, pk):
 @login_required
 @require_POST
 def collect(request, pk):
-    require(request.user, "evaluation.manage")
-    run = _run_or_404(pk)
-    try:
-        services.start_collection(run=run, acting_user=request.user)
-    except ApplicationError as exc:
-        messages.error(request, exc.message)
-    return redirect("evaluation:run", pk=run.pk)
+    return _start_job(request, pk, services.start_collection)
 
 
 @login_required
 @require_POST
 def evaluate(request, pk):
+    return _start_job(request, pk, services.start_evaluation)
+
+
+def _start_job(request, pk, start):
+    """Start a run's collection or evaluation job; a refusal is shown on the run's page."""
     require(request.user, "evaluation.manage")
     run = _run_or_404(pk)
     try:
-        services.start_evaluation(run=run, acting_user=request.user)
+        start(run=run, acting_user=request.user)
     except ApplicationError as exc:
         messages.error(request, exc.message)
     return redirect("evaluation:run", pk=run.pk)

@@ -17,6 +17,7 @@ scores one response. An item is a dict: "question", "answer", "aliases" (list), 
 "instruction_id_list" and "kwargs" (ifeval), "id" (bbh: VoiceBench's id names the task, e.g.
 "navigate_12"; "task" may name it instead), "choices" (kmmau)."""
 
+import importlib
 import re
 
 from apps.core.errors import InvalidInput
@@ -60,29 +61,19 @@ def metric_for(subset: str) -> str:
     raise InvalidInput(f"no metric for subset {subset!r}; known subsets: {', '.join(SUBSET_METRICS)}", field="subset")
 
 
+# The rule-based metrics, each scored by the module of that name.
+RULE_MODULES = {"mcq": "mcq", "refusal": "refusal", "qa": "qa", "bbh": "bbh", "ifeval": "ifeval", "kmmau": "kmmau"}
+
+
 def score_response(metric: str, item: dict, response: str, *, language: str) -> Scored:
     """Score one response to one item with a subset's metric. language is "en" or "ko"."""
     if language not in ("en", "ko"):
         raise InvalidInput(f"language must be 'en' or 'ko', not {language!r}", field="language")
     response = response if isinstance(response, str) else ("" if response is None else str(response))
-    if metric == "mcq":
-        from apps.evaluation.scoring import mcq
-        return mcq.score(item, response, language=language)
-    if metric == "refusal":
-        from apps.evaluation.scoring import refusal
-        return refusal.score(item, response, language=language)
-    if metric == "qa":
-        from apps.evaluation.scoring import qa
-        return qa.score(item, response, language=language)
-    if metric == "bbh":
-        from apps.evaluation.scoring import bbh
-        return bbh.score(item, response, language=language)
-    if metric == "ifeval":
-        from apps.evaluation.scoring import ifeval
-        return ifeval.score(item, response, language=language)
-    if metric == "kmmau":
-        from apps.evaluation.scoring import kmmau
-        return kmmau.score(item, response, language=language)
+    if metric in RULE_MODULES:
+        # Imported on first use: ifeval's checkers load `datasets` (seconds), which most runs never need.
+        module = importlib.import_module(f"apps.evaluation.scoring.{RULE_MODULES[metric]}")
+        return module.score(item, response, language=language)
     if metric == "open":
         # Only the LLM judge scores an open-ended answer (apps.evaluation.scoring.judge reads its ratings).
         return Scored(score=None, detail={"judge": "needed", "empty_response": not response.strip()},
