@@ -7,7 +7,6 @@ against a pydantic schema (one retry carrying the validation error), and logs ev
     result.data, result.call, result.cached
 """
 
-import hashlib
 import json
 import logging
 import math
@@ -15,7 +14,6 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
@@ -26,16 +24,14 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from pydantic import BaseModel, ValidationError
 
-from apps.agents import providers
+from apps.agents import providers, transport
 from apps.agents.models import AgentCall, AgentRole, CachedResponse, CallStatus, RoleAssignment
 from apps.agents.prompting import load_prompt
-from apps.agents.slots import provider_slot
 from apps.core.errors import Conflict
 from apps.jobs.services import start_job
 
 log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
-R = TypeVar("R")
 
 
 class AgentError(Exception):
@@ -209,10 +205,6 @@ _INSTRUCTIONS = (
 )
 
 
-def input_hash(payload: dict) -> str:
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
-
-
 def parse_answer(text: str, schema: type[T]) -> T:
     """Raise ValueError (with a message for the model) unless `text` is JSON that validates against schema."""
     stripped = text.strip()
@@ -263,7 +255,7 @@ def call_agent(
     system = (system + "\n\n" if system else "") + _INSTRUCTIONS + json.dumps(schema_json, ensure_ascii=False)
     max_tokens = max_tokens or settings.AGENTS_MAX_OUTPUT_TOKENS
     messages = [{"role": "user", "content": user}]
-    digest = input_hash({
+    digest = transport.input_hash({
         "provider": provider, "model": model, "prompt": loaded.name, "version": loaded.version,
         "system": system, "messages": messages, "max_tokens": max_tokens,
         **({"variant": variant} if variant is not None else {}),  # absent by default: older hashes still hit
@@ -295,12 +287,12 @@ def _attempt(base, attempt, provider, model, system, messages, max_tokens, schem
     started = time.monotonic()
     try:
         completion, http_attempts = _complete_with_retries(provider, model, system, messages, max_tokens)
-    except providers.ProviderError as exc:
+    except transport.VendorError as exc:
         call = AgentCall.objects.create(
-            **base, attempt=attempt, http_attempts=getattr(exc, "http_attempts", 1), status=CallStatus.FAILED,
+            **base, attempt=attempt, http_attempts=exc.http_attempts, status=CallStatus.FAILED,
             latency_ms=_ms(started), request=request, error=str(exc),
         )
-        if isinstance(exc, providers.PermanentProviderError):
+        if isinstance(exc, transport.PermanentVendorError):
             raise ProviderRejected(f"{provider} refused the request: {exc}", call=call) from exc
         raise AgentNeedsAttention(f"{provider} kept failing after retries: {exc}", call=call) from exc
 
@@ -354,45 +346,12 @@ def _store_cache(digest: str, base: dict, text: str, data: BaseModel, call: Agen
         pass  # another worker cached the same input first; either answer is valid
 
 
-def backoff_seconds(attempt: int) -> float:
-    """Exponential backoff with jitter for retry number `attempt` (0-based): half fixed, half random."""
-    ceiling = min(settings.AGENTS_BACKOFF_MAX_SECONDS, settings.AGENTS_BACKOFF_BASE_SECONDS * (2**attempt))
-    return ceiling / 2 + random.uniform(0, ceiling / 2)
-
-
 def _complete_with_retries(provider, model, system, messages, max_tokens) -> tuple[providers.Completion, int]:
-    return with_provider_retries(
+    return transport.send_with_retries(
         lambda: providers.complete(provider, model=model, system=system, messages=messages, max_tokens=max_tokens,
                                    timeout=settings.AGENTS_TIMEOUT_SECONDS),
-        slot=provider,
+        slot=provider, policy=transport.model_policy(),
     )
-
-
-def with_provider_retries(send: Callable[[], R], *, slot: str, limit: int | None = None) -> tuple[R, int]:
-    """(send(), HTTP requests made): one request at a time within `slot`'s concurrency limit (provider_slot;
-    `limit` overrides the provider's), retried on TransientProviderError with the server's retry-after or
-    exponential backoff with jitter, up to settings.AGENTS_MAX_ATTEMPTS requests. The one retry policy for
-    requests to model providers: call_agent uses it, and so does apps.evaluation's response collection."""
-    attempts = settings.AGENTS_MAX_ATTEMPTS
-    for number in range(attempts):
-        try:
-            with provider_slot(slot, limit=limit):
-                result = send()
-            return result, number + 1
-        except providers.TransientProviderError as exc:
-            exc.http_attempts = number + 1
-            if number + 1 >= attempts:
-                raise
-            if exc.retry_after is not None:
-                delay = min(exc.retry_after, settings.AGENTS_RETRY_AFTER_MAX_SECONDS)
-            else:
-                delay = backoff_seconds(number)
-            log.warning("%s: %s; retry %d/%d in %.2fs", slot, exc, number + 1, attempts - 1, delay)
-            time.sleep(delay)  # outside the slot, so waiting does not block other requests
-        except providers.PermanentProviderError as exc:
-            exc.http_attempts = number + 1
-            raise
-    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _ms(started: float) -> int:

@@ -2,16 +2,15 @@
 endpoint as an `input_audio` content part (as vLLM serves Qwen2.5-Omni and similar models), with the run's
 decoding settings (the paper's by default: max 4,096 tokens, temperature 0.7, top-p 0.95).
 
-The transport is the agent layer's: the official `openai` SDK (apps.agents.providers.openai.complete_at) under
-apps.agents.services.with_provider_retries, so the retry policy (retry-after, exponential backoff with
-jitter) and the concurrency slots (a per-endpoint limit, across processes with Redis) are the same code that
-serves call_agent. Requests are cached by input hash: an item whose request (endpoint model, audio, text,
+The transport is the one every model call uses: the official `openai` SDK (apps.agents.providers.openai.complete_at)
+under apps.agents.transport.send_with_retries with the LLM retry policy, so the retry-after, the exponential
+backoff with jitter and the concurrency slots (a per-endpoint limit, across processes with Redis) are the same
+code that serves call_agent. Requests are cached by input hash: an item whose request (endpoint model, audio, text,
 decoding) was answered before, in this run or another, takes that answer without a request. The job is
 resumable: an item with a response is never sent again, and each answer is stored as it arrives."""
 
 import base64
 import hashlib
-import json
 import time
 import zipfile
 from pathlib import Path, PurePosixPath
@@ -20,8 +19,7 @@ from django.conf import settings
 from django.core.files.storage import default_storage
 from django.utils import timezone
 
-from apps.agents import providers
-from apps.agents.services import with_provider_retries
+from apps.agents import providers, transport
 from apps.evaluation.models import EvalItem, EvaluationRun, RunStatus
 from apps.jobs.services import results_in_parallel
 
@@ -90,9 +88,8 @@ def request_hash(run: EvaluationRun, item: EvalItem, audio: bytes, messages: lis
     text parts, and the decoding settings."""
     model = run.model
     text = [part for m in messages for part in m["content"] if part["type"] != "input_audio"]
-    payload = {"endpoint": model.endpoint.rstrip("/"), "model": model.served_model, "decoding": run.decoding,
-               "audio": hashlib.sha256(audio).hexdigest(), "text": text}
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    return transport.input_hash({"endpoint": model.endpoint.rstrip("/"), "model": model.served_model,
+                                 "decoding": run.decoding, "audio": hashlib.sha256(audio).hexdigest(), "text": text})
 
 
 def collect_one(run: EvaluationRun, item: EvalItem, source: AudioSource) -> dict:
@@ -113,13 +110,14 @@ def collect_one(run: EvaluationRun, item: EvalItem, source: AudioSource) -> dict
     model, decoding = run.model, run.decoding
     provider = providers.get("openai")
     started = time.monotonic()
-    completion, attempts = with_provider_retries(
+    completion, attempts = transport.send_with_retries(
         lambda: provider.complete_at(
             base_url=model.endpoint, model=model.served_model, messages=messages,
             timeout=settings.EVALUATION_COLLECT_TIMEOUT_SECONDS, max_tokens=decoding.get("max_tokens"),
             temperature=decoding.get("temperature"), top_p=decoding.get("top_p"),
         ),
-        slot=f"evaluation:{model.endpoint.rstrip('/')}", limit=settings.EVALUATION_COLLECT_CONCURRENCY,
+        slot=f"evaluation:{model.endpoint.rstrip('/')}", policy=transport.model_policy(),
+        limit=settings.EVALUATION_COLLECT_CONCURRENCY,
     )
     _store(item, completion.text, digest, {
         "input_tokens": completion.input_tokens, "output_tokens": completion.output_tokens,
@@ -153,8 +151,8 @@ def run_collection(job, progress) -> dict:
     def work(item):
         try:
             return collect_one(run, item, source)
-        except providers.TransientProviderError as exc:
-            return {"failed": f"kept failing after {getattr(exc, 'http_attempts', '?')} tries: {exc}"}
+        except transport.TransientVendorError as exc:
+            return {"failed": f"kept failing after {exc.http_attempts} tries: {exc}"}
 
     for item, outcome in results_in_parallel(pending, work, workers=settings.EVALUATION_COLLECT_CONCURRENCY, name="collect"):
         if "missing" in outcome:

@@ -1,11 +1,9 @@
 """Every TTS and ASR request goes through here: answered from the cache when the same input was answered
-before (no request), otherwise sent under the backend's concurrency limit (shared across processes through
-apps.agents.slots), retried with backoff on 429/5xx/timeouts, and logged as a SpeechCall."""
+before (no request), otherwise sent through the vendor transport (apps.agents.transport: the backend's
+concurrency slot, shared across processes, and retries with backoff on 429/5xx/timeouts, by the speech
+settings' policy), and logged as a SpeechCall."""
 
 import hashlib
-import json
-import logging
-import random
 import time
 from dataclasses import dataclass
 from decimal import Decimal
@@ -17,20 +15,11 @@ from django.db.models import F
 from pydub import AudioSegment
 from pydub.exceptions import CouldntDecodeError
 
-from apps.agents.slots import provider_slot
+from apps.agents import transport
+from apps.agents.transport import TransientVendorError, VendorError
 from apps.speech.assembly import decode
-from apps.speech.backends import (
-    ASRBackend,
-    BackendNotConfigured,
-    PermanentSpeechError,
-    SpeechBackendError,
-    TransientSpeechError,
-    TTSBackend,
-    TTSRequest,
-)
+from apps.speech.backends import ASRBackend, BackendNotConfigured, SpeechBackendError, TTSBackend, TTSRequest
 from apps.speech.models import CallKind, CallStatus, SpeechCache, SpeechCall
-
-log = logging.getLogger(__name__)
 
 
 class SpeechCallFailed(Exception):
@@ -57,12 +46,8 @@ class ASRResult:
     cached: bool
 
 
-def input_hash(payload: dict) -> str:
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
-
-
 def synthesize(backend: TTSBackend, request: TTSRequest, *, job=None) -> TTSResult:
-    digest = input_hash({"kind": "tts", "backend": backend.name, **backend.cache_fields(request)})
+    digest = transport.input_hash({"kind": "tts", "backend": backend.name, **backend.cache_fields(request)})
     base = {"kind": CallKind.TTS, "backend": backend.name, "model": backend.model, "voice": request.voice.name,
             "input_hash": digest, "input_chars": len(request.text), "job": job}
     entry = _cached(digest)
@@ -78,7 +63,7 @@ def synthesize(backend: TTSBackend, request: TTSRequest, *, job=None) -> TTSResu
     try:
         segment = decode(audio.data, audio.format)
     except (CouldntDecodeError, IndexError, OSError) as exc:
-        raise _failed(base, TransientSpeechError(f"the answer is not {audio.format} audio ({exc})"), attempts,
+        raise _failed(base, TransientVendorError(f"the answer is not {audio.format} audio ({exc})"), attempts,
                       started, permanent=False) from None
     cost, priced = _price(settings.SPEECH_TTS.get("usd_per_million_chars"), len(request.text) / 1_000_000)
     call = SpeechCall.objects.create(**base, status=CallStatus.OK, http_attempts=attempts, latency_ms=_ms(started),
@@ -88,9 +73,9 @@ def synthesize(backend: TTSBackend, request: TTSRequest, *, job=None) -> TTSResu
 
 
 def transcribe(backend: ASRBackend, audio: bytes, *, audio_seconds: float, job=None) -> ASRResult:
-    digest = input_hash({"kind": "asr", "backend": backend.name, "model": backend.model,
-                         "base_url": backend.config.get("base_url"), "language": backend.config.get("language"),
-                         "audio": hashlib.sha256(audio).hexdigest()})
+    digest = transport.input_hash({"kind": "asr", "backend": backend.name, "model": backend.model,
+                                   "base_url": backend.config.get("base_url"), "language": backend.config.get("language"),
+                                   "audio": hashlib.sha256(audio).hexdigest()})
     base = {"kind": CallKind.ASR, "backend": backend.name, "model": backend.model, "input_hash": digest,
             "audio_seconds": audio_seconds, "job": job}
     entry = _cached(digest)
@@ -135,30 +120,24 @@ def _store(digest: str, kind: str, call: SpeechCall, *, audio: tuple[bytes, str]
             entry.audio.storage.delete(entry.audio.name)
 
 
-def backoff_seconds(attempt: int) -> float:
-    """Exponential backoff with jitter for retry number `attempt` (0-based): half fixed, half random."""
-    ceiling = min(settings.SPEECH_BACKOFF_MAX_SECONDS, settings.SPEECH_BACKOFF_BASE_SECONDS * (2**attempt))
-    return ceiling / 2 + random.uniform(0, ceiling / 2)
+def policy() -> transport.RetryPolicy:
+    """The speech settings' retry policy; a server's retry-after is capped like the backoff."""
+    return transport.RetryPolicy(attempts=settings.SPEECH_MAX_HTTP_ATTEMPTS,
+                                 backoff_base=settings.SPEECH_BACKOFF_BASE_SECONDS,
+                                 backoff_max=settings.SPEECH_BACKOFF_MAX_SECONDS,
+                                 retry_after_max=settings.SPEECH_BACKOFF_MAX_SECONDS)
 
 
 def _with_retries(backend, send, base: dict, started: float):
-    attempts = settings.SPEECH_MAX_HTTP_ATTEMPTS
+    """(send(), HTTP requests made) under the backend's own concurrency limit; a failure is logged as a
+    SpeechCall and raised as SpeechCallFailed."""
     limit = (settings.SPEECH_TTS if base["kind"] == CallKind.TTS else settings.SPEECH_ASR)["concurrency"]
-    slot = f"speech-{base['kind']}:{backend.name}"
-    for number in range(attempts):
-        try:
-            with provider_slot(slot, limit=limit):
-                return send(), number + 1
-        except TransientSpeechError as exc:
-            if number + 1 >= attempts:
-                raise _failed(base, exc, number + 1, started, permanent=False) from exc
-            delay = exc.retry_after if exc.retry_after is not None else backoff_seconds(number)
-            delay = min(delay, settings.SPEECH_BACKOFF_MAX_SECONDS)
-            log.warning("%s %s: %s; retry %d/%d in %.2fs", base["kind"], backend.name, exc, number + 1, attempts - 1, delay)
-            time.sleep(delay)  # outside the slot, so waiting does not hold up other requests
-        except (PermanentSpeechError, SpeechBackendError) as exc:
-            raise _failed(base, exc, number + 1, started, permanent=True) from exc
-    raise AssertionError("unreachable")  # pragma: no cover
+    try:
+        return transport.send_with_retries(send, slot=f"speech-{base['kind']}:{backend.name}", policy=policy(),
+                                           limit=limit)
+    except (VendorError, SpeechBackendError) as exc:
+        permanent = not isinstance(exc, TransientVendorError)
+        raise _failed(base, exc, getattr(exc, "http_attempts", 1), started, permanent=permanent) from exc
 
 
 def _failed(base: dict, exc: Exception, attempts: int, started: float, *, permanent: bool) -> SpeechCallFailed:

@@ -3,8 +3,7 @@
 import pytest
 
 from apps.agents.prompting import PromptError, available_versions, load_prompt
-from apps.agents.providers import retry_after_seconds
-from apps.agents.services import backoff_seconds
+from apps.agents.transport import TransientVendorError, model_policy, retry_after_seconds
 
 
 def write(folder, name, version, text):
@@ -46,10 +45,18 @@ def test_the_shipped_prompts_load():
 def test_backoff_grows_exponentially_with_jitter_up_to_the_cap(settings):
     settings.AGENTS_BACKOFF_BASE_SECONDS = 1.0
     settings.AGENTS_BACKOFF_MAX_SECONDS = 10.0
+    policy = model_policy()
     for attempt, ceiling in [(0, 1), (1, 2), (2, 4), (3, 8), (6, 10)]:
-        waits = {backoff_seconds(attempt) for _ in range(50)}
+        waits = {policy.backoff(attempt) for _ in range(50)}
         assert all(ceiling / 2 <= w <= ceiling for w in waits)
         assert len(waits) > 1  # jittered
+
+
+def test_the_servers_retry_after_replaces_the_backoff_up_to_its_cap(settings):
+    settings.AGENTS_RETRY_AFTER_MAX_SECONDS = 5.0
+    policy = model_policy()
+    assert policy.delay(0, TransientVendorError("429", retry_after=0.3)) == 0.3
+    assert policy.delay(3, TransientVendorError("429", retry_after=90)) == 5.0
 
 
 def test_retry_after_is_read_in_seconds_milliseconds_or_as_a_date():

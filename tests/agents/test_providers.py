@@ -4,7 +4,7 @@ configuration checks never branch on a vendor's name."""
 import pytest
 from pydantic import BaseModel
 
-from apps.agents import providers
+from apps.agents import providers, transport
 from apps.agents.providers.anthropic import AnthropicProvider
 from apps.agents.providers.openai import OpenAIProvider
 from apps.agents.services import NoProviderConfigured, call_agent
@@ -34,7 +34,7 @@ def test_the_two_vendors_are_registered_each_from_its_own_module():
     assert isinstance(providers.get("anthropic"), AnthropicProvider)
     assert isinstance(providers.get("openai"), OpenAIProvider)
     assert providers.get("mistral") is None and not providers.is_configured("mistral")
-    with pytest.raises(providers.PermanentProviderError, match="unknown provider 'mistral'"):
+    with pytest.raises(transport.PermanentVendorError, match="unknown provider 'mistral'"):
         providers.complete("mistral", model="m", system="", messages=[], max_tokens=1, timeout=1)
 
 

@@ -6,20 +6,11 @@ Adding a vendor: a module here with a Provider subclass, registered below (and i
 apps.agents.models.Provider, so roles can be assigned to it)."""
 
 from apps.agents.providers.anthropic import AnthropicProvider
-from apps.agents.providers.base import (
-    Completion,
-    PermanentProviderError,
-    Provider,
-    ProviderError,
-    TransientProviderError,
-    retry_after_seconds,
-)
+from apps.agents.providers.base import Completion, Provider
 from apps.agents.providers.openai import OpenAIProvider
+from apps.agents.transport import PermanentVendorError
 
-__all__ = [
-    "Completion", "PermanentProviderError", "Provider", "ProviderError", "TransientProviderError",
-    "complete", "get", "is_configured", "register", "retry_after_seconds",
-]
+__all__ = ["Completion", "Provider", "complete", "get", "is_configured", "register"]
 
 _registry: dict[str, Provider] = {}
 
@@ -39,10 +30,10 @@ def is_configured(name: str) -> bool:
 
 
 def complete(name: str, *, model: str, system: str, messages: list[dict], max_tokens: int, timeout: float) -> Completion:
-    """One HTTP request to the named provider, no retries."""
+    """One HTTP request to the named provider, no retries (apps.agents.transport.send_with_retries adds them)."""
     provider = get(name)
     if provider is None:
-        raise PermanentProviderError(f"unknown provider {name!r}")
+        raise PermanentVendorError(f"unknown provider {name!r}")
     return provider.complete(model=model, system=system, messages=messages, max_tokens=max_tokens, timeout=timeout)
 
 

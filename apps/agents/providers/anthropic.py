@@ -3,7 +3,8 @@ ANTHROPIC_BASE_URL for a gateway)."""
 
 import os
 
-from apps.agents.providers.base import Completion, Provider, classify
+from apps.agents.providers.base import Completion, Provider
+from apps.agents.transport import classify
 
 
 class AnthropicProvider(Provider):

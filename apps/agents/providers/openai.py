@@ -3,7 +3,8 @@ Completions API (OPENAI_API_KEY, OPENAI_BASE_URL)."""
 
 import os
 
-from apps.agents.providers.base import Completion, Provider, TransientProviderError, classify
+from apps.agents.providers.base import Completion, Provider
+from apps.agents.transport import TransientVendorError, classify
 
 
 class OpenAIProvider(Provider):
@@ -45,7 +46,7 @@ def _create(client, **request) -> Completion:
     except openai.OpenAIError as exc:
         raise classify(exc, openai) from exc
     if not response.choices:
-        raise TransientProviderError("the provider answered with no choices")
+        raise TransientVendorError("the provider answered with no choices")
     usage = response.usage
     return Completion(
         text=response.choices[0].message.content or "",

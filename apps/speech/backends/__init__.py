@@ -5,12 +5,16 @@ every request in the call log, the cache, the retry policy and the per-backend c
     audio = backend.synthesize(TTSRequest(text=..., voice=VoiceSpec(...), seed=7))
     text = asr_backend().transcribe(wav_bytes, filename="attempt.wav")
 
-A backend raises TransientSpeechError (worth retrying: 408/409/429, 5xx, timeouts, connection errors) or
-PermanentSpeechError (anything else), and BackendNotConfigured before sending anything it cannot send."""
+A backend raises the vendor transport's two kinds (apps.agents.transport.classify maps the SDK's exceptions):
+TransientVendorError (worth retrying: 408/409/429, 5xx, timeouts, connection errors) or PermanentVendorError
+(anything else; PermanentSpeechError for a refusal of a backend's own), and BackendNotConfigured before
+sending anything it cannot send."""
 
 from dataclasses import dataclass, field
 
 from django.conf import settings
+
+from apps.agents.transport import PermanentVendorError
 
 
 class SpeechBackendError(Exception):
@@ -21,14 +25,8 @@ class BackendNotConfigured(SpeechBackendError):
     """A setting the backend needs is missing; the message names the variable."""
 
 
-class TransientSpeechError(SpeechBackendError):
-    def __init__(self, message: str, *, retry_after: float | None = None):
-        super().__init__(message)
-        self.retry_after = retry_after
-
-
-class PermanentSpeechError(SpeechBackendError):
-    pass
+class PermanentSpeechError(PermanentVendorError, SpeechBackendError):
+    """A backend of our own (espeak-ng, the demo ASR) refuses: never worth retrying."""
 
 
 @dataclass(frozen=True)

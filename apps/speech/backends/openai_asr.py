@@ -2,8 +2,9 @@
 `client.audio.transcriptions.create`, JSON response. A self-hosted server (faster-whisper servers, vLLM
 serving Whisper) works through the same module by its base URL."""
 
+from apps.agents.transport import classify
 from apps.speech.backends import ASRBackend
-from apps.speech.backends._openai import classify, client
+from apps.speech.backends._openai import client
 
 
 class OpenAIASR(ASRBackend):
@@ -25,5 +26,5 @@ class OpenAIASR(ASRBackend):
                 language=self.config.get("language") or "ko", response_format="json",
             )
         except openai.OpenAIError as exc:
-            raise classify(exc) from exc
+            raise classify(exc, openai) from exc
         return result.text

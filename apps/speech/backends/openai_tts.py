@@ -4,8 +4,9 @@ fields those servers read (task_type, language, ref_audio, ref_text) go through 
 
 import base64
 
+from apps.agents.transport import classify
 from apps.speech.backends import SynthesizedAudio, TTSBackend, TTSRequest
-from apps.speech.backends._openai import classify, client
+from apps.speech.backends._openai import client
 
 
 class OpenAITTS(TTSBackend):
@@ -49,5 +50,5 @@ class OpenAITTS(TTSBackend):
             )
             data = response.read()
         except openai.OpenAIError as exc:
-            raise classify(exc) from exc
+            raise classify(exc, openai) from exc
         return SynthesizedAudio(data=data, format=fmt)
