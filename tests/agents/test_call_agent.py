@@ -1,11 +1,11 @@
 """call_agent through the real anthropic and openai SDKs against the fake provider server."""
 
-import time
 from decimal import Decimal
 
 import pytest
 from pydantic import BaseModel
 
+from apps.agents import transport
 from apps.agents.models import AgentCall, CachedResponse, CallStatus
 from apps.agents.services import (
     AgentNeedsAttention,
@@ -84,26 +84,31 @@ def test_a_different_input_is_not_served_from_the_cache(fake_llm):
     assert len(fake_llm.requests) == 2
 
 
-def test_it_retries_a_429_honouring_retry_after_then_succeeds(fake_llm):
+def test_it_retries_a_429_honouring_retry_after_then_succeeds(fake_llm, monkeypatch):
     fake_llm.fail(status=429, retry_after=0.3)
     fake_llm.reply({"ok": True, "echo": "sori"})
+    waits = []
+    monkeypatch.setattr(transport, "pause", waits.append)  # the plan, not the clock
 
-    started = time.monotonic()
     result = ask()
 
-    assert time.monotonic() - started >= 0.3
+    assert waits == [0.3]  # the server's retry-after, not our backoff
     assert result.data.ok and result.call.http_attempts == 2
     assert len(fake_llm.requests) == 2
 
 
-def test_it_retries_429_without_retry_after_and_500s_with_backoff(fake_llm):
+def test_it_retries_429_without_retry_after_and_500s_with_backoff(fake_llm, monkeypatch):
     fake_llm.fail(status=429)
     fake_llm.fail(status=500, times=2)
     fake_llm.reply({"ok": True, "echo": "sori"})
+    waits = []
+    monkeypatch.setattr(transport, "pause", waits.append)
 
     result = ask()
 
     assert result.call.http_attempts == 4
+    # Exponential from the fixture's 0.01 s base, each wait between half its ceiling and the ceiling.
+    assert len(waits) == 3 and all(c / 2 <= w <= c for w, c in zip(waits, (0.01, 0.02, 0.04), strict=True))
     assert AgentCall.objects.filter(status=CallStatus.OK).count() == 1
 
 

@@ -1,13 +1,14 @@
 """Per-provider concurrency limit, the per-job budget cap, and the admin pages of the agent layer."""
 
 import threading
-import time
+from contextlib import contextmanager
 from decimal import Decimal
 
 import pytest
 from django.db import connection
 from pydantic import BaseModel
 
+from apps.agents import transport
 from apps.agents.models import AgentCall
 from apps.agents.services import BudgetExceeded, call_agent
 from apps.jobs.models import Job
@@ -22,10 +23,57 @@ def ask(word, **kwargs):
     return call_agent(role="reviewer", prompt="provider_check", variables={"word": word}, schema=Echo, **kwargs)
 
 
+class SlotSchedule:
+    """The transport's slot, recorded: each request queues for a slot, holds one, frees it, in the order
+    these happen (a logical clock, not a timer). The first holders wait inside their slot until all
+    `expected` requests have queued, so the schedule does not depend on how fast threads start."""
+
+    def __init__(self, real_slot, expected: int):
+        self.real_slot, self.expected = real_slot, expected
+        self.events: list[tuple[str, int]] = []
+        self.everyone_queued = threading.Event()
+        self._lock = threading.Lock()
+
+    def _note(self, what: str) -> None:
+        with self._lock:
+            self.events.append((what, threading.get_ident()))
+            if sum(1 for event, _ in self.events if event == "queue") == self.expected:
+                self.everyone_queued.set()
+
+    @contextmanager
+    def __call__(self, slot: str, **kwargs):
+        self._note("queue")
+        with self.real_slot(slot, **kwargs):
+            self._note("hold")
+            self.everyone_queued.wait(timeout=30)
+            try:
+                yield
+            finally:
+                self._note("free")  # noted before the real slot is given back, so no hold is noted early
+
+    def most_held(self) -> int:
+        held = most = 0
+        for event, _ in self.events:
+            held += {"hold": 1, "free": -1}.get(event, 0)
+            most = max(most, held)
+        return most
+
+    def waited_for_a_free_slot(self) -> int:
+        """How many requests got their slot only after another request freed one."""
+        queued_at = {}
+        waited = 0
+        for index, (event, thread) in enumerate(self.events):
+            if event == "queue":
+                queued_at[thread] = index
+            elif event == "hold":
+                waited += any(e == "free" for e, _ in self.events[queued_at[thread]:index])
+        return waited
+
+
 @pytest.mark.postgres  # threads writing at once; the in-memory SQLite test database locks whole tables
 @pytest.mark.parametrize("backend", ["redis", "process"])
 @pytest.mark.django_db(transaction=True)
-def test_no_more_requests_are_in_flight_than_the_provider_limit(fake_llm, settings, backend):
+def test_no_more_requests_are_in_flight_than_the_provider_limit(fake_llm, settings, backend, monkeypatch):
     if backend == "redis" and not settings.REDIS_URL:
         pytest.skip("needs Redis")
     if backend == "process":
@@ -33,6 +81,8 @@ def test_no_more_requests_are_in_flight_than_the_provider_limit(fake_llm, settin
     settings.AGENTS_CONCURRENCY = {"openai": 2, "anthropic": 2}
     fake_llm.always(lambda body: {"ok": True, "echo": "x"})
     fake_llm.slow(0.3, times=6)
+    schedule = SlotSchedule(transport.provider_slot, expected=6)
+    monkeypatch.setattr(transport, "provider_slot", schedule)
     failures = []
 
     def worker(n):
@@ -43,7 +93,6 @@ def test_no_more_requests_are_in_flight_than_the_provider_limit(fake_llm, settin
         finally:
             connection.close()
 
-    started = time.monotonic()
     threads = [threading.Thread(target=worker, args=(n,)) for n in range(6)]
     for t in threads:
         t.start()
@@ -52,7 +101,9 @@ def test_no_more_requests_are_in_flight_than_the_provider_limit(fake_llm, settin
 
     assert failures == []
     assert fake_llm.max_in_flight == 2
-    assert time.monotonic() - started >= 0.85  # six slow answers, two at a time
+    # The plan: six requests, two slots: two go at once, the four others each wait for one to be freed.
+    assert [event for event, _ in schedule.events].count("hold") == 6 and schedule.most_held() == 2
+    assert schedule.waited_for_a_free_slot() == 4
     assert AgentCall.objects.count() == 6
 
 
