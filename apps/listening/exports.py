@@ -14,12 +14,12 @@ from __future__ import annotations
 import io
 import re
 import shutil
-import zipfile
 from pathlib import Path
 
 import pandas as pd
 
 from apps.core import csvsafe
+from apps.core.archives import zip_folder
 from apps.listening import selectors
 from apps.listening.models import Clip, ListeningTest, Rating
 from apps.listening.services import pseudonym_for
@@ -142,9 +142,7 @@ def export_zip(test: ListeningTest, *, include_audio: bool = True) -> bytes:
     folder = re.sub(r"[^A-Za-z0-9._-]+", "_", test.name).strip("._") or f"test{test.pk}"
     buffer = io.BytesIO()
     with tempfile.TemporaryDirectory() as tmp:
-        paths = write_export(test, Path(tmp), include_audio=include_audio)
-        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
-            for path in paths:
-                zf.write(path, f"{folder}/{path.relative_to(tmp)}")
+        write_export(test, Path(tmp), include_audio=include_audio)
+        zip_folder(Path(tmp), buffer, prefix=folder)
     return buffer.getvalue()
 

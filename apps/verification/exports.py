@@ -9,10 +9,10 @@ import io
 import json
 import shutil
 import tempfile
-import zipfile
 from pathlib import Path
 
 from apps.core import csvsafe
+from apps.core.archives import zip_folder
 from apps.verification.models import ItemStatus, Review, VerificationProject
 
 
@@ -69,8 +69,5 @@ def export_zip(project: VerificationProject) -> bytes:
     with tempfile.TemporaryDirectory() as tmp:
         export_project(project, Path(tmp))
         buffer = io.BytesIO()
-        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-            for path in sorted(Path(tmp).rglob("*")):
-                if path.is_file():
-                    archive.write(path, path.relative_to(tmp).as_posix())
+        zip_folder(Path(tmp), buffer)
         return buffer.getvalue()
