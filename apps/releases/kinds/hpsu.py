@@ -6,6 +6,7 @@ Reviews travel as `reviews.csv` with annotator pseudonyms; rejected items are no
 import json
 from pathlib import Path, PurePosixPath
 
+from apps.accounts.pseudonyms import pseudonyms_for
 from apps.core.errors import Conflict
 from apps.releases.kinds import Built, Item, SourceMissing, Ticker
 
@@ -60,6 +61,7 @@ def build(project, folder: Path, progress) -> Built:
     reviews: dict[int, list] = {}
     for review in Review.objects.filter(item__in=accepted).order_by("created_at", "id"):
         reviews.setdefault(review.item_id, []).append(review)
+    names = pseudonyms_for({r.annotator_id for rs in reviews.values() for r in rs}, project.pseudonym_scope)
     items = []
     for item in accepted:
         record = json.loads(item.record)
@@ -74,7 +76,7 @@ def build(project, folder: Path, progress) -> Built:
             "transcript": item.transcript, "source": item.source, "metric": item.metric, "language": item.language,
         }
         mine = reviews.get(item.pk, [])
-        decisions = [{"kind": "review", "by": project.pseudonym(r.annotator_id), "at": r.created_at.isoformat(),
+        decisions = [{"kind": "review", "by": names[r.annotator_id], "at": r.created_at.isoformat(),
                       "what": r.decision + (f" ({', '.join(r.reasons)})" if r.reasons else "")} for r in mine]
         items.append(Item(
             item_id=item.external_id, config=item.task, split="test", row=row, audio_sha256=item.audio.sha256,
@@ -87,7 +89,7 @@ def build(project, folder: Path, progress) -> Built:
                 "human_decisions": {"count": len(mine), "pseudonyms": sorted({d["by"] for d in decisions}),
                                     "decisions": decisions},
             },
-            people={project.pseudonym(r.annotator_id): r.annotator_id for r in mine},
+            people={names[r.annotator_id]: r.annotator_id for r in mine},
             reason=f"accepted {item.settled_at.date().isoformat()}" if item.settled_at else "",
         ))
         ticker.tick(f"Item {item.external_id}")

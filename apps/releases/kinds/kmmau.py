@@ -7,8 +7,8 @@ pseudonyms only: the rows' own provenance is replaced by the release's."""
 
 from pathlib import Path
 
+from apps.accounts.pseudonyms import RELEASES, pseudonyms_for
 from apps.core.errors import Conflict
-from apps.releases import pseudonyms
 from apps.releases.kinds import Built, Item, SourceMissing, Ticker
 from apps.releases.kinds.provenance_common import agent_calls
 from apps.releases.licences import KNOWN_SOURCES
@@ -68,7 +68,7 @@ def build(question_set, folder: Path, progress) -> Built:
     write_text(folder / LICENSE_FILE, license_text(question_set, rows))
     ticker.tick()
     decided = _human_decisions(questions.values())
-    names = pseudonyms.for_users({user for steps in decided.values() for user, _ in steps})
+    names = pseudonyms_for({user for steps in decided.values() for user, _ in steps}, RELEASES)
     calls = agent_calls(c.pk for q in questions.values() for c in q.agent_calls.all())
     items = []
     for row in rows:

@@ -6,6 +6,8 @@ agree; gold (quality-control) clips and excluded listeners stay out, as in the t
 import shutil
 from pathlib import Path
 
+from apps.accounts.models import Pseudonym
+from apps.accounts.pseudonyms import LISTENING
 from apps.core.errors import Conflict
 from apps.releases.kinds import Built, Item, SourceMissing, Ticker
 
@@ -45,7 +47,6 @@ def default_sources(test) -> list[dict]:
 
 def build(test, folder: Path, progress) -> Built:
     from apps.listening.exports import build_tables, write_listener_ratings
-    from apps.listening.models import ListenerPseudonym
 
     ratings, clips, bvcc = build_tables(test)
     assets = {c.clip_id: c for c in test.clips.select_related("asset").order_by("clip_id")}
@@ -53,7 +54,7 @@ def build(test, folder: Path, progress) -> Built:
     by_clip: dict[str, list[dict]] = {}
     for record in clean.to_dict("records"):
         by_clip.setdefault(record["clip_id"], []).append(record)
-    people = dict(ListenerPseudonym.objects.filter(pseudonym__in=set(clean["listener"])).values_list("pseudonym", "listener_id"))
+    people = dict(Pseudonym.objects.filter(scope=LISTENING, value__in=set(clean["listener"])).values_list("value", "user_id"))
 
     ticker = Ticker(progress, len(clips), "Copying clips and writing tables")
     items, rating_rows = [], {}

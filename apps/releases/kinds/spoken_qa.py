@@ -14,8 +14,8 @@ Sori does not hold the source's audio)."""
 import shutil
 from pathlib import Path
 
+from apps.accounts.pseudonyms import RELEASES, pseudonyms_for
 from apps.core.errors import Conflict
-from apps.releases import pseudonyms
 from apps.releases.kinds import Built, Item, SourceMissing, Ticker, safe_name
 from apps.releases.kinds.provenance_common import agent_calls
 from apps.releases.licences import KNOWN_SOURCES
@@ -90,9 +90,9 @@ def build(benchmark, folder: Path, progress) -> Built:
         attempts.setdefault(a.synthesis_id, []).append(a)
     for d in SynthesisDecision.objects.filter(synthesis_id__in=finals).order_by("created_at", "id"):
         speech_decisions.setdefault(d.synthesis_id, []).append(d)
-    names = pseudonyms.for_users({d.decided_by_id for ds in decisions.values() for d in ds}
+    names = pseudonyms_for({d.decided_by_id for ds in decisions.values() for d in ds}
                                  | {t.edited_by_id for t in translations.values() if t.edited_by_id}
-                                 | {d.decided_by_id for ds in speech_decisions.values() for d in ds})
+                                 | {d.decided_by_id for ds in speech_decisions.values() for d in ds}, RELEASES)
     audio_paths: dict[str, str] = {}
 
     def calls_of(s):
