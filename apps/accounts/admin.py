@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
 
-from apps.accounts.models import User
+from apps.accounts.models import Pseudonym, User
 
 
 @admin.register(User)
@@ -22,3 +22,18 @@ class SoriUserAdmin(UserAdmin):
         is_staff = user.is_superuser or user.groups.filter(name="admin").exists()
         if user.is_staff != is_staff:
             type(user).objects.filter(pk=user.pk).update(is_staff=is_staff)
+
+
+@admin.register(Pseudonym)
+class PseudonymAdmin(admin.ModelAdmin):
+    """Who is behind a pseudonym, for admins; never edited (released files name people by these values)."""
+
+    list_display = ["value", "scope", "user"]
+    list_filter = ["scope"]
+    search_fields = ["value", "user__username"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

@@ -1,5 +1,6 @@
 from functools import cached_property
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.contrib.auth.models import UserManager as DjangoUserManager
 from django.db import models
@@ -47,3 +48,23 @@ class User(AbstractUser):
 
     def __str__(self) -> str:
         return self.display_name or self.username
+
+
+class Pseudonym(models.Model):
+    """A person's name within one scope (apps.accounts.pseudonyms): random, so it tells nothing about the
+    person; stored, so every export and every rebuild of a release names them alike. One per person and
+    scope, and no two people share one within a scope."""
+
+    scope = models.CharField(max_length=64)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="pseudonyms")
+    value = models.CharField(max_length=32)
+
+    class Meta:
+        ordering = ["scope", "value"]
+        constraints = [
+            models.UniqueConstraint(fields=["scope", "user"], name="accounts_pseudonym_once_per_scope"),
+            models.UniqueConstraint(fields=["scope", "value"], name="accounts_pseudonym_unique_in_scope"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.value} ({self.scope})"

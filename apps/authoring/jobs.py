@@ -10,8 +10,8 @@ from django.urls import reverse
 from apps.authoring.agent_questions import write_questions
 from apps.authoring.models import Corpus, QuestionSet
 from apps.authoring.services import generate_rule_questions, import_corpus
+from apps.core.archives import extract_zip
 from apps.core.errors import ApplicationError, FileRefused
-from apps.core.tabular import extract_zip
 from apps.jobs.models import ATTENTION_KEY, Job
 from apps.jobs.services import job_handler, needing_attention
 

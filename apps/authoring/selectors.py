@@ -6,6 +6,7 @@ from collections import Counter, defaultdict
 
 from django.db.models import Count, Q, QuerySet, Sum
 
+from apps.accounts.pseudonyms import RELEASES, pseudonyms_for
 from apps.agents.models import AgentCall
 from apps.authoring import balance
 from apps.authoring.capabilities import SPECS, Capability, Method
@@ -18,7 +19,6 @@ from apps.authoring.models import (
     RejectReason,
     Review,
 )
-from apps.releases import pseudonyms
 
 
 def accepted_questions(question_set: QuestionSet) -> QuerySet:
@@ -70,7 +70,7 @@ def escalation_view(question: Question) -> dict:
         "author": question.author.username if question.author else None,
         "author_answer": question.answer,
         "blind_answer": question.options[answer.chosen_index] if answer else None,
-        "answerer": pseudonyms.for_users([answer.answerer_id])[answer.answerer_id] if answer else None,
+        "answerer": pseudonyms_for([answer.answerer_id], RELEASES)[answer.answerer_id] if answer else None,
     }
 
 

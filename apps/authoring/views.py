@@ -4,7 +4,6 @@ Refusals from services reach the person as a message on the page they came from.
 
 import json
 import tempfile
-import zipfile
 from pathlib import Path
 
 from django import forms
@@ -23,6 +22,7 @@ from apps.authoring.corpora import PARSERS
 from apps.authoring.exports import write_export
 from apps.authoring.jobs import UPLOAD_FOLDER
 from apps.authoring.models import Clip, Corpus, Question, QuestionSet, RejectReason
+from apps.core.archives import zip_folder
 from apps.core.errors import ApplicationError, InvalidInput
 from apps.core.uploads import upload_limit
 from apps.jobs.services import start_job
@@ -130,10 +130,7 @@ def export(request, pk):
         folder = Path(tmp) / "export"
         write_export(question_set, folder)
         archive = tempfile.NamedTemporaryFile(suffix=".zip")  # closed (and removed) by the response
-        with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
-            for path in sorted(folder.rglob("*")):
-                if path.is_file():
-                    zf.write(path, path.relative_to(folder))
+        zip_folder(folder, archive)
         archive.seek(0)
     return FileResponse(archive, as_attachment=True, filename=f"kmmau-set-{question_set.pk}.zip")
 

@@ -1,5 +1,6 @@
-"""One reader for the tabular files people import (CSV, JSONL, a JSON array, Parquet) and one safe zip
-extraction. An importer declares what a row is as a pydantic model (subclass RowModel) and reads:
+"""One reader for the tabular files people import (CSV, JSONL, a JSON array, Parquet); the safe zip
+extraction is apps.core.archives. An importer declares what a row is as a pydantic model (subclass
+RowModel) and reads:
 
     rows = read_table(path, ManifestRow, unique="clip_id")      # [(line, ManifestRow), ...]
 
@@ -18,21 +19,18 @@ holds. Each is reported as "<file> line N: <field>: <reason>"."""
 import csv
 import io
 import json
-import stat
-import zipfile
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO, TypeVar
+from typing import TypeVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from django.conf import settings
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from apps.core.errors import FileProblem, FileRefused
 
-__all__ = ["RowModel", "FORMATS", "parse_table", "read_table", "refuse", "loads", "json_number", "hostile", "extract_zip"]
+__all__ = ["RowModel", "FORMATS", "parse_table", "read_table", "refuse", "loads", "json_number", "hostile"]
 
 Row = TypeVar("Row", bound=BaseModel)
 
@@ -368,122 +366,3 @@ def _parquet(name: str, source: bytes | Path, required: list[str], excluded: set
                 yield number, record
     except (pa.ArrowException, OSError) as exc:
         raise FileRefused(f"not a readable Parquet file ({exc})", file=name) from None
-
-
-# --- zip ------------------------------------------------------------------------------------------------
-RATIO_FLOOR = 1 << 20  # a member (or archive) unpacking to at most 1 MiB is never refused for its ratio
-
-
-def extract_zip(
-    source: Path | str | BinaryIO,
-    folder: Path,
-    *,
-    name: str,
-    max_files: int | None = None,
-    max_bytes: int | None = None,
-    max_ratio: int | None = None,
-    prefix: str = "",
-    skip: Iterable[str] = ("__MACOSX", ".DS_Store"),
-) -> list[Path]:
-    """Unpack a zip into `folder` and return the files written. Refused (FileRefused naming the archive and
-    the member, nothing unpacked) when it is not a zip, when a member would land outside `folder` (an
-    absolute path, "..", a drive letter, a symbolic link, a name outside `prefix`), when it holds more than
-    `max_files` files or more than `max_bytes` uncompressed, or when a member, or the archive as a whole,
-    unpacks past 1 MiB to more than `max_ratio` times its compressed size: a zip bomb (settings.ZIP_MAX_FILES,
-    ZIP_MAX_BYTES and ZIP_MAX_RATIO by default; max_ratio=0 turns the ratio check off, for an archive whose
-    exact size is known). The ratio is judged from the headers before anything is written: zipfile stops a
-    member at its declared size (a longer one fails its CRC), and sizes are counted as bytes are written too.
-    With `prefix`, members must lie under it and unpack without it."""
-    max_files = settings.ZIP_MAX_FILES if max_files is None else max_files
-    max_bytes = settings.ZIP_MAX_BYTES if max_bytes is None else max_bytes
-    max_ratio = settings.ZIP_MAX_RATIO if max_ratio is None else max_ratio
-    skipped = set(skip)
-    folder = Path(folder)
-    root = folder.resolve()
-    try:
-        archive_size = _size_of(source)
-        archive = zipfile.ZipFile(source)
-    except (zipfile.BadZipFile, OSError):
-        raise FileRefused("not a zip archive", file=name) from None
-    ratio = _RatioCheck(name, max_ratio, archive_size)
-    with archive:
-        members, declared = [], 0
-        for member in archive.infolist():
-            parts = PurePosixPath(member.filename.replace("\\", "/")).parts
-            if member.is_dir() or skipped & set(parts):
-                continue
-            if not member.filename.startswith(prefix):
-                raise FileRefused(f"{member.filename} is outside {prefix}", file=name)
-            relative = member.filename.removeprefix(prefix)
-            target = (root / relative).resolve()
-            if (
-                relative.startswith(("/", "\\")) or ".." in parts or ":" in member.filename
-                or not target.is_relative_to(root)
-            ):
-                raise FileRefused(f"{member.filename} would unpack outside the archive's folder", file=name)
-            if stat.S_ISLNK(member.external_attr >> 16):
-                raise FileRefused(f"{member.filename} is a symbolic link", file=name)
-            declared += member.file_size
-            ratio.member(member, member.file_size)
-            ratio.total(member, declared)
-            members.append((member, target))
-        if len(members) > max_files:
-            raise FileRefused(f"{len(members):,} files, over the limit of {max_files:,}", file=name)
-        if declared > max_bytes:
-            raise FileRefused(f"{declared:,} bytes unpacked, over the limit of {max_bytes:,}", file=name)
-        written, total = [], 0
-        try:
-            for member, target in members:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                with archive.open(member) as src, open(target, "wb") as dst:
-                    while chunk := src.read(1 << 20):
-                        total += len(chunk)
-                        if total > max_bytes:
-                            raise FileRefused(f"over {max_bytes:,} bytes unpacked", file=name)
-                        dst.write(chunk)
-                written.append(target)
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError) as exc:
-            _remove([*written, target])
-            raise FileRefused(f"{member.filename} cannot be unpacked ({exc})", file=name) from None
-        except FileRefused:
-            _remove([*written, target])
-            raise
-    return written
-
-
-class _RatioCheck:
-    """The zip-bomb check of extract_zip: unpacked bytes against compressed bytes, per member (its header's
-    compressed size, at most the archive's) and for the whole archive (its real size, which no header can
-    overstate, so overlapping members that reuse one compressed stream are caught too)."""
-
-    def __init__(self, name: str, max_ratio: int, archive_size: int):
-        self.name, self.max_ratio, self.archive_size = name, max_ratio, archive_size
-
-    def member(self, member: zipfile.ZipInfo, unpacked: int) -> None:
-        compressed = max(1, min(member.compress_size, self.archive_size))
-        if self.max_ratio and unpacked > RATIO_FLOOR and unpacked > self.max_ratio * compressed:
-            raise FileRefused(
-                f"{member.filename} unpacks to {unpacked:,} bytes from {member.compress_size:,} "
-                f"compressed, over the limit of {self.max_ratio}x (SORI_ZIP_MAX_RATIO)", file=self.name,
-            )
-
-    def total(self, member: zipfile.ZipInfo, unpacked: int) -> None:
-        if self.max_ratio and unpacked > RATIO_FLOOR and unpacked > self.max_ratio * self.archive_size:
-            raise FileRefused(
-                f"at {member.filename} the archive unpacks to {unpacked:,} bytes from its "
-                f"{self.archive_size:,}, over the limit of {self.max_ratio}x (SORI_ZIP_MAX_RATIO)", file=self.name,
-            )
-
-
-def _size_of(source: Path | str | BinaryIO) -> int:
-    if isinstance(source, (str, Path)):
-        return Path(source).stat().st_size
-    position = source.tell()
-    size = source.seek(0, io.SEEK_END)
-    source.seek(position)
-    return size
-
-
-def _remove(paths: list[Path]) -> None:
-    for path in paths:
-        path.unlink(missing_ok=True)

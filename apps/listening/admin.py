@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from apps.listening.models import Clip, ListenerPseudonym, ListeningTest, Prediction, Predictor, Rating
+from apps.listening.models import Clip, ListeningTest, Prediction, Predictor, Rating
 
 
 @admin.register(ListeningTest)
@@ -25,12 +25,6 @@ class RatingAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False  # ratings are records; exclusion, not edits, takes a listener out
-
-
-@admin.register(ListenerPseudonym)
-class ListenerPseudonymAdmin(admin.ModelAdmin):
-    list_display = ["pseudonym", "listener"]
-    readonly_fields = ["pseudonym"]
 
 
 @admin.register(Predictor)

@@ -7,22 +7,22 @@
   regular clip, no header, as UTMOS's BVCC loader reads it
 - audio/<file>: the clips' audio (optional), which the `audio` columns point at
 
-Listeners appear only as stable pseudonyms (ListenerPseudonym), never as usernames."""
+Listeners appear only as stable pseudonyms (apps.accounts.pseudonyms, scope LISTENING), never as usernames."""
 
 from __future__ import annotations
 
 import io
 import re
 import shutil
-import zipfile
 from pathlib import Path
 
 import pandas as pd
 
+from apps.accounts.pseudonyms import LISTENING, pseudonyms_for
 from apps.core import csvsafe
+from apps.core.archives import zip_folder
 from apps.listening import selectors
 from apps.listening.models import Clip, ListeningTest, Rating
-from apps.listening.services import pseudonym_for
 
 EXPORT_FILES = ("ratings.csv", "clips.csv", "ratings.parquet", "clips.parquet", "listener_ratings.csv")
 
@@ -40,13 +40,12 @@ def build_tables(test: ListeningTest) -> tuple[pd.DataFrame, pd.DataFrame, list[
     names = _names(clips)
     by_pk = {c.pk: c for c in clips}
     excluded = selectors.excluded_listener_ids(test)
-    pseudonyms: dict[int, str] = {}
+    ratings_in_order = list(Rating.objects.filter(clip__test=test).order_by("clip__clip_id", "rated_at", "pk"))
+    pseudonyms = pseudonyms_for({r.listener_id for r in ratings_in_order}, LISTENING)
 
     rating_rows, rating_clips = [], []
-    for rating in Rating.objects.filter(clip__test=test).select_related("listener").order_by("clip__clip_id", "rated_at", "pk"):
+    for rating in ratings_in_order:
         clip = by_pk[rating.clip_id]
-        if rating.listener_id not in pseudonyms:
-            pseudonyms[rating.listener_id] = pseudonym_for(rating.listener)
         flags = (["gold"] if clip.is_gold else []) + (["excluded_listener"] if rating.listener_id in excluded else [])
         if clip.is_gold and not (clip.gold_min <= rating.score <= clip.gold_max):
             flags.append("gold_missed")
@@ -142,9 +141,7 @@ def export_zip(test: ListeningTest, *, include_audio: bool = True) -> bytes:
     folder = re.sub(r"[^A-Za-z0-9._-]+", "_", test.name).strip("._") or f"test{test.pk}"
     buffer = io.BytesIO()
     with tempfile.TemporaryDirectory() as tmp:
-        paths = write_export(test, Path(tmp), include_audio=include_audio)
-        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
-            for path in paths:
-                zf.write(path, f"{folder}/{path.relative_to(tmp)}")
+        write_export(test, Path(tmp), include_audio=include_audio)
+        zip_folder(Path(tmp), buffer, prefix=folder)
     return buffer.getvalue()
 

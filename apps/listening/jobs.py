@@ -6,8 +6,8 @@ from pathlib import Path
 
 from django.core.files.storage import default_storage
 
+from apps.core.archives import extract_zip
 from apps.core.errors import ApplicationError, FileRefused
-from apps.core.tabular import extract_zip
 from apps.jobs.models import Job
 from apps.jobs.services import job_handler
 

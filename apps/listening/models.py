@@ -4,7 +4,6 @@ Who rated what lives in `Rating` (unique per clip and listener, score 1..5 check
 assignment engine guarantees the five distinct listeners. Clip metadata (text, speaker, source type, ...)
 is for analysis only and never reaches a listener."""
 
-import secrets
 
 from django.conf import settings
 from django.db import models
@@ -201,20 +200,6 @@ class Rating(models.Model):
 
     def __str__(self) -> str:
         return f"clip {self.clip_id}: {self.score}"
-
-
-def _new_pseudonym() -> str:
-    return "L" + secrets.token_hex(4).upper()
-
-
-class ListenerPseudonym(models.Model):
-    """A listener's name in exports: random, stable across tests and exports, unrelated to the username."""
-
-    listener = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="listening_pseudonym")
-    pseudonym = models.CharField(max_length=20, unique=True, default=_new_pseudonym)
-
-    def __str__(self) -> str:
-        return self.pseudonym
 
 
 class Predictor(models.Model):

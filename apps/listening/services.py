@@ -35,7 +35,6 @@ from apps.listening.models import (
     Clip,
     ClipServing,
     Consent,
-    ListenerPseudonym,
     ListeningTest,
     PlaybackEnd,
     Prediction,
@@ -365,22 +364,6 @@ def exclude_listener(*, test: ListeningTest, listener, acting_user, reason: str 
     """Take a listener out of the test: no more clips; their ratings stay in the raw export but leave the
     clean set, and their slots are handed out again so every clip still reaches K valid ratings."""
     queues.exclude_worker(test.pool, listener, by=acting_user, reason=reason)
-
-
-def pseudonym_for(listener) -> str:
-    """A stable pseudonym, created on first use (retried on the rare collision of random names)."""
-    existing = ListenerPseudonym.objects.filter(listener=listener).first()
-    if existing:
-        return existing.pseudonym
-    for _ in range(5):
-        try:
-            with transaction.atomic():
-                return ListenerPseudonym.objects.create(listener=listener).pseudonym
-        except IntegrityError:
-            existing = ListenerPseudonym.objects.filter(listener=listener).first()
-            if existing:
-                return existing.pseudonym
-    raise RuntimeError("could not draw a unique listener pseudonym")
 
 
 @dataclass(frozen=True)

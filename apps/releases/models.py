@@ -3,7 +3,6 @@ is listed with its sha256 (ReleaseFile) and whose every item keeps its row and p
 Once published nothing of it changes: the models refuse here, and triggers refuse in the database (migration
 0002) whatever code path tries; a correction is a new version."""
 
-import secrets
 
 from django.conf import settings
 from django.db import models
@@ -153,21 +152,6 @@ class ReleaseItem(_PartOfRelease):
 
     def __str__(self) -> str:
         return self.item_id
-
-
-def _new_pseudonym() -> str:
-    return "P" + secrets.token_hex(4).upper()
-
-
-class Pseudonym(models.Model):
-    """A person's stable name in releases where their workflow has none of its own (experts and admins who
-    decided corrections). Random, so it tells nothing about the person; stored, so rebuilds agree."""
-
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="release_pseudonym")
-    code = models.CharField(max_length=20, unique=True, default=_new_pseudonym)
-
-    def __str__(self) -> str:
-        return self.code
 
 
 class HubUpload(models.Model):

@@ -17,15 +17,15 @@ from django.db.models import Count, Sum
 from django.utils import timezone
 
 from apps.core import limits
+from apps.core.archives import extract_zip, zip_folder
 from apps.core.errors import Conflict, InvalidInput, NotFound
 from apps.core.limits import bounded
-from apps.core.tabular import extract_zip
 from apps.jobs.services import start_job
 from apps.releases import licences
 from apps.releases.building import content_hash, write_release
 from apps.releases.kinds import SourceMissing, registry
 from apps.releases.models import HubUpload, Release, ReleaseFile, ReleaseItem, ReleaseStatus
-from apps.releases.writing import sha256_file, write_zip
+from apps.releases.writing import sha256_file
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +105,7 @@ def run_build(release: Release, progress) -> dict:
             written = write_release(release, folder, progress)
             progress.check_cancelled()
             zip_path = Path(tmp) / f"{release.folder}.zip"
-            write_zip(folder, zip_path, prefix=release.folder)
+            zip_folder(folder, zip_path, prefix=release.folder)
             digest, size = sha256_file(zip_path), zip_path.stat().st_size
             name = _archive_name(release)
             if default_storage.exists(name):

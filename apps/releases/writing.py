@@ -5,17 +5,19 @@
   `huggingface` key naming each column's `datasets` feature (so an `audio` struct<bytes, path> column loads
   as Audio), written with every option that shapes the bytes pinned. The footer names the pyarrow version,
   so the release manifest records it.
-- Zip: entries sorted by name, each a ZipInfo with a fixed date, fixed permissions and a fixed creator.
+- Zip: apps.core.archives.zip_folder (entries sorted by name, each with a fixed date, fixed permissions and
+  a fixed creator).
 """
 
 import hashlib
 import json
 import unicodedata
-import zipfile
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from apps.core.archives import files_under
 
 # Column types a release may use, as (arrow type, datasets feature as Features.to_dict() writes it).
 _VALUE_TYPES = {"string": pa.string(), "int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_()}
@@ -33,8 +35,6 @@ PARQUET_OPTIONS = {
     "write_page_index": False,
     "write_page_checksum": False,
 }
-ZIP_DATE = (1980, 1, 1, 0, 0, 0)
-ZIP_FILE_MODE = 0o100644
 
 
 def nfc(value):
@@ -133,11 +133,6 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def files_under(folder: Path) -> list[Path]:
-    """Every file under `folder`, sorted by its POSIX relative path."""
-    return sorted((p for p in folder.rglob("*") if p.is_file()), key=lambda p: p.relative_to(folder).as_posix())
-
-
 def write_checksums(folder: Path, name: str = "SHA256SUMS") -> dict[str, tuple[str, int]]:
     """Write `sha256sum -c` compatible SHA256SUMS over every other file; returns {path: (sha256, size)}."""
     sums = {}
@@ -175,16 +170,3 @@ def verify_folder(folder: Path, name: str = "SHA256SUMS") -> list[str]:
         if rel != name and rel not in listed:
             problems.append(f"{rel}: not listed in {name}")
     return problems
-
-
-def write_zip(folder: Path, target: Path, *, prefix: str) -> None:
-    """Zip `folder` under `prefix/`, the same bytes for the same files whenever and wherever it runs."""
-    with zipfile.ZipFile(target, "w") as archive:
-        for path in files_under(folder):
-            info = zipfile.ZipInfo(f"{prefix}/{path.relative_to(folder).as_posix()}", date_time=ZIP_DATE)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.create_system = 3  # Unix, so the permission bits below are read as such everywhere
-            info.external_attr = ZIP_FILE_MODE << 16
-            with open(path, "rb") as src, archive.open(info, "w") as dst:
-                for block in iter(lambda: src.read(1 << 20), b""):
-                    dst.write(block)

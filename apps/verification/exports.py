@@ -9,10 +9,11 @@ import io
 import json
 import shutil
 import tempfile
-import zipfile
 from pathlib import Path
 
+from apps.accounts.pseudonyms import pseudonyms_for
 from apps.core import csvsafe
+from apps.core.archives import zip_folder
 from apps.verification.models import ItemStatus, Review, VerificationProject
 
 
@@ -38,6 +39,7 @@ def export_project(project: VerificationProject, out_dir: Path, *, reviews_of_ac
                 shutil.copyfileobj(src, dst)
 
     reviews = Review.objects.filter(item__project=project).select_related("item").order_by("item__position", "created_at", "id")
+    names = pseudonyms_for(reviews.values_list("annotator_id", flat=True).distinct(), project.pseudonym_scope)
     if reviews_of_accepted_only:
         reviews = reviews.filter(item__status=ItemStatus.ACCEPTED)
     with open(out_dir / "reviews.csv", "w", encoding="utf-8", newline="") as fh:
@@ -46,7 +48,7 @@ def export_project(project: VerificationProject, out_dir: Path, *, reviews_of_ac
                          "created_at", "updated_at", "item_status"])
         count = 0
         for r in reviews:
-            writer.writerow([r.item.external_id, r.item.task, project.pseudonym(r.annotator_id), r.decision,
+            writer.writerow([r.item.external_id, r.item.task, names[r.annotator_id], r.decision,
                              ";".join(r.reasons), r.comment, round(r.seconds_spent, 1), r.changes,
                              r.created_at.isoformat(), r.updated_at.isoformat(), r.item.status])
             count += 1
@@ -55,7 +57,7 @@ def export_project(project: VerificationProject, out_dir: Path, *, reviews_of_ac
     with open(out_dir / "rejected.jsonl", "w", encoding="utf-8") as fh:
         for item in rejected:
             rejections = [
-                {"annotator": project.pseudonym(r.annotator_id), "reasons": r.reasons, "comment": r.comment}
+                {"annotator": names[r.annotator_id], "reasons": r.reasons, "comment": r.comment}
                 for r in item.reviews.all() if r.decision == "reject"
             ]
             fh.write(json.dumps({"id": item.external_id, "record": json.loads(item.record), "rejections": rejections},
@@ -69,8 +71,5 @@ def export_zip(project: VerificationProject) -> bytes:
     with tempfile.TemporaryDirectory() as tmp:
         export_project(project, Path(tmp))
         buffer = io.BytesIO()
-        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-            for path in sorted(Path(tmp).rglob("*")):
-                if path.is_file():
-                    archive.write(path, path.relative_to(tmp).as_posix())
+        zip_folder(Path(tmp), buffer)
         return buffer.getvalue()

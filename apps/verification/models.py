@@ -5,14 +5,11 @@ is one annotator's current decision on one item (unique per item and annotator);
 change is also written to ReviewEvent, which is append-only. An item settles once: accepted on three
 approvals, rejected on a rejection (at once, or after all three reviews, as the project says)."""
 
-import hashlib
-import hmac
-import secrets
-
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from apps.accounts.pseudonyms import verification_scope
 from apps.verification.taxonomy import DOMAIN_CHOICES, FORMAT_CHOICES, TASK_CHOICES
 
 
@@ -27,8 +24,6 @@ class VerificationProject(models.Model):
     )
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
-    # Stored, not derived from SECRET_KEY: rotating the key must not rename annotators in rebuilt releases.
-    pseudonym_key = models.CharField(max_length=64, default=secrets.token_hex, editable=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -36,10 +31,11 @@ class VerificationProject(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    def pseudonym(self, user_id: int) -> str:
-        """A stable per-project alias for an annotator, for exports that must not name people."""
-        digest = hmac.new(self.pseudonym_key.encode(), f"verification:{self.pk}:{user_id}".encode(), hashlib.sha256)
-        return f"annotator-{digest.hexdigest()[:8]}"
+    @property
+    def pseudonym_scope(self) -> str:
+        """Annotators appear in exports and releases under a pseudonym of this project's own
+        (apps.accounts.pseudonyms), so two projects' exports cannot be joined on a person."""
+        return verification_scope(self.pk)
 
 
 class ItemImport(models.Model):

@@ -9,6 +9,7 @@ from django.db.models import Count, Prefetch, Q
 from django.utils import timezone
 
 from apps.accounts.models import User
+from apps.accounts.pseudonyms import pseudonyms_for
 from apps.queues.models import Assignment, AssignmentStatus
 from apps.verification.agreement import fleiss_kappa, krippendorff_nominal
 from apps.verification.models import (
@@ -76,11 +77,9 @@ def item_for_reviewer(item: VerificationItem, user, *, reveal_all: bool = False)
         ],
     }
     if item.is_settled or reveal_all:
-        project = item.project
-        data["reviews"] = [
-            {"annotator": project.pseudonym(r.annotator_id), **review_dict(r)}
-            for r in Review.objects.filter(item=item).order_by("created_at", "id")
-        ]
+        reviews = list(Review.objects.filter(item=item).order_by("created_at", "id"))
+        names = pseudonyms_for({r.annotator_id for r in reviews}, item.project.pseudonym_scope)
+        data["reviews"] = [{"annotator": names[r.annotator_id], **review_dict(r)} for r in reviews]
     return data
 
 
@@ -182,9 +181,10 @@ def dashboard(project: VerificationProject) -> dict:
         reviews=("approve", "size"), approvals=("approve", "sum"), median_seconds=("seconds", "median")
     )
     names = dict(User.objects.filter(pk__in=per_annotator.index.tolist()).values_list("pk", "username"))
+    pseudonyms = pseudonyms_for(per_annotator.index.tolist(), project.pseudonym_scope)
     annotator_rows = sorted(
         (
-            {"username": names[a], "pseudonym": project.pseudonym(a), "reviews": int(r["reviews"]),
+            {"username": names[a], "pseudonym": pseudonyms[a], "reviews": int(r["reviews"]),
              "approval_rate": round(100 * r["approvals"] / r["reviews"], 1),
              "median_seconds": round(float(r["median_seconds"]), 1)}
             for a, r in per_annotator.iterrows()

@@ -12,8 +12,8 @@ from django.views.decorators.http import require_POST
 
 from apps.accounts.decorators import login_or_token_required
 from apps.accounts.permissions import can, require
+from apps.core.archives import extract_zip
 from apps.core.errors import ApplicationError, InvalidInput
-from apps.core.tabular import extract_zip
 from apps.core.uploads import upload_limit
 from apps.queues.selectors import unreachable_items
 from apps.verification import selectors, services

@@ -9,6 +9,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from apps.accounts.pseudonyms import RELEASES, pseudonyms_for
 from apps.audio.playback import note_served
 from apps.authoring.exports import mmau_rows
 from apps.authoring.models import Clip, Question
@@ -21,7 +22,6 @@ from apps.authoring.services import (
     submit_blind_answer,
 )
 from apps.core.errors import Conflict, Forbidden
-from apps.releases import pseudonyms
 from tests.authoring.conftest import heard
 
 OPTIONS = ["한 명", "두 명", "세 명", "네 명"]
@@ -96,7 +96,7 @@ def test_the_escalation_page_shows_the_author_a_pseudonym_not_the_blind_answerer
         api_client, client_for, annotators, question_set, kss_corpus):
     question = authored(api_client, annotators[0], question_set, kss_corpus.clips.first())
     blind(api_client, annotators[1], question_set, "세 명")
-    code = pseudonyms.for_users([annotators[1].pk])[annotators[1].pk]
+    code = pseudonyms_for([annotators[1].pk], RELEASES)[annotators[1].pk]
     page = client_for(annotators[0]).get("/authoring/escalations/").content.decode()
     assert question.text in page and f"blind answer ({code})" in page
     assert annotators[1].username not in page

@@ -13,8 +13,9 @@ import pyarrow.parquet as pq
 import pytest
 from pydantic import Field, field_validator
 
+from apps.core.archives import extract_zip
 from apps.core.errors import FileRefused
-from apps.core.tabular import RowModel, extract_zip, parse_table, read_table
+from apps.core.tabular import RowModel, parse_table, read_table
 
 
 class Rating(RowModel):

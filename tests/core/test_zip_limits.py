@@ -7,8 +7,8 @@ import zipfile
 
 import pytest
 
+from apps.core.archives import extract_zip
 from apps.core.errors import FileRefused
-from apps.core.tabular import extract_zip
 
 MiB = 1024 * 1024
 

@@ -8,8 +8,9 @@ import pandas as pd
 import pytest
 from django.core.management import call_command
 
+from apps.accounts.models import Pseudonym
+from apps.accounts.pseudonyms import LISTENING
 from apps.listening import services
-from apps.listening.models import ListenerPseudonym
 
 from .conftest import rate_via_services
 
@@ -47,7 +48,7 @@ def test_the_command_writes_every_file_with_headers_and_pseudonyms(rated_test, l
     text = "\n".join((out / name).read_text() for name in ("ratings.csv", "clips.csv", "listener_ratings.csv"))
     for user in listeners:
         assert user.username not in text
-    excluded = ListenerPseudonym.objects.get(listener=listeners[0]).pseudonym
+    excluded = Pseudonym.objects.get(scope=LISTENING, user=listeners[0]).value
     assert set(ratings.loc[ratings["listener"] == excluded, "flags"].str.contains("excluded_listener")) == {True}
     assert ratings["flags"].fillna("").str.contains("gold").sum() == 7
 

@@ -4,6 +4,7 @@ import json
 import pytest
 from django.core.management import call_command
 
+from apps.accounts.models import Pseudonym
 from apps.verification.models import VerificationItem
 from apps.verification.services import import_items, next_item, submit_review
 from tests.verification.conftest import mc_record, record, yes_no_record
@@ -47,7 +48,8 @@ def test_export_round_trips_the_accepted_items_and_lists_reviews_and_rejections(
     with open(out / "reviews.csv", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     assert len(rows) == 15
-    assert {r["annotator"] for r in rows} == {project.pseudonym(a.pk) for a in annotators}
+    stored = Pseudonym.objects.filter(scope=project.pseudonym_scope, user__in=annotators)
+    assert {r["annotator"] for r in rows} == set(stored.values_list("value", flat=True)) and stored.count() == 3
     assert not any(a.username in (out / "reviews.csv").read_text() for a in annotators)
     rejected_row = next(r for r in rows if r["decision"] == "reject")
     assert (rejected_row["item"], rejected_row["reasons"], rejected_row["comment"]) == ("r4", "wrong_answer", "not a complaint")

@@ -5,10 +5,11 @@ the release and the authoring export agree; `kmmau.json` (MMAU's test-mini layou
 reads) travels beside the Parquet. Authors, reviewers, blind answerers and resolvers appear as stored
 pseudonyms only: the rows' own provenance is replaced by the release's."""
 
+from dataclasses import dataclass
 from pathlib import Path
 
+from apps.accounts.pseudonyms import RELEASES, pseudonyms_for
 from apps.core.errors import Conflict
-from apps.releases import pseudonyms
 from apps.releases.kinds import Built, Item, SourceMissing, Ticker
 from apps.releases.kinds.provenance_common import agent_calls
 from apps.releases.licences import KNOWN_SOURCES
@@ -55,46 +56,75 @@ def default_sources(question_set) -> list[dict]:
     return [{"name": KNOWN_SOURCES.get(name.lower(), (name,))[0], "license": lic} for name, lic in sorted(corpora.items())]
 
 
+@dataclass
+class _Loaded:
+    """What every question's item is made from, read once."""
+
+    rows: list[dict]  # MMAU rows, audio under audio/
+    questions: dict[str, object]  # row id -> accepted Question
+    decided: dict[int, list[tuple[int, dict]]]  # question id -> [(user id, step)] (_human_decisions)
+    names: dict[int, str]  # user id -> release pseudonym
+    calls: dict[int, dict]  # agent call id -> its provenance entry
+
+
 def build(question_set, folder: Path, progress) -> Built:
-    from apps.authoring.exports import LICENSE_FILE, license_text, mmau_rows, row_id, write_audio
-    from apps.authoring.selectors import accepted_questions
+    """Load the accepted questions, write their audio and LICENSE.md, one item per question, kmmau.json,
+    then the card's text."""
+    from apps.authoring.exports import LICENSE_FILE, license_text, write_audio
 
     ticker = Ticker(progress, 2, "Cutting audio and writing MMAU rows")
+    loaded = _load(question_set)
+    audio_files = write_audio(loaded.rows, loaded.questions, folder)
+    write_text(folder / LICENSE_FILE, license_text(question_set, loaded.rows))
+    ticker.tick()
+    items = [_item(row, loaded) for row in loaded.rows]
+    write_json(folder / "kmmau.json", [{k: row[k] for k in MMAU_KEYS} for row in loaded.rows])
+    ticker.tick()
+    return _card(question_set, items, audio_files)
+
+
+def _load(question_set) -> _Loaded:
+    from apps.authoring.exports import mmau_rows, row_id
+    from apps.authoring.selectors import accepted_questions
+
     rows = mmau_rows(question_set)
     for row in rows:  # the release keeps audio under audio/, its layout for every kind
         row["audio_id"] = "./audio/" + row["audio_id"].removeprefix("./audios/")
     questions = {row_id(q): q for q in accepted_questions(question_set).prefetch_related("agent_calls")}
-    audio_files = write_audio(rows, questions, folder)
-    write_text(folder / LICENSE_FILE, license_text(question_set, rows))
-    ticker.tick()
     decided = _human_decisions(questions.values())
-    names = pseudonyms.for_users({user for steps in decided.values() for user, _ in steps})
+    names = pseudonyms_for({user for steps in decided.values() for user, _ in steps}, RELEASES)
     calls = agent_calls(c.pk for q in questions.values() for c in q.agent_calls.all())
-    items = []
-    for row in rows:
-        q = questions[row["id"]]
-        method = row.pop("provenance", {}).get("method", q.method)
-        data = {**{k: row.get(k) for k in COLUMNS if k != "audio"}, "audio": row["audio_id"].removeprefix("./"),
-                "original_dataset": row["dataset"], "original_sample_id": row["utterance_id"]}
-        decisions = [{**step, "by": names[user]} for user, step in decided.get(q.pk, [])]
-        people = {names[user]: user for user, _ in decided.get(q.pk, [])}
-        items.append(Item(
-            item_id=data["id"], config=q.capability, split="test", row=data, audio_sha256=q.clip.audio.sha256,
-            provenance={
-                "id": data["id"],
-                "source": {"corpus": q.clip.corpus.name, "utterance_id": q.clip.utterance_id,
-                           "source_file": q.clip.source_file, "line": q.clip.source_line, "method": method,
-                           "question_version": q.version, "audio_sha256": q.clip.audio.sha256},
-                "agent_calls": [calls[c.pk] for c in sorted(q.agent_calls.all(), key=lambda c: c.pk) if c.pk in calls],
-                "rulebook_versions": [],
-                "human_decisions": {"count": len(decisions), "pseudonyms": sorted(people),
-                                    "decisions": decisions},
-            },
-            people=people,
-            reason=f"edited by a reviewer (version {q.version})" if q.version > 1 else "",
-        ))
-    write_json(folder / "kmmau.json", [{k: row[k] for k in MMAU_KEYS} for row in rows])
-    ticker.tick()
+    return _Loaded(rows=rows, questions=questions, decided=decided, names=names, calls=calls)
+
+
+def _item(row: dict, loaded: _Loaded) -> Item:
+    """One question's row (its own provenance replaced by the release's) and provenance line."""
+    q = loaded.questions[row["id"]]
+    method = row.pop("provenance", {}).get("method", q.method)
+    data = {**{k: row.get(k) for k in COLUMNS if k != "audio"}, "audio": row["audio_id"].removeprefix("./"),
+            "original_dataset": row["dataset"], "original_sample_id": row["utterance_id"]}
+    steps = loaded.decided.get(q.pk, [])
+    decisions = [{**step, "by": loaded.names[user]} for user, step in steps]
+    people = {loaded.names[user]: user for user, _ in steps}
+    calls = loaded.calls
+    return Item(
+        item_id=data["id"], config=q.capability, split="test", row=data, audio_sha256=q.clip.audio.sha256,
+        provenance={
+            "id": data["id"],
+            "source": {"corpus": q.clip.corpus.name, "utterance_id": q.clip.utterance_id,
+                       "source_file": q.clip.source_file, "line": q.clip.source_line, "method": method,
+                       "question_version": q.version, "audio_sha256": q.clip.audio.sha256},
+            "agent_calls": [calls[c.pk] for c in sorted(q.agent_calls.all(), key=lambda c: c.pk) if c.pk in calls],
+            "rulebook_versions": [],
+            "human_decisions": {"count": len(decisions), "pseudonyms": sorted(people), "decisions": decisions},
+        },
+        people=people,
+        reason=f"edited by a reviewer (version {q.version})" if q.version > 1 else "",
+    )
+
+
+def _card(question_set, items: list[Item], audio_files: int) -> Built:
+    """The configs, statistics and card text of the release."""
     capabilities: dict[str, int] = {}
     for item in items:
         capabilities[item.config] = capabilities.get(item.config, 0) + 1

@@ -4,8 +4,13 @@ UTMOS-style trainers read. The tables come from apps.listening.exports, so a rel
 agree; gold (quality-control) clips and excluded listeners stay out, as in the training file."""
 
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
+
+from apps.accounts.models import Pseudonym
+from apps.accounts.pseudonyms import LISTENING
 from apps.core.errors import Conflict
 from apps.releases.kinds import Built, Item, SourceMissing, Ticker
 
@@ -43,9 +48,39 @@ def default_sources(test) -> list[dict]:
     return []
 
 
+@dataclass
+class _Loaded:
+    """The listening export's tables and what each clip's item is made from, read once."""
+
+    ratings: pd.DataFrame  # every rating, with its flags
+    clips: pd.DataFrame  # one row per regular clip
+    bvcc: list[list[str]]  # the BVCC-style listener file's lines
+    assets: dict  # clip id -> Clip with its audio asset
+    clean: pd.DataFrame  # the ratings without a flag
+    by_clip: dict[str, list[dict]]  # clip id -> its clean ratings
+    people: dict[str, int]  # listener pseudonym -> user id
+
+
 def build(test, folder: Path, progress) -> Built:
-    from apps.listening.exports import build_tables, write_listener_ratings
-    from apps.listening.models import ListenerPseudonym
+    """Load the export's tables, copy each clip's audio and make its item, write the listener file, then the
+    card's text."""
+    from apps.listening.exports import write_listener_ratings
+
+    loaded = _load(test)
+    ticker = Ticker(progress, len(loaded.clips), "Copying clips and writing tables")
+    items, rating_rows = [], {}
+    for row in loaded.clips.to_dict("records"):
+        item = _clip_item(test, row, loaded, folder)
+        for rating in _rating_rows(item, loaded):
+            rating_rows.setdefault(item.split, []).append(rating)
+        items.append(item)
+        ticker.tick(f"Clip {item.item_id}")
+    write_listener_ratings(loaded.bvcc, folder / "listener_ratings.csv")
+    return _card(test, items, rating_rows, loaded)
+
+
+def _load(test) -> _Loaded:
+    from apps.listening.exports import build_tables
 
     ratings, clips, bvcc = build_tables(test)
     assets = {c.clip_id: c for c in test.clips.select_related("asset").order_by("clip_id")}
@@ -53,44 +88,47 @@ def build(test, folder: Path, progress) -> Built:
     by_clip: dict[str, list[dict]] = {}
     for record in clean.to_dict("records"):
         by_clip.setdefault(record["clip_id"], []).append(record)
-    people = dict(ListenerPseudonym.objects.filter(pseudonym__in=set(clean["listener"])).values_list("pseudonym", "listener_id"))
+    people = dict(Pseudonym.objects.filter(scope=LISTENING, value__in=set(clean["listener"])).values_list("value", "user_id"))
+    return _Loaded(ratings=ratings, clips=clips, bvcc=bvcc, assets=assets, clean=clean, by_clip=by_clip, people=people)
 
-    ticker = Ticker(progress, len(clips), "Copying clips and writing tables")
-    items, rating_rows = [], {}
-    for row in clips.to_dict("records"):
-        clip = assets[row["clip_id"]]
-        audio = row["audio"]
-        target = folder / audio
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with clip.asset.file.open("rb") as src, open(target, "wb") as dst:
-            shutil.copyfileobj(src, dst)
-        split = row["split"] or "unsplit"
-        data = {"id": row.pop("clip_id"), **{k: _plain(v) for k, v in row.items()}}
-        mine = by_clip.get(data["id"], [])
-        for r in mine:
-            rating_rows.setdefault(split, []).append({
-                "clip_id": r["clip_id"], "audio": audio, "listener": r["listener"], "score": int(r["score"]),
-                "rated_at": r["rated_at"],
-            })
-        items.append(Item(
-            item_id=data["id"], config="clips", split=split, row=data, audio_sha256=clip.asset.sha256,
-            provenance={
-                "id": data["id"],
-                "source": {"listening_test": test.name, "clip_id": data["id"], "audio_sha256": clip.asset.sha256,
-                           "audio_name": clip.audio_name, "speaker": clip.speaker, "system": clip.system,
-                           "source_type": clip.source_type},
-                "agent_calls": [], "rulebook_versions": [],
-                "human_decisions": {
-                    "count": len(mine), "pseudonyms": sorted({r["listener"] for r in mine}),
-                    "decisions": [{"kind": "rating", "by": r["listener"], "at": r["rated_at"],
-                                   "what": f"overall quality {int(r['score'])}"} for r in mine],
-                },
+
+def _clip_item(test, row: dict, loaded: _Loaded, folder: Path) -> Item:
+    """One clip: its audio copied into the release, its row and its provenance line (its clean ratings)."""
+    clip = loaded.assets[row["clip_id"]]
+    target = folder / row["audio"]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with clip.asset.file.open("rb") as src, open(target, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    split = row["split"] or "unsplit"
+    data = {"id": row.pop("clip_id"), **{k: _plain(v) for k, v in row.items()}}
+    mine = loaded.by_clip.get(data["id"], [])
+    return Item(
+        item_id=data["id"], config="clips", split=split, row=data, audio_sha256=clip.asset.sha256,
+        provenance={
+            "id": data["id"],
+            "source": {"listening_test": test.name, "clip_id": data["id"], "audio_sha256": clip.asset.sha256,
+                       "audio_name": clip.audio_name, "speaker": clip.speaker, "system": clip.system,
+                       "source_type": clip.source_type},
+            "agent_calls": [], "rulebook_versions": [],
+            "human_decisions": {
+                "count": len(mine), "pseudonyms": sorted({r["listener"] for r in mine}),
+                "decisions": [{"kind": "rating", "by": r["listener"], "at": r["rated_at"],
+                               "what": f"overall quality {int(r['score'])}"} for r in mine],
             },
-            people={r["listener"]: people.get(r["listener"]) for r in mine},
-        ))
-        ticker.tick(f"Clip {data['id']}")
+        },
+        people={r["listener"]: loaded.people.get(r["listener"]) for r in mine},
+    )
 
-    write_listener_ratings(bvcc, folder / "listener_ratings.csv")
+
+def _rating_rows(item: Item, loaded: _Loaded) -> list[dict]:
+    """The clip's clean ratings as rows of the ratings config."""
+    return [{"clip_id": r["clip_id"], "audio": item.row["audio"], "listener": r["listener"], "score": int(r["score"]),
+             "rated_at": r["rated_at"]} for r in loaded.by_clip.get(item.item_id, [])]
+
+
+def _card(test, items: list[Item], rating_rows: dict[str, list[dict]], loaded: _Loaded) -> Built:
+    """What is left out and why, the ratings config, the statistics and the card's text."""
+    ratings, clean, assets = loaded.ratings, loaded.clean, loaded.assets
     excluded = {c.clip_id: "gold (quality-control) clip" for c in assets.values() if c.is_gold}
     for r in ratings.to_dict("records"):
         if "excluded_listener" in r["flags"] and not assets[r["clip_id"]].is_gold:

@@ -12,10 +12,11 @@ Before any translation exists it is the source benchmark after ground-truth corr
 Sori does not hold the source's audio)."""
 
 import shutil
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from apps.accounts.pseudonyms import RELEASES, pseudonyms_for
 from apps.core.errors import Conflict
-from apps.releases import pseudonyms
 from apps.releases.kinds import Built, Item, SourceMissing, Ticker, safe_name
 from apps.releases.kinds.provenance_common import agent_calls
 from apps.releases.licences import KNOWN_SOURCES
@@ -62,16 +63,50 @@ def default_sources(benchmark) -> list[dict]:
     return [{"name": known[0], "license": known[1]}] if known else []
 
 
+@dataclass
+class _Loaded:
+    """Everything the samples' items are made from, read in a fixed number of queries however many samples."""
+
+    samples: list  # SourceSample, in (subset, source id) order
+    analyses: dict[int, list]  # sample id -> its consultation analyses
+    decisions: dict[int, list]  # sample id -> its correction decisions
+    translations: dict[int, object]  # sample id -> current translation (empty: an English release)
+    spoken: dict[int, object]  # sample id -> speech-ready normalized text
+    audio: dict[int, object]  # sample id -> accepted synthesis (apps.speech.selectors.final_audio)
+    attempts: dict[int, list]  # synthesis id -> its attempts
+    speech_decisions: dict[int, list]  # synthesis id -> admins' decisions on it
+    names: dict[int, str] = field(default_factory=dict)  # user id -> release pseudonym
+    calls: dict[int, dict] = field(default_factory=dict)  # agent call id -> its provenance entry
+
+
 def build(benchmark, folder: Path, progress) -> Built:
+    """Load every sample and its history, make each released sample's item (copying its audio) or say why it
+    is left out, then the card's text."""
+    from apps.transfer.selectors import effective_answer
+
+    loaded = _load(benchmark)
+    ticker = Ticker(progress, len(loaded.samples), "Collecting effective answers and provenance")
+    items, excluded, audio_paths = [], {}, {}
+    for s in loaded.samples:
+        item_id = f"{s.subset}/{s.source_id}"
+        effective = effective_answer(s)
+        if (why := _left_out(s, effective, loaded)) is not None:
+            excluded[item_id] = why
+        else:
+            items.append(_item(benchmark, s, effective, loaded, folder, audio_paths))
+        ticker.tick()
+    return _card(benchmark, items, excluded, loaded)
+
+
+def _load(benchmark) -> _Loaded:
     from apps.consultations.models import AnalysisResult
     from apps.speech.models import SynthesisAttempt, SynthesisDecision
     from apps.speech.selectors import final_audio
     from apps.transfer.models import CorrectionDecision, SourceSample
-    from apps.transfer.selectors import current_translations, effective_answer, ready_for_speech
+    from apps.transfer.selectors import current_translations, ready_for_speech
 
     samples = list(SourceSample.objects.filter(benchmark=benchmark)
                    .select_related("review", "correction").order_by("subset", "source_id"))
-    ticker = Ticker(progress, len(samples), "Collecting effective answers and provenance")
     ids = [s.pk for s in samples]
     analyses: dict[int, list] = {}
     for a in AnalysisResult.objects.filter(sample_id__in=ids).select_related("version__rulebook").order_by("sample_id", "version__number"):
@@ -90,86 +125,103 @@ def build(benchmark, folder: Path, progress) -> Built:
         attempts.setdefault(a.synthesis_id, []).append(a)
     for d in SynthesisDecision.objects.filter(synthesis_id__in=finals).order_by("created_at", "id"):
         speech_decisions.setdefault(d.synthesis_id, []).append(d)
-    names = pseudonyms.for_users({d.decided_by_id for ds in decisions.values() for d in ds}
-                                 | {t.edited_by_id for t in translations.values() if t.edited_by_id}
-                                 | {d.decided_by_id for ds in speech_decisions.values() for d in ds})
-    audio_paths: dict[str, str] = {}
+    loaded = _Loaded(samples=samples, analyses=analyses, decisions=decisions, translations=translations,
+                     spoken=spoken, audio=audio, attempts=attempts, speech_decisions=speech_decisions)
+    loaded.names = pseudonyms_for({d.decided_by_id for ds in decisions.values() for d in ds}
+                                  | {t.edited_by_id for t in translations.values() if t.edited_by_id}
+                                  | {d.decided_by_id for ds in speech_decisions.values() for d in ds}, RELEASES)
+    loaded.calls = agent_calls(c for s in samples for c in _calls_of(s, loaded))
+    return loaded
 
-    def calls_of(s):
-        review, correction = _review(s), _correction(s)
-        used = [review.reviewer_call_id if review else None, correction.meta_call_id if correction else None]
-        used += [a.agent_call_id for a in analyses.get(s.pk, [])]
-        if s.pk in translations:
-            used.append(translations[s.pk].agent_call_id)
-        if s.pk in spoken:
-            used.append(spoken[s.pk].agent_call_id)
-        return [c for c in used if c]
 
-    calls = agent_calls(c for s in samples for c in calls_of(s))
+def _calls_of(s, loaded: _Loaded) -> list[int]:
+    """The agent calls behind a sample: review, meta-review, analyses, translation, normalization."""
+    review, correction = _review(s), _correction(s)
+    used = [review.reviewer_call_id if review else None, correction.meta_call_id if correction else None]
+    used += [a.agent_call_id for a in loaded.analyses.get(s.pk, [])]
+    if s.pk in loaded.translations:
+        used.append(loaded.translations[s.pk].agent_call_id)
+    if s.pk in loaded.spoken:
+        used.append(loaded.spoken[s.pk].agent_call_id)
+    return [c for c in used if c]
 
-    items, excluded = [], {}
-    for s in samples:
-        item_id = f"{s.subset}/{s.source_id}"
-        effective = effective_answer(s)
-        if not effective.included:
-            excluded[item_id] = effective.reason
-            ticker.tick()
-            continue
-        translation = translations.get(s.pk)
-        if translations and (held := _held_by_transfer(translation, spoken.get(s.pk)) or _held_by_speech(audio.get(s.pk), spoken.get(s.pk))):
-            excluded[item_id] = held
-            ticker.tick()
-            continue
-        correction = _correction(s)
-        mine = decisions.get(s.pk, [])
-        human = [{"kind": "correction decision", "by": names[d.decided_by_id], "as": d.decided_as,
-                  "at": d.created_at.isoformat(), "what": f"{d.from_status} -> {d.to_status}"
-                  + (f": {d.note}" if d.note else "")} for d in mine]
-        people = {names[d.decided_by_id]: d.decided_by_id for d in mine}
-        versions = {f"{a.version.rulebook.slug} v{a.version.number}" for a in analyses.get(s.pk, [])}
-        if translations:
-            normalized = spoken[s.pk]
-            versions |= {_version(translation.rulebook_version), _version(normalized.rulebook_version)}
-            if translation.edited_by_id:
-                human.append({"kind": "translation correction", "by": names[translation.edited_by_id], "as": "editor",
-                              "at": translation.created_at.isoformat(), "what": translation.edit_note or "edited"})
-                people[names[translation.edited_by_id]] = translation.edited_by_id
-            final = audio[s.pk]
-            # The transcription is what the audio says: the normalized text, or an admin's edit of it.
-            text, answer, aliases = final.text, translation.answer_ko, list(translation.aliases_ko)
-            audio_path = _copy_audio(final.asset, s, folder, audio_paths, item_id)
-            for d in speech_decisions.get(final.synthesis.pk, []):
-                human.append({"kind": "speech decision", "by": names[d.decided_by_id], "as": "admin",
-                              "at": d.created_at.isoformat(), "what": d.get_action_display()
-                              + (f": {d.note}" if d.note else "")})
-                people[names[d.decided_by_id]] = d.decided_by_id
-            synthesis = [_attempt(a, final) for a in attempts.get(final.synthesis.pk, [])]
-        else:
-            text, answer, aliases = s.transcription, effective.answer, effective.aliases
-            audio_path, final, synthesis = None, None, []
-        row = {"id": item_id, "audio": audio_path, "transcription": text, "answer": answer,
-               "aliases": aliases, "subset": s.subset, "capability": s.task_type}
-        items.append(Item(
-            item_id=item_id, config=s.subset, split="test", row=row, audio_sha256=final.asset.sha256 if final else "",
-            provenance={
-                "id": item_id,
-                "source": {"benchmark": benchmark.name, "subset": s.subset, "source_id": s.source_id,
-                           "line": s.line_number, "answer": s.answer, "aliases": s.aliases},
-                "agent_calls": [calls[c] for c in calls_of(s) if c in calls],
-                "rulebook_versions": sorted(versions),
-                "ground_truth": effective.reason,
-                "translation": {"action": translation.action, "rules": translation.rule_ids,
-                                "source_transcription": translation.source_transcription} if translations else None,
-                "audio": {"sha256": final.asset.sha256, "run": final.synthesis.run_id, "decided": final.decided,
-                          "normalized_text": spoken[s.pk].text} if final else None,
-                "synthesis": synthesis,
-                "human_decisions": {"count": len(human), "pseudonyms": sorted({h["by"] for h in human}), "decisions": human},
-            },
-            people=people,
-            reason=effective.reason + (f": {correction.reviewer_rationale}" if correction and effective.reason in
-                                       ("corrected answer", "aliases added") else ""),
-        ))
-        ticker.tick()
+
+def _left_out(s, effective, loaded: _Loaded) -> str | None:
+    """Why the sample is not released (None when it is): ground truth first, then (once the benchmark has
+    translations) hypertranslation, normalization and speech."""
+    if not effective.included:
+        return effective.reason
+    if loaded.translations:
+        spoken = loaded.spoken.get(s.pk)
+        return _held_by_transfer(loaded.translations.get(s.pk), spoken) or _held_by_speech(loaded.audio.get(s.pk), spoken) or None
+    return None
+
+
+def _item(benchmark, s, effective, loaded: _Loaded, folder: Path, audio_paths: dict[str, str]) -> Item:
+    """One released sample: its row (Korean with its audio copied in, or the corrected English source) and its
+    provenance line."""
+    item_id = f"{s.subset}/{s.source_id}"
+    translation = loaded.translations.get(s.pk)
+    human, people = _corrections(s, loaded)
+    versions = {f"{a.version.rulebook.slug} v{a.version.number}" for a in loaded.analyses.get(s.pk, [])}
+    if loaded.translations:
+        normalized = loaded.spoken[s.pk]
+        versions |= {_version(translation.rulebook_version), _version(normalized.rulebook_version)}
+        if translation.edited_by_id:
+            by = loaded.names[translation.edited_by_id]
+            human.append({"kind": "translation correction", "by": by, "as": "editor",
+                          "at": translation.created_at.isoformat(), "what": translation.edit_note or "edited"})
+            people[by] = translation.edited_by_id
+        final = loaded.audio[s.pk]
+        # The transcription is what the audio says: the normalized text, or an admin's edit of it.
+        text, answer, aliases = final.text, translation.answer_ko, list(translation.aliases_ko)
+        audio_path = _copy_audio(final.asset, s, folder, audio_paths, item_id)
+        for d in loaded.speech_decisions.get(final.synthesis.pk, []):
+            human.append({"kind": "speech decision", "by": loaded.names[d.decided_by_id], "as": "admin",
+                          "at": d.created_at.isoformat(), "what": d.get_action_display()
+                          + (f": {d.note}" if d.note else "")})
+            people[loaded.names[d.decided_by_id]] = d.decided_by_id
+        synthesis = [_attempt(a, final) for a in loaded.attempts.get(final.synthesis.pk, [])]
+    else:
+        text, answer, aliases = s.transcription, effective.answer, effective.aliases
+        audio_path, final, synthesis = None, None, []
+    correction = _correction(s)
+    row = {"id": item_id, "audio": audio_path, "transcription": text, "answer": answer,
+           "aliases": aliases, "subset": s.subset, "capability": s.task_type}
+    return Item(
+        item_id=item_id, config=s.subset, split="test", row=row, audio_sha256=final.asset.sha256 if final else "",
+        provenance={
+            "id": item_id,
+            "source": {"benchmark": benchmark.name, "subset": s.subset, "source_id": s.source_id,
+                       "line": s.line_number, "answer": s.answer, "aliases": s.aliases},
+            "agent_calls": [loaded.calls[c] for c in _calls_of(s, loaded) if c in loaded.calls],
+            "rulebook_versions": sorted(versions),
+            "ground_truth": effective.reason,
+            "translation": {"action": translation.action, "rules": translation.rule_ids,
+                            "source_transcription": translation.source_transcription} if loaded.translations else None,
+            "audio": {"sha256": final.asset.sha256, "run": final.synthesis.run_id, "decided": final.decided,
+                      "normalized_text": loaded.spoken[s.pk].text} if final else None,
+            "synthesis": synthesis,
+            "human_decisions": {"count": len(human), "pseudonyms": sorted({h["by"] for h in human}), "decisions": human},
+        },
+        people=people,
+        reason=effective.reason + (f": {correction.reviewer_rationale}" if correction and effective.reason in
+                                   ("corrected answer", "aliases added") else ""),
+    )
+
+
+def _corrections(s, loaded: _Loaded) -> tuple[list[dict], dict[str, int]]:
+    """The sample's ground-truth correction decisions as provenance entries, and pseudonym -> user id."""
+    mine = loaded.decisions.get(s.pk, [])
+    human = [{"kind": "correction decision", "by": loaded.names[d.decided_by_id], "as": d.decided_as,
+              "at": d.created_at.isoformat(), "what": f"{d.from_status} -> {d.to_status}"
+              + (f": {d.note}" if d.note else "")} for d in mine]
+    return human, {loaded.names[d.decided_by_id]: d.decided_by_id for d in mine}
+
+
+def _card(benchmark, items: list[Item], excluded: dict[str, str], loaded: _Loaded) -> Built:
+    """The configs (one per subset), the statistics and the card's text."""
+    translated = bool(loaded.translations)
     subsets: dict[str, int] = {}
     for item in items:
         subsets[item.config] = subsets.get(item.config, 0) + 1
@@ -177,7 +229,7 @@ def build(benchmark, folder: Path, progress) -> Built:
     return Built(
         columns={subset: COLUMNS for subset in sorted(subsets)},
         items=items, excluded=excluded,
-        statistics={"samples released": len(items), "source samples": len(samples), "excluded": len(excluded),
+        statistics={"samples released": len(items), "source samples": len(loaded.samples), "excluded": len(excluded),
                     "answers corrected": corrected,
                     "samples with audio": sum(1 for i in items if i.row["audio"]), "samples per subset": dict(sorted(subsets.items()))},
         how_built=[
@@ -186,15 +238,15 @@ def build(benchmark, folder: Path, progress) -> Built:
             "transcription; a different meta-reviewer model verified each proposal; only confirmed corrections "
             "were applied and unresolved cases were excluded.",
             *(["Hypertranslation under the rulebook versions below: each sample translated, converted, replaced "
-               "or deleted; the transcription is the speech-friendly normalized Korean."] if translations else
+               "or deleted; the transcription is the speech-friendly normalized Korean."] if translated else
               ["No translation exists yet: the transcription and answers are the source's (English)."]),
             *(["Speech: each sample synthesised with a reference voice, transcribed back by ASR and kept when its "
                "CER passed the gate or an admin accepted it by ear; samples without accepted audio are left out."]
-              if translations else ["The `audio` column is empty: Sori does not hold the source benchmark's audio."]),
+              if translated else ["The `audio` column is empty: Sori does not hold the source benchmark's audio."]),
         ],
         task_categories=["question-answering", "audio-text-to-text"],
         tags=["spoken-qa", "benchmark"],
-        languages=["ko"] if translations else ["en"],
+        languages=["ko"] if translated else ["en"],
     )
 
 
