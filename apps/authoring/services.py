@@ -19,7 +19,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from apps.audio import playback as playback_gate
 from apps.audio.services import AudioInfo, AudioRejected, atomic_import, inspect_many, store_validated
@@ -62,7 +62,7 @@ from apps.authoring.validation import clean_question, normalise
 from apps.core import limits
 from apps.core.errors import Conflict, FileProblem, FileRefused, Forbidden, InvalidInput, NotFound
 from apps.core.limits import bounded
-from apps.core.tabular import RowModel, parse_table, refuse
+from apps.core.tabular import RowModel, read_table
 from apps.queues import services as queues
 from apps.queues.models import WorkItem
 
@@ -581,26 +581,29 @@ def resolve_escalation(*, question: Question, acting_user, accept: bool, correct
 def read_predictions(data: bytes, *, file: str) -> dict[str, str]:
     """{id: model answer} from a JSON array or JSONL of objects with `id` and `model_output` (or
     `model_prediction`), e.g. the exported file after a runner filled it in, read by the shared tabular
-    reader. Refuses naming record and field."""
-    start = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-    rows, problems = parse_table(data, _PredictionRow, name=file, format="json" if start == b"[" else "jsonl",
-                                 unique="id", blank_is_missing=False)
-    predictions = {}
-    for line, row in rows:
-        prediction = prediction_of(row.model_dump())
-        if prediction is None:
-            problems.append(FileProblem(file=file, line=line, field="model_output",
-                                        reason="missing (model_output or model_prediction)"))
-        else:
-            predictions[row.id] = prediction
-    refuse(problems, limit=200)
-    return predictions
+    reader (apps.core.tabular.read_table), which refuses naming file, line and field."""
+    start = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]  # told apart by the first character, whatever the name
+    rows = read_table(data, _PredictionRow, name=file, format="json" if start == b"[" else "jsonl", unique="id",
+                      blank_is_missing=False)
+    return {row.id: row.prediction for _, row in rows}
 
 
 class _PredictionRow(RowModel):
     id: str = Field(min_length=1)
-    model_output: Any = None
-    model_prediction: Any = None
+    model_prediction: Any = None  # before model_output, so model_output's check below can see it
+    model_output: Any = Field(default=None, validate_default=True)
+
+    @field_validator("model_output")
+    @classmethod
+    def _an_answer(cls, value, info):
+        # A row needs one of the two keys; the problem names model_output, MMAU's key.
+        if value is None and info.data.get("model_prediction") is None:
+            raise ValueError("missing (model_output or model_prediction)")
+        return value
+
+    @property
+    def prediction(self) -> str:
+        return prediction_of({"model_output": self.model_output, "model_prediction": self.model_prediction})
 
 
 def score_predictions(*, question_set: QuestionSet, data: bytes, file: str, model_name: str, acting_user=None):
