@@ -369,7 +369,8 @@ def _clean_review(decision, reasons, comment, edit, question: Question):
                                               edit.get("correct_index"))
         after = {"text": text, "options": options, "correct_index": index}
         if after == _snapshot(question):
-            raise InvalidInput("the edit changes nothing; approve the question instead", field="edit")
+            # The question as it stands is stored state, not the request's form: a 409, as the README asks.
+            raise Conflict("the edit changes nothing; approve the question instead", code="unchanged_edit")
     elif edit:
         raise InvalidInput("only an edit carries an edited question", field="edit")
     return reasons, (comment or "").strip(), after
