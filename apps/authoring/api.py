@@ -10,10 +10,10 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.accounts.permissions import HasRole, IsSoriAdmin
+from apps.accounts.permissions import HasRole, IsSoriAdmin, can
 from apps.accounts.roles import Role
 from apps.authoring import selectors, services
-from apps.authoring.capabilities import MANUAL_CAPABILITIES
+from apps.authoring.capabilities import AGENT_CAPABILITIES, MANUAL_CAPABILITIES, SPECS
 from apps.authoring.models import Clip, Decision, Question, QuestionSet, RejectReason
 from apps.authoring.validation import OPTION_LENGTH
 from apps.core import limits
@@ -155,8 +155,12 @@ class KmmauSummaryOut(serializers.Serializer):
 class NextReviewView(APIView):
     permission_classes = [Annotator]
 
-    @extend_schema(request=None, responses={200: KmmauReviewerQuestionOut,
-                                            204: OpenApiResponse(description="Nothing left to review.")})
+    @extend_schema(request=None, responses={
+        200: OpenApiResponse(KmmauReviewerQuestionOut, description="Your current question (the one you hold) or "
+                                                                   "the next one in your own order."),
+        204: OpenApiResponse(description="Nothing left to review."),
+        **error_responses(403, 404, s403="Not an annotator.", s404="No such question set."),
+    })
     def post(self, request, pk):
         question_set = get_object_or_404(QuestionSet.objects.select_related("review_pool"), pk=pk)
         question = services.next_review(question_set=question_set, acting_user=request.user)
@@ -165,36 +169,72 @@ class NextReviewView(APIView):
         return Response(KmmauReviewerQuestionOut(selectors.question_for_reviewer(question)).data)
 
 
-class KmmauEditInput(StrictInput):
+# Only agent-written questions are reviewed, so an edit has their option count (4: fact extraction, topic).
+_REVIEWED_OPTIONS = sorted({SPECS[c].options for c in AGENT_CAPABILITIES})
+
+
+class KmmauEditIn(StrictInput):
     text = serializers.CharField(max_length=limits.QUESTION)
-    options = serializers.ListField(child=serializers.CharField(max_length=OPTION_LENGTH), min_length=2, max_length=4)
-    correct_index = serializers.IntegerField(min_value=0, max_value=3)
+    options = serializers.ListField(child=serializers.CharField(max_length=OPTION_LENGTH),
+                                    min_length=_REVIEWED_OPTIONS[0], max_length=_REVIEWED_OPTIONS[-1])
+    correct_index = serializers.IntegerField(min_value=0, max_value=_REVIEWED_OPTIONS[-1] - 1)
 
 
-class KmmauReviewInput(StrictInput):
+class KmmauReviewIn(StrictInput):
     decision = serializers.ChoiceField(choices=Decision.choices)
     reasons = serializers.ListField(child=serializers.ChoiceField(choices=RejectReason.choices), required=False, default=list)
     comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=limits.COMMENT)
-    edit = KmmauEditInput(required=False, default=None)
+    edit = KmmauEditIn(required=False, default=None, allow_null=True)
     version = serializers.IntegerField(required=False, min_value=1, default=None)
+
+
+def _review_schema() -> dict:
+    """KmmauReviewIn with the rules services.submit_review checks on the body (a rejection needs reasons and
+    only it takes them; an edit, and only an edit, carries the edited question), as one shape per decision.
+    What no schema can say (two options with the same words to MMAU's matcher) stays a 400 naming options."""
+    common = {
+        "comment": {"type": "string", "maxLength": limits.COMMENT},
+        "version": {"type": "integer", "minimum": 1, "description": "the question's version you saw (409 if edited since)"},
+    }
+    no_reasons = {"type": "array", "maxItems": 0, "items": {"type": "string", "enum": list(RejectReason.values)}}
+    no_edit = {"enum": [None], "nullable": True}
+    edit = {"type": "object", "required": ["text", "options", "correct_index"], "properties": {
+        "text": {"type": "string", "minLength": 1, "maxLength": limits.QUESTION, "pattern": r"\S"},
+        "options": {"type": "array", "minItems": _REVIEWED_OPTIONS[0], "maxItems": _REVIEWED_OPTIONS[-1],
+                    "uniqueItems": True, "items": {"type": "string", "maxLength": OPTION_LENGTH, "pattern": r"\w"}},
+        "correct_index": {"type": "integer", "minimum": 0, "maximum": _REVIEWED_OPTIONS[-1] - 1},
+    }}
+    return {"anyOf": [
+        {"type": "object", "required": ["decision"], "properties": {
+            "decision": {"type": "string", "enum": [Decision.APPROVE]}, "reasons": no_reasons, "edit": no_edit, **common}},
+        {"type": "object", "required": ["decision", "reasons"], "properties": {
+            "decision": {"type": "string", "enum": [Decision.REJECT]},
+            "reasons": {"type": "array", "minItems": 1, "items": {"type": "string", "enum": list(RejectReason.values)}},
+            "edit": no_edit, **common}},
+        {"type": "object", "required": ["decision", "edit"], "properties": {
+            "decision": {"type": "string", "enum": [Decision.EDIT]}, "reasons": no_reasons, "edit": edit, **common}},
+    ]}
 
 
 class ReviewView(APIView):
     permission_classes = [Annotator]
 
-    @extend_schema(request=KmmauReviewInput, responses={
+    @extend_schema(request={"application/json": _review_schema()}, responses={
         201: KmmauReviewDoneOut, 200: OpenApiResponse(KmmauReviewDoneOut, description="The same review again: the stored one."),
-        **error_responses(400, 403, 409, s400="The body is malformed, or the review breaks a rule: a rejection needs "
-                                         "reasons and only a rejection takes them; an edit carries the edited "
-                                         "question, which must be a valid question for its capability.",
+        **error_responses(400, 403, 404, 409,
+                          s400="The body is malformed, or the review breaks a rule: a rejection needs "
+                               "reasons and only a rejection takes them; an edit carries the edited "
+                               "question, whose options MMAU's matcher must tell apart by their words.",
+                          s404="No such question.",
                           s403="Not an annotator, or this question was not given to you (code no_lease).",
                           s409="not_reviewed (a manual question: it is answered blind, not reviewed), "
                                "already_reviewed (a different review of yours is final), settled, or "
-                               "stale_version (edited since you opened it)."),
+                               "stale_version (edited since you opened it), unchanged_edit (the edit is the "
+                               "question as it stands: approve it instead)."),
     })
     def post(self, request, pk):
         question = get_object_or_404(Question.objects.select_related("question_set", "work_item"), pk=pk)
-        data = KmmauReviewInput(data=request.data)
+        data = KmmauReviewIn(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
         review, created = services.submit_review(
@@ -211,15 +251,16 @@ class PlaybackView(APIView):
     permission_classes = [Annotator]
 
     @extend_schema(request=None, responses={200: KmmauPlaybackOut, **error_responses(
-        409, s409="playback_too_early: the clip's audio was not fetched, or not long enough ago to have played to "
-                  "its end (fetch its audio_url and let it play).")})
+        403, 404, 409, s403="Not an annotator.", s404="No such clip, or the clip is in no question set's corpora.",
+        s409="playback_too_early: the clip's audio was not fetched, or not long enough ago to have played to "
+             "its end (fetch its audio_url and let it play).")})
     def post(self, request, pk):
         clip = get_object_or_404(Clip, pk=pk, corpus__question_sets__isnull=False)
         services.report_playback(clip=clip, acting_user=request.user)
         return Response(KmmauPlaybackOut({"clip": clip.pk, "playback_complete": True}).data)
 
 
-class KmmauAuthorInput(StrictInput):
+class KmmauAuthorIn(StrictInput):
     set = serializers.IntegerField()
     capability = serializers.ChoiceField(choices=[str(c) for c in MANUAL_CAPABILITIES])
     text = serializers.CharField(max_length=limits.QUESTION)
@@ -232,18 +273,20 @@ class KmmauAuthorInput(StrictInput):
 class AuthorView(APIView):
     permission_classes = [Annotator]
 
-    @extend_schema(request=KmmauAuthorInput, responses={
+    @extend_schema(request=KmmauAuthorIn, responses={
         201: KmmauAuthoredOut, 200: OpenApiResponse(KmmauAuthoredOut, description="The same question again: the stored one."),
-        **error_responses(400, 404, 409, s400="The body is malformed, or the question is not a valid one for its capability "
-                                    "(options that are empty, the same, or not told apart by their words; a "
-                                    "segment outside the clip).",
+        **error_responses(400, 403, 404, 409,
+                          s400="The body is malformed, or the question is not a valid one for its capability "
+                               "(options that are empty, the same, or not told apart by their words; a "
+                               "segment outside the clip).",
+                          s403="Not an annotator.",
                           s404="No such clip or question set, or the clip is not in the set's corpora.",
                           s409="playback_not_reported (play the clip to its end first) or already_authored "
                                "(the clip has a different question of this capability in the set)."),
     })
     def post(self, request, pk):
         clip = get_object_or_404(Clip.objects.select_related("audio"), pk=pk)
-        data = KmmauAuthorInput(data=request.data)
+        data = KmmauAuthorIn(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
         question_set = get_object_or_404(QuestionSet, pk=v["set"])
@@ -259,8 +302,12 @@ class AuthorView(APIView):
 class NextAnswerView(APIView):
     permission_classes = [Annotator]
 
-    @extend_schema(request=None, responses={200: KmmauAnswererQuestionOut,
-                                            204: OpenApiResponse(description="Nothing left to answer.")})
+    @extend_schema(request=None, responses={
+        200: OpenApiResponse(KmmauAnswererQuestionOut, description="The next authored question to answer blind; "
+                                                                   "never one of your own."),
+        204: OpenApiResponse(description="Nothing left to answer."),
+        **error_responses(403, 404, s403="Not an annotator.", s404="No such question set."),
+    })
     def post(self, request, pk):
         question_set = get_object_or_404(QuestionSet, pk=pk)
         question = services.next_blind_answer(question_set=question_set, acting_user=request.user)
@@ -269,7 +316,7 @@ class NextAnswerView(APIView):
         return Response(KmmauAnswererQuestionOut(selectors.question_for_answerer(question)).data)
 
 
-class KmmauAnswerInput(StrictInput):
+class KmmauAnswerIn(StrictInput):
     # Not trimmed here: whether the text names an option is the question's to say (409 no_such_option).
     choice = serializers.CharField(max_length=OPTION_LENGTH, trim_whitespace=False,
                                    help_text="the text of the chosen option, as shown")
@@ -278,17 +325,20 @@ class KmmauAnswerInput(StrictInput):
 class AnswerView(APIView):
     permission_classes = [Annotator]
 
-    @extend_schema(request=KmmauAnswerInput, responses={
+    @extend_schema(request=KmmauAnswerIn, responses={
         201: KmmauAnsweredOut, 200: OpenApiResponse(KmmauAnsweredOut, description="The same answer again: the stored one."),
-        **error_responses(403, 409, s403="Not an annotator, your own question (code own_question), or it was not "
-                                         "given to you (code no_lease).",
+        **error_responses(400, 403, 404, 409,
+                          s400="The body is malformed (choice is text, at most the length of an option).",
+                          s403="Not an annotator, your own question (code own_question), or it was not "
+                               "given to you (code no_lease).",
+                          s404="No such question.",
                           s409="no_such_option (the choice is not one of the question's options), "
                                "playback_not_reported, already_answered (a different answer of yours), settled, "
                                "or not_manual (agent questions are reviewed, not answered)."),
     })
     def post(self, request, pk):
         question = get_object_or_404(Question.objects.select_related("clip", "work_item"), pk=pk)
-        data = KmmauAnswerInput(data=request.data)
+        data = KmmauAnswerIn(data=request.data)
         data.is_valid(raise_exception=True)
         answer, created = services.submit_blind_answer(question=question, acting_user=request.user,
                                                        choice=data.validated_data["choice"])
@@ -303,10 +353,10 @@ class QuestionView(APIView):
     permission_classes = [Annotator]
 
     @extend_schema(responses={200: KmmauEscalationOut, **error_responses(
-        403, s403="Only the question's author or an admin may read it here.")})
+        403, 404, s403="Only the question's author or an admin may read it here.", s404="No such question.")})
     def get(self, request, pk):
         question = get_object_or_404(Question.objects.select_related("clip__audio", "author"), pk=pk)
-        if not (request.user.is_sori_admin or question.author_id == request.user.pk):
+        if not can(request.user, "authoring.read_question", question):
             raise Forbidden("only the question's author or an admin may read it here")
         return Response(KmmauEscalationOut(selectors.escalation_view(question)).data)
 
@@ -314,6 +364,7 @@ class QuestionView(APIView):
 class SummaryView(APIView):
     permission_classes = [IsSoriAdmin]
 
-    @extend_schema(responses=KmmauSummaryOut)
+    @extend_schema(responses={200: KmmauSummaryOut,
+                              **error_responses(403, 404, s403="Admins only.", s404="No such question set.")})
     def get(self, request, pk):
         return Response(KmmauSummaryOut(selectors.set_summary(get_object_or_404(QuestionSet, pk=pk))).data)

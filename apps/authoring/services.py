@@ -12,16 +12,17 @@ import re
 import tempfile
 import wave
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from apps.audio import playback as playback_gate
-from apps.audio.services import AudioRejected, atomic_import, import_audio_file, inspect_audio
+from apps.audio.services import AudioInfo, AudioRejected, atomic_import, inspect_many, store_validated
 from apps.authoring import morphology
 from apps.authoring.capabilities import (
     MANUAL_CAPABILITIES,
@@ -31,7 +32,7 @@ from apps.authoring.capabilities import (
     Method,
     default_targets,
 )
-from apps.authoring.corpora import clean_written, nfc, parse_corpus
+from apps.authoring.corpora import ParsedRow, clean_written, nfc, parse_corpus
 from apps.authoring.exports import mmau_rows
 from apps.authoring.generation import (
     METADATA_BUILDERS,
@@ -61,7 +62,7 @@ from apps.authoring.validation import clean_question, normalise
 from apps.core import limits
 from apps.core.errors import Conflict, FileProblem, FileRefused, Forbidden, InvalidInput, NotFound
 from apps.core.limits import bounded
-from apps.core.tabular import RowModel, parse_table, refuse
+from apps.core.tabular import RowModel, read_table
 from apps.queues import services as queues
 from apps.queues.models import WorkItem
 
@@ -75,8 +76,18 @@ PCM_RATE = 16000  # KsponSpeech: 16 kHz, 16-bit, mono raw PCM
 
 def import_corpus(*, name: str, fmt: str, path: Path, audio_dir: Path | None = None, license: str = "",
                   source: str = "", acting_user=None, progress=None) -> Corpus:
-    """Import a corpus, all or nothing: every problem (row and audio) is collected first and raised together
-    as FileRefused naming file, line and field."""
+    """Import a corpus, all or nothing, in two steps: check_corpus reads every row and checks every audio
+    file, raising every problem together as FileRefused naming file, line and field; then store_corpus
+    writes the audio and the clips in one transaction from what the check found (each file decoded once)."""
+    name, license = _clean_corpus_fields(name=name, fmt=fmt, license=license)
+    with tempfile.TemporaryDirectory() as tmp:  # KsponSpeech's raw PCM, as WAV, lives here until stored
+        checked = check_corpus(fmt=fmt, path=Path(path), audio_dir=Path(audio_dir) if audio_dir else None,
+                               scratch=Path(tmp), progress=progress)
+        return store_corpus(checked, name=name, fmt=fmt, license=license, source=source or str(path),
+                            source_sha256=_digest(Path(path)), acting_user=acting_user, progress=progress)
+
+
+def _clean_corpus_fields(*, name: str, fmt: str, license: str) -> tuple[str, str]:
     name = (name or "").strip()
     if not name:
         raise InvalidInput("a corpus needs a name", field="name")
@@ -88,52 +99,80 @@ def import_corpus(*, name: str, fmt: str, path: Path, audio_dir: Path | None = N
         raise InvalidInput(f"{license!r} is not an SPDX licence identifier", field="license")
     if Corpus.objects.filter(name=name).exists():
         raise Conflict(f"a corpus named {name!r} already exists", code="corpus_exists")
+    return name, license
+
+
+@dataclass
+class CheckedClip:
+    """A corpus row whose audio passed the check: the file to store (a raw PCM's WAV copy) and what the
+    check found in it, so storing it needs no second look."""
+
+    item: ParsedRow
+    audio: Path
+    info: AudioInfo
+
+
+def check_corpus(*, fmt: str, path: Path, audio_dir: Path | None, scratch: Path, progress=None) -> list[CheckedClip]:
+    """Every row read and every distinct audio file checked (side by side, apps.audio.services.inspect_many)
+    before anything is written; raises FileRefused with every problem, each bad file named by the rows that
+    use it. Raw PCM is wrapped as WAV in `scratch`, which must outlive the store."""
     try:
-        parsed = parse_corpus(fmt, Path(path), Path(audio_dir) if audio_dir else None)
+        parsed = parse_corpus(fmt, path, audio_dir)
     except ValueError as exc:
         raise InvalidInput(str(exc), field="format") from None
     problems = [_problem(p) for p in parsed.problems]
+    present = [item for item in parsed.rows if item.audio_path.is_file()]  # a missing one is reported already
+    targets: dict[Path, Path] = {}
+    for item in present:
+        source = item.audio_path.resolve()
+        if source not in targets:
+            targets[source] = (_pcm_to_wav(source, scratch / f"{len(targets)}.wav")
+                               if source.suffix.lower() == ".pcm" else source)
+    files = [(targets[item.audio_path.resolve()], item.row.audio) for item in present]
+    on_checked = None
     if progress:
-        progress.set_total(len(parsed.rows) * 2, message="Checking every audio file")
-    with tempfile.TemporaryDirectory() as tmp:
-        audio_files: dict[str, Path] = {}
-        for item in parsed.rows:
+        progress.set_total(len(targets) + len(parsed.rows), message="Checking every audio file")
+
+        def on_checked():  # the job's bar moves with the checks, and a cancel stops them
+            progress.advance()
+    outcomes = inspect_many(files, on_checked=on_checked)
+    checked = []
+    for item in present:
+        audio = targets[item.audio_path.resolve()]
+        outcome = outcomes[audio.resolve()]
+        if isinstance(outcome, AudioRejected):
+            problems.append(FileProblem(file=item.file, line=item.line, field="audio",
+                                        reason=f"undecodable audio {item.row.audio!r}: {outcome.reason}"))
+        else:
+            checked.append(CheckedClip(item=item, audio=audio, info=outcome))
+    if problems:
+        raise FileRefused(problems=problems[:200], more=max(0, len(problems) - 200))
+    if not parsed.rows:
+        raise FileRefused("no utterances found", file=path.name)
+    return checked
+
+
+def store_corpus(checked: list[CheckedClip], *, name: str, fmt: str, license: str, source: str, source_sha256: str,
+                 acting_user=None, progress=None) -> Corpus:
+    """Write a checked corpus in one transaction: each distinct audio content once, from the check's
+    findings (apps.audio.services.store_validated), then the corpus and its clips; a failure removes the
+    audio files it stored (atomic_import)."""
+    with atomic_import():
+        corpus = Corpus.objects.create(name=name, format=fmt, license=license, source=source,
+                                       source_sha256=source_sha256, imported_by=_person(acting_user))
+        assets = store_validated([(c.audio, c.info, Path(c.item.row.audio).name) for c in checked])
+        clips = []
+        for c in checked:
+            row = c.item.row
+            clips.append(Clip(
+                corpus=corpus, utterance_id=row.utterance_id, audio=assets[c.info.sha256], raw_transcript=row.transcript,
+                transcript=nfc(row.transcript), clean_transcript=clean_written(row.transcript),
+                speaker_id=row.speaker_id, gender=row.gender, age_group=row.age_group,
+                num_speakers=row.num_speakers, source_file=c.item.file, source_line=c.item.line,
+            ))
             if progress:
-                progress.advance()
-            if not item.audio_path.is_file():
-                continue  # already reported as missing
-            target = item.audio_path
-            if target.suffix.lower() == ".pcm":
-                target = _pcm_to_wav(target, Path(tmp) / f"{len(audio_files)}.wav")
-            try:
-                inspect_audio(target, name=item.row.audio)
-            except AudioRejected as exc:
-                problems.append(FileProblem(file=item.file, line=item.line, field="audio",
-                                            reason=f"undecodable audio {item.row.audio!r}: {exc.reason}"))
-                continue
-            audio_files[item.row.utterance_id] = target
-        if problems:
-            raise FileRefused(problems=problems[:200], more=max(0, len(problems) - 200))
-        if not parsed.rows:
-            raise FileRefused("no utterances found", file=Path(path).name)
-        with atomic_import():
-            corpus = Corpus.objects.create(
-                name=name, format=fmt, license=license, source=source or str(path), source_sha256=_digest(Path(path)),
-                imported_by=_person(acting_user),
-            )
-            clips = []
-            for item in parsed.rows:
-                asset, _ = import_audio_file(audio_files[item.row.utterance_id], name=Path(item.row.audio).name)
-                row = item.row
-                clips.append(Clip(
-                    corpus=corpus, utterance_id=row.utterance_id, audio=asset, raw_transcript=row.transcript,
-                    transcript=nfc(row.transcript), clean_transcript=clean_written(row.transcript),
-                    speaker_id=row.speaker_id, gender=row.gender, age_group=row.age_group,
-                    num_speakers=row.num_speakers, source_file=item.file, source_line=item.line,
-                ))
-                if progress:
-                    progress.advance(message=f"Stored {len(clips)} of {len(parsed.rows)} utterances")
-            Clip.objects.bulk_create(clips, batch_size=500)
+                progress.advance(message=f"Stored {len(clips)} of {len(checked)} utterances")
+        Clip.objects.bulk_create(clips, batch_size=500)
     return corpus
 
 
@@ -330,7 +369,8 @@ def _clean_review(decision, reasons, comment, edit, question: Question):
                                               edit.get("correct_index"))
         after = {"text": text, "options": options, "correct_index": index}
         if after == _snapshot(question):
-            raise InvalidInput("the edit changes nothing; approve the question instead", field="edit")
+            # The question as it stands is stored state, not the request's form: a 409, as the README asks.
+            raise Conflict("the edit changes nothing; approve the question instead", code="unchanged_edit")
     elif edit:
         raise InvalidInput("only an edit carries an edited question", field="edit")
     return reasons, (comment or "").strip(), after
@@ -542,26 +582,29 @@ def resolve_escalation(*, question: Question, acting_user, accept: bool, correct
 def read_predictions(data: bytes, *, file: str) -> dict[str, str]:
     """{id: model answer} from a JSON array or JSONL of objects with `id` and `model_output` (or
     `model_prediction`), e.g. the exported file after a runner filled it in, read by the shared tabular
-    reader. Refuses naming record and field."""
-    start = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-    rows, problems = parse_table(data, _PredictionRow, name=file, format="json" if start == b"[" else "jsonl",
-                                 unique="id", blank_is_missing=False)
-    predictions = {}
-    for line, row in rows:
-        prediction = prediction_of(row.model_dump())
-        if prediction is None:
-            problems.append(FileProblem(file=file, line=line, field="model_output",
-                                        reason="missing (model_output or model_prediction)"))
-        else:
-            predictions[row.id] = prediction
-    refuse(problems, limit=200)
-    return predictions
+    reader (apps.core.tabular.read_table), which refuses naming file, line and field."""
+    start = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]  # told apart by the first character, whatever the name
+    rows = read_table(data, _PredictionRow, name=file, format="json" if start == b"[" else "jsonl", unique="id",
+                      blank_is_missing=False)
+    return {row.id: row.prediction for _, row in rows}
 
 
 class _PredictionRow(RowModel):
     id: str = Field(min_length=1)
-    model_output: Any = None
-    model_prediction: Any = None
+    model_prediction: Any = None  # before model_output, so model_output's check below can see it
+    model_output: Any = Field(default=None, validate_default=True)
+
+    @field_validator("model_output")
+    @classmethod
+    def _an_answer(cls, value, info):
+        # A row needs one of the two keys; the problem names model_output, MMAU's key.
+        if value is None and info.data.get("model_prediction") is None:
+            raise ValueError("missing (model_output or model_prediction)")
+        return value
+
+    @property
+    def prediction(self) -> str:
+        return prediction_of({"model_output": self.model_output, "model_prediction": self.model_prediction})
 
 
 def score_predictions(*, question_set: QuestionSet, data: bytes, file: str, model_name: str, acting_user=None):

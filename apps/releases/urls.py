@@ -8,17 +8,17 @@ app_name = "releases"
 urlpatterns = [
     path("", views.release_list, name="list"),
     path("new/", views.create, name="create"),
-    path("<int:pk>/", views.detail, name="detail"),
-    path("<int:pk>/publish/", views.publish, name="publish"),
-    path("<int:pk>/download/", views.download, name="download"),
-    path("<int:pk>/upload/", views.upload, name="upload"),
-    path("<int:pk>/items/<path:item_id>", views.item, name="item"),
-    path("diff/<int:old_pk>/<int:new_pk>/", views.diff, name="diff"),
+    path("<id:pk>/", views.detail, name="detail"),
+    path("<id:pk>/publish/", views.publish, name="publish"),
+    path("<id:pk>/download/", views.download, name="download"),
+    path("<id:pk>/upload/", views.upload, name="upload"),
+    path("<id:pk>/items/<path:item_id>", views.item, name="item"),
+    path("diff/<id:old_pk>/<id:new_pk>/", views.diff, name="diff"),
 ]
 api_urlpatterns = [
     path("releases/", api.ReleaseListView.as_view(), name="list"),
-    path("releases/<int:pk>/", api.ReleaseDetailView.as_view(), name="detail"),
-    path("releases/<int:pk>/publish/", api.PublishView.as_view(), name="publish"),
-    path("releases/<int:pk>/archive/", api.ArchiveView.as_view(), name="archive"),
-    path("releases/diff/<int:old_pk>/<int:new_pk>/", api.DiffView.as_view(), name="diff"),
+    path("releases/<id:pk>/", api.ReleaseDetailView.as_view(), name="detail"),
+    path("releases/<id:pk>/publish/", api.PublishView.as_view(), name="publish"),
+    path("releases/<id:pk>/archive/", api.ArchiveView.as_view(), name="archive"),
+    path("releases/diff/<id:old_pk>/<id:new_pk>/", api.DiffView.as_view(), name="diff"),
 ]

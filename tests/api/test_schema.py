@@ -25,7 +25,7 @@ from apps.listening.services import record_consent
 
 # The fixtures that build a listening test, a verification project, a consultation question, a KMMAU
 # question set with a corpus, and a built release.
-from tests.authoring.conftest import corpus_folder, heard, kss_corpus, question_set  # noqa: F401
+from tests.authoring.conftest import corpus_folder, heard, kss_corpus, make_agent_question, question_set  # noqa: F401
 from tests.consultations.conftest import make_question, rulebooks, samples  # noqa: F401
 from tests.listening.conftest import make_test, write_manifest  # noqa: F401
 from tests.releases.conftest import build, rated_test  # noqa: F401
@@ -52,8 +52,12 @@ def world(request, admin, listener):
     manual, _ = authoring.author_question(
         question_set=kmmau, clip=clip, acting_user=author, capability="general_counting",
         text="몇 명이 말하나요?", options=["한 명", "두 명", "세 명", "네 명"], correct_index=0)
+    # An agent-written question in review, so next-review hands out a question and reviews reach their rules.
+    in_review = make_agent_question(kmmau, clip)
+    authoring.next_review(question_set=kmmau, acting_user=admin)  # the admin holds it: a review of theirs counts
     release = request.getfixturevalue("build")("mos", request.getfixturevalue("rated_test"))
     ids = {
+        "/api/authoring/questions/{id}/reviews/": in_review.pk,  # an operation's own object before its prefix's
         "/api/listening/tests/": test.pk,
         "/api/listening/clips/": test.clips.first().pk,
         "/api/verification/projects/": project.pk,
@@ -83,8 +87,10 @@ def _aim(case, world) -> None:
     params = case.path_parameters or {}
     if isinstance(params.get("id"), int) and params["id"] >= 0:
         prefix = re.sub(r"\{id\}.*", "", case.operation.path)
-        if prefix in world["ids"]:
-            params["id"] = world["ids"][prefix]
+        for key in (case.operation.path, prefix):
+            if key in world["ids"]:
+                params["id"] = world["ids"][key]
+                break
     for name in ("old_pk", "new_pk"):  # /api/releases/diff/{old_pk}/{new_pk}/
         if isinstance(params.get(name), int) and params[name] >= 0:
             params[name] = world["release"]
@@ -134,6 +140,8 @@ def test_the_api_keeps_its_schema_for_an_admin(world, admin):
                 if ("/api/authoring/" in label or "/api/releases/" in label) and statuses <= {404}]
     assert not only_404, only_404
     assert any("/api/releases/{id}/" in label and 200 in statuses for label, statuses in seen.items())
+    # The world's agent question, held by the admin, lets a review be stored (201) and sent again (200).
+    assert {200, 201} <= seen["POST /api/authoring/questions/{id}/reviews/"]
 
 
 @pytest.mark.django_db
@@ -148,3 +156,29 @@ def test_the_schema_documents_the_authoring_conflicts(admin, client_for):
     for path in ("/api/authoring/questions/{id}/answers/", "/api/authoring/questions/{id}/reviews/",
                  "/api/authoring/clips/{id}/questions/", "/api/authoring/clips/{id}/playback/"):
         assert "409" in paths[path]["post"]["responses"], path
+
+
+@pytest.mark.django_db
+def test_the_schema_states_the_review_rules_and_every_authoring_refusal(admin, client_for):
+    schema = client_for(admin).get("/api/schema/", HTTP_ACCEPT="application/json").json()
+    review = schema["paths"]["/api/authoring/questions/{id}/reviews/"]["post"]
+    shapes = review["requestBody"]["content"]["application/json"]["schema"]["anyOf"]
+    by_decision = {shape["properties"]["decision"]["enum"][0]: shape for shape in shapes}
+    assert by_decision["reject"]["properties"]["reasons"]["minItems"] == 1
+    assert by_decision["edit"]["required"] == ["decision", "edit"]
+    assert by_decision["approve"]["properties"]["edit"]["enum"] == [None]  # only an edit carries one
+    for path, operations in schema["paths"].items():
+        if path.startswith("/api/authoring/"):
+            for method, operation in operations.items():
+                assert {"401", "403", "404"} <= set(operation["responses"]), (method, path)
+
+
+@pytest.mark.django_db
+def test_every_id_in_an_api_path_is_bounded_to_a_database_id(admin, client_for):
+    # <id:pk> (apps.core.converters), not <int:pk>: the schema states the bound, so a client (and the
+    # fuzzing) knows a 20-digit id is no id at all.
+    paths = client_for(admin).get("/api/schema/", HTTP_ACCEPT="application/json").json()["paths"]
+    unbounded = [(path, p["name"]) for path, operations in paths.items() for operation in operations.values()
+                 for p in operation.get("parameters", [])
+                 if p["in"] == "path" and p["schema"].get("type") == "integer" and "maximum" not in p["schema"]]
+    assert not unbounded, unbounded

@@ -12,7 +12,7 @@ from apps.authoring.balance import arrange
 from apps.authoring.exports import mmau_rows, write_export
 from apps.authoring.models import Question, QuestionStatus
 from apps.authoring.selectors import accepted_questions
-from apps.authoring.services import generate_rule_questions, score_predictions
+from apps.authoring.services import generate_rule_questions, read_predictions, score_predictions
 from apps.core.errors import FileRefused
 from tests.authoring import mmau_evaluation
 from tests.authoring.conftest import make_agent_question
@@ -135,6 +135,21 @@ def test_predictions_for_unknown_ids_or_without_output_are_refused(built_set):
     with pytest.raises(FileRefused, match="not accepted questions"):
         score_predictions(question_set=built_set, file="run.jsonl", model_name="m",
                           data=b'{"id": "kmmau-9999999", "model_output": "x"}\n')
+
+
+def test_predictions_are_read_by_the_tabular_reader_naming_each_bad_record():
+    records = [{"id": "a", "model_prediction": "남성"}, {"id": "b", "model_output": ""},
+               {"id": "a", "model_output": "x"}, {"model_output": "y"}, {"id": "c"}]
+    data = ("[\n" + ",\n".join(json.dumps(r) for r in records) + "\n]").encode()  # record N on line N + 1
+    with pytest.raises(FileRefused) as refused:
+        read_predictions(data, file="run.json")
+    assert [str(p) for p in refused.value.problems] == [
+        "run.json line 4: id: 'a' repeats line 2",
+        "run.json line 5: id: missing or empty",
+        "run.json line 6: model_output: missing (model_output or model_prediction)",
+    ]
+    good = b'\xef\xbb\xbf{"id": "a", "model_prediction": "\xeb\x82\xa8\xec\x84\xb1"}\n{"id": 7, "model_output": 3}\n'
+    assert read_predictions(good, file="run.json") == {"a": "남성", "7": "3"}  # JSONL, whatever the name says
 
 
 def test_export_command_writes_the_files(built_set, tmp_path, capsys):

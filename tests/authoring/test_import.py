@@ -2,14 +2,19 @@
 
 import unicodedata
 import wave
+from collections import Counter
+from pathlib import Path
 
 import pytest
+from pydub import AudioSegment
 
+from apps.audio import services as audio_services
 from apps.authoring.corpora import clean_written
 from apps.authoring.models import Clip, Corpus
 from apps.authoring.services import import_corpus
 from apps.core.errors import Conflict, FileRefused, InvalidInput
 from tests.authoring.conftest import seoul_rows
+from tests.conftest import write_wav
 
 
 def test_kss_import_keeps_raw_text_nfc_and_records_licence(db, corpus_folder):
@@ -40,6 +45,40 @@ def test_manifest_csv_and_jsonl_carry_speaker_metadata(db, corpus_folder):
     rows = [{"utterance_id": "j1", "audio": "j/j1.wav", "transcript": "좋은 아침입니다"}]  # metadata optional
     jsonl = import_corpus(name="J", fmt="manifest", path=corpus_folder.manifest(rows, name="m.jsonl"), license="MIT")
     assert jsonl.clips.get().gender == "" and jsonl.clips.get().num_speakers is None
+
+
+def test_each_audio_file_is_looked_at_once_and_stored_from_that_look(db, corpus_folder, tmp_path, monkeypatch):
+    # The check's findings are what the store writes (issue 23): no file is read or decoded a second time,
+    # not even a FLAC that only ffmpeg can decode, nor a file that two rows share.
+    rows = seoul_rows(3)
+    AudioSegment.from_file(str(write_wav(tmp_path / "tone.wav", freq=97.0))).export(
+        str(corpus_folder.root / "seoul-flac.flac"), format="flac")
+    rows.append({**rows[0], "utterance_id": "seoul-flac", "audio": "seoul-flac.flac"})
+    rows.append({**rows[1], "utterance_id": "seoul-shared"})  # the same file as seoul-1
+    path = corpus_folder.manifest(rows)
+    looks, decodes = Counter(), Counter()
+
+    def counted(reader):
+        def counting(file, *args, **kwargs):
+            looks[Path(file).name] += 1
+            return reader(file, *args, **kwargs)
+        return counting
+    for reader in ("_inspect_wav", "_inspect_by_decoding"):  # inspect_audio reads a file through one of these
+        monkeypatch.setattr(audio_services, reader, counted(getattr(audio_services, reader)))
+    from_file = AudioSegment.from_file
+
+    def decoding(cls, file, *args, **kwargs):
+        decodes[Path(file).name] += 1
+        return from_file(file, *args, **kwargs)
+    monkeypatch.setattr(AudioSegment, "from_file", classmethod(decoding))
+
+    corpus = import_corpus(name="Seoul", fmt="manifest", path=path, license="CC-BY-NC-2.0")
+    assert looks == {"seoul-0.wav": 1, "seoul-1.wav": 1, "seoul-2.wav": 1, "seoul-flac.flac": 1}
+    assert decodes == {"seoul-flac.flac": 1}  # PCM WAVs are read from their header alone
+    clips = {c.utterance_id: c for c in corpus.clips.select_related("audio")}
+    assert len(clips) == 5 and clips["seoul-shared"].audio == clips["seoul-1"].audio
+    assert clips["seoul-flac"].audio.format == "flac"
+    assert clips["seoul-flac"].audio.duration_seconds == pytest.approx(1.0, abs=0.01)
 
 
 @pytest.mark.parametrize("change, expected", [

@@ -89,6 +89,21 @@ def test_an_edit_must_keep_the_option_count_and_distinct_options(annotators, que
                       edit={"text": "질문", "options": ["학교  앞", "학교 앞", "시장", "공원"], "correct_index": 0})
 
 
+def test_an_edit_that_changes_nothing_is_a_conflict_and_an_edit_body_only_comes_with_an_edit(
+        api_client, annotators, question_set, agent_question):
+    # The question as it stands is stored state: repeating it is a 409 (as the README's API rules ask), while
+    # a body whose shape breaks the decision's rules is a 400 naming the field.
+    same = {"text": agent_question.text, "options": agent_question.options, "correct_index": agent_question.correct_index}
+    unchanged = review_via_api(api_client, annotators[0], question_set, {"decision": "edit", "edit": same}, expect=409)
+    assert unchanged["code"] == "unchanged_edit"
+    url = f"/api/authoring/questions/{agent_question.pk}/reviews/"
+    stray = api_client.post(url, {"decision": "approve", "edit": same}, format="json")
+    assert stray.status_code == 400 and "edit" in stray.json()["fields"]
+    missing = api_client.post(url, {"decision": "edit"}, format="json")
+    assert missing.status_code == 400 and "edit" in missing.json()["fields"]
+    assert api_client.post(url, {"decision": "approve", "edit": None}, format="json").status_code == 201  # no edit
+
+
 def test_the_number_of_reviewers_is_configurable(db, admin, annotators, kss_corpus):
     from apps.authoring.services import create_question_set
 
