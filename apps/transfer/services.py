@@ -16,6 +16,7 @@ from apps.agents.services import (
     require_configured,
     require_distinct_models,
 )
+from apps.consultations import services as consultations
 from apps.core import limits
 from apps.core.errors import Conflict, FileProblem, InvalidInput, NotFound
 from apps.core.limits import bounded
@@ -37,7 +38,6 @@ from apps.transfer.models import (
     UnresolvedPolicy,
 )
 from apps.transfer.schemas import MetaReviewerAnswer, ReviewerAnswer
-from apps.transfer.signals import correction_sent_to_expert
 
 log = logging.getLogger(__name__)
 MAX_REPORTED_ERRORS = 50
@@ -235,16 +235,15 @@ def _meta_review(run: ReviewRun, correction: Correction, *, job=None) -> str:
 
 
 def record_meta_verdict(*, correction: Correction, status: str, **verdict) -> None:
-    """The meta-reviewer's judgement and the status it leads to. A correction sent to an expert is handed to
-    the expert inbox in the same transaction (correction_sent_to_expert), so it is never in one without
-    the other."""
+    """The meta-reviewer's judgement and the status it leads to. A correction sent to an expert is pushed into
+    the expert inbox (apps.consultations) in the same transaction, so it is never in one without the other."""
     with transaction.atomic():
         Correction.objects.filter(pk=correction.pk).update(
             status=status, attention_reason="", updated_at=timezone.now(), **verdict
         )
         correction.refresh_from_db()
         if status == CorrectionStatus.NEEDS_EXPERT:
-            correction_sent_to_expert.send(sender=Correction, correction=correction)
+            consultations.raise_ground_truth_question(correction=correction, change=describe_change(correction))
 
 
 def retry_needing_attention(*, benchmark: SourceBenchmark) -> int:
@@ -274,12 +273,17 @@ def overturn_correction(*, correction: Correction, acting_user, to_status: str, 
 
 def resolve_correction_by_expert(*, correction: Correction, acting_user, accept: bool, note: str = "") -> CorrectionDecision:
     """An expert's answer to a correction sent to them: accept applies it, otherwise the sample is excluded.
-    (The consultations app's expert inbox calls this.)"""
+    (A decided inbox question reaches it through apps.consultations.hooks.ground_truth_decided.)"""
     bounded(note, field="note", limit=limits.NOTE)
     if correction.status != CorrectionStatus.NEEDS_EXPERT:
         raise Conflict(f"this correction is {correction.get_status_display().lower()}, not waiting for an expert")
     to_status = CorrectionStatus.CONFIRMED if accept else CorrectionStatus.REJECTED
     return _decide(correction, user=acting_user, decided_as="expert", to_status=to_status, note=note)
+
+
+def on_ground_truth_decided(sender, *, correction, acting_user, accept: bool, note: str, **_) -> None:
+    """Receiver of apps.consultations.hooks.ground_truth_decided (connected in TransferConfig.ready)."""
+    resolve_correction_by_expert(correction=correction, acting_user=acting_user, accept=accept, note=note)
 
 
 def _decide(correction: Correction, *, user, decided_as: str, to_status: str, note: str) -> CorrectionDecision:
