@@ -9,8 +9,8 @@ class TransferConfig(AppConfig):
     def ready(self):
         from apps.consultations import hooks
         from apps.transfer import jobs, rules  # noqa: F401  (register job handlers and permission rules)
+        from apps.transfer.ground_truth.services import on_ground_truth_decided
         from apps.transfer.selectors import effective_answer
-        from apps.transfer.services import on_ground_truth_decided
 
         # Consultations is below transfer and imports nothing of it: transfer pushes corrections for an expert
         # into its inbox, and fills the two hooks through which the inbox reaches back up (a decided question

@@ -1,8 +1,9 @@
-"""Writes of the transfer app: importing source benchmarks, and the ground-truth correction stage."""
+"""Stage 1 of the transfer, ground-truth correction: a reviewer agent audits each deterministic sample's
+answer, a meta-reviewer agent judges each proposed correction, and an admin (or, through apps.consultations'
+inbox, an expert) decides what the agents left open. The effective answer is derived, never stored
+(apps.transfer.selectors.effective_answer)."""
 
 import logging
-from dataclasses import dataclass
-from pathlib import Path
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -18,11 +19,11 @@ from apps.agents.services import (
 )
 from apps.consultations import services as consultations
 from apps.core import limits
-from apps.core.errors import Conflict, FileProblem, InvalidInput, NotFound
+from apps.core.errors import Conflict, InvalidInput, NotFound
 from apps.core.limits import bounded
-from apps.core.tabular import refuse
 from apps.jobs.services import results_in_parallel, start_stage_run
-from apps.transfer import formats, selectors
+from apps.transfer.ground_truth import selectors
+from apps.transfer.ground_truth.schemas import MetaReviewerAnswer, ReviewerAnswer
 from apps.transfer.models import (
     Correction,
     CorrectionDecision,
@@ -33,59 +34,11 @@ from apps.transfer.models import (
     ReviewOutcome,
     ReviewRun,
     SourceBenchmark,
-    SourceFormat,
     SourceSample,
     UnresolvedPolicy,
 )
-from apps.transfer.schemas import MetaReviewerAnswer, ReviewerAnswer
 
 log = logging.getLogger(__name__)
-MAX_REPORTED_ERRORS = 50
-
-
-@dataclass
-class ImportResult:
-    benchmark: SourceBenchmark
-    subset: str
-    created: int
-    unchanged: int
-
-
-# --- import ----------------------------------------------------------------------------------------------
-def import_benchmark(*, fmt: str, subset: str, path: Path, data: bytes | None = None, benchmark: str | None = None) -> ImportResult:
-    """Import one subset file. All or nothing: any bad row rejects the file with every error named.
-    Importing the same file again changes nothing; a row whose id exists with a different record is an error
-    (the imported answer is never overwritten)."""
-    fmt = SourceFormat(fmt)
-    subset = formats.canonical_subset(fmt, subset)
-    rows, problems = formats.parse_file(fmt, subset, Path(path), data)
-    name = benchmark or fmt.value
-    with transaction.atomic():
-        bench, _ = SourceBenchmark.objects.get_or_create(name=name, defaults={"format": fmt})
-        if bench.format != fmt:
-            raise Conflict(f"benchmark {name!r} holds {bench.format} data, not {fmt.value}", code="other_format")
-        existing = {
-            s.source_id: s for s in SourceSample.objects.filter(benchmark=bench, subset=subset, source_id__in=[r.source_id for r in rows])
-        }
-        new, unchanged = [], 0
-        for row in rows:
-            old = existing.get(row.source_id)
-            if old is None:
-                new.append(SourceSample(
-                    benchmark=bench, subset=subset, task_type=row.task_type, source_id=row.source_id,
-                    transcription=row.transcription, answer=row.answer, aliases=row.aliases,
-                    audio_filename=row.audio_filename, raw=row.raw, line_number=row.line,
-                ))
-            elif (old.transcription, old.answer, old.aliases) == (row.transcription, row.answer, row.aliases):
-                unchanged += 1
-            else:
-                problems.append(FileProblem(
-                    file=Path(path).name, line=row.line, reason=f"sample {row.source_id!r} was imported before with "
-                    "a different question or answer; the imported answer is never overwritten",
-                ))
-        refuse(problems, limit=MAX_REPORTED_ERRORS)
-        SourceSample.objects.bulk_create(new, batch_size=500)
-    return ImportResult(benchmark=bench, subset=subset, created=len(new), unchanged=unchanged)
 
 
 # --- ground-truth correction -------------------------------------------------------------------------------
