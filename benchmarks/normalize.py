@@ -1,6 +1,6 @@
 """Speed of the normalization and hypertranslation stages.
 
-1. Sentences per second of the deterministic normalizer (apps/transfer/normalizer.py, kiwipiepy tokens and
+1. Sentences per second of the deterministic normalizer (the package apps/transfer/normalizer/, kiwipiepy tokens and
    the tables of the published normalization rulebook) over N mixed Korean sentences: numbers with counters,
    currency, units, dates, acronyms, formulas, URLs, and plain sentences with nothing to read.
 2. The translation stage's own overhead per 1,000 samples: a translation run (job, real anthropic SDK, HTTP
