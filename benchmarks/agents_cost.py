@@ -87,9 +87,10 @@ def main() -> None:
     from apps.agents.models import AgentCall, CallStatus
     from apps.agents.services import agent_config, cost_of
     from apps.jobs.models import Job
-    from apps.transfer import selectors
+    from apps.transfer.ground_truth import selectors as ground_truth_selectors
+    from apps.transfer.ground_truth.services import start_ground_truth_review
     from apps.transfer.models import GroundTruthReview
-    from apps.transfer.services import import_benchmark, start_ground_truth_review
+    from apps.transfer.services import import_benchmark
     from tests.fakes.llm_server import FakeLLMServer
 
     call_command("migrate", verbosity=0)
@@ -149,7 +150,7 @@ def main() -> None:
         print(f"{r['role']:<14}{r['provider'] + ':' + r['model']:<30}{r['calls'] * scale:>8.0f}{r['tin'] * scale:>12.0f}"
               f"{r['tout'] * scale:>12.0f}{cost:>11.4f}{r['ms']:>9.1f}")
     print(f"{'total':<44}{total_calls * scale:>8.0f}{'':>24}{total_cost:>11.4f}")
-    report = selectors.correction_report(run.benchmark)[-1]
+    report = ground_truth_selectors.correction_report(run.benchmark)[-1]
     print(f"outcome: {report['errors_found']} flagged, {report['confirmed']} confirmed, {report['rejected']} rejected "
           f"(scripted flag rate {args.flag_rate:.0%}, confirm rate {args.confirm_rate:.0%})")
 

@@ -1,6 +1,6 @@
 """Speed of the normalization and hypertranslation stages.
 
-1. Sentences per second of the deterministic normalizer (apps/transfer/normalizer.py, kiwipiepy tokens and
+1. Sentences per second of the deterministic normalizer (the package apps/transfer/normalizer/, kiwipiepy tokens and
    the tables of the published normalization rulebook) over N mixed Korean sentences: numbers with counters,
    currency, units, dates, acronyms, formulas, URLs, and plain sentences with nothing to read.
 2. The translation stage's own overhead per 1,000 samples: a translation run (job, real anthropic SDK, HTTP
@@ -69,8 +69,8 @@ def main() -> None:
 
     from apps.consultations.rulebooks import get_version, load_rulebooks
     from apps.jobs.models import Job
-    from apps.transfer import selectors
-    from apps.transfer.hypertranslation import start_translation_run
+    from apps.transfer.hypertranslation import selectors as translation_selectors
+    from apps.transfer.hypertranslation.services import start_translation_run
     from apps.transfer.normalizer import normalizer_for, validate
     from apps.transfer.services import import_benchmark
     from tests.fakes.llm_server import FakeLLMServer
@@ -109,7 +109,7 @@ def main() -> None:
     wall = time.monotonic() - started
     job = Job.objects.get(pk=run.job_id)
     assert job.status == "succeeded", job.error
-    n = selectors.run_translations(run).count()
+    n = translation_selectors.run_translations(run).count()
     print(f"translation run: {n} samples in {wall:.1f} s = {wall * 1000 / n:.1f} s of Sori's own overhead per 1,000 "
           f"samples (job, SDK, HTTP to 127.0.0.1, validation, SQLite writes; TRANSFER_TRANSLATE_WORKERS applies)")
     server.stop()

@@ -3,9 +3,9 @@
 import tempfile
 from pathlib import Path
 
+from apps.audio.espeak import synthesize_wav
 from apps.audio.models import AudioAsset
 from apps.audio.services import import_audio_file
-from apps.speech.espeak import synthesize_wav
 
 
 def demo_asset(text: str, *, name: str, words_per_minute: int = 160, pitch: int = 50) -> AudioAsset:

@@ -6,9 +6,9 @@ import tempfile
 import unicodedata
 from pathlib import Path
 
+from apps.audio.espeak import synthesize_wav
 from apps.authoring.models import Corpus, QuestionSet
 from apps.authoring.services import create_question_set, generate_rule_questions, import_corpus
-from apps.speech.espeak import synthesize_wav
 
 DEMO_CORPUS = "KSS demo (espeak-ng)"
 DEMO_SET = "KMMAU demo"

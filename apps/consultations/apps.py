@@ -8,12 +8,9 @@ class ConsultationsConfig(AppConfig):
     verbose_name = "Rulebook consultations"
 
     def ready(self):
+        # Transfer pushes each correction it sends to an expert into services.raise_ground_truth_question and
+        # connects the hooks (apps.consultations.hooks) through which a decided question reaches back up.
         from apps.consultations import jobs, rules  # noqa: F401  (register job handlers and permission rules)
-        from apps.consultations.services import on_correction_sent_to_expert
-        from apps.transfer.signals import correction_sent_to_expert
-
-        # Transfer pushes each correction it sends to an expert; the inbox question is written with it.
-        correction_sent_to_expert.connect(on_correction_sent_to_expert, dispatch_uid="consultations.ground_truth")
 
     def nav_links(self, user):
         from apps.accounts.navigation import NavLink

@@ -9,6 +9,7 @@ from django.apps import apps
 from django.db import connections
 from django.db.models import Count, Exists, OuterRef, Q
 
+from apps.consultations import hooks
 from apps.consultations.models import (
     FLAGGED_ACTIONS,
     HYPERTRANSLATION_ACTIONS,
@@ -29,7 +30,7 @@ def source_sample_model():
 
 def sample_fields(sample) -> dict:
     """The fields of a source sample that prompts and pages show, in one place."""
-    answer, aliases = _effective_answer(sample)
+    answer, aliases = hooks.answer_of(sample)  # after ground-truth correction, when transfer provides it
     return {
         "id": sample.pk,
         "subset": str(getattr(sample, "subset", "")),
@@ -39,21 +40,6 @@ def sample_fields(sample) -> dict:
         "answer": answer if isinstance(answer, str) else str(answer),
         "aliases": list(aliases) if isinstance(aliases, list | tuple) else [],
     }
-
-
-def _effective_answer(sample) -> tuple[str, list]:
-    """The answer after ground-truth correction when apps.transfer derives one, else the imported answer."""
-    try:
-        from apps.transfer.selectors import effective_answer
-    except ImportError:
-        return sample.answer, list(sample.aliases or [])
-    value = effective_answer(sample)
-    if isinstance(value, dict):
-        return str(value.get("answer", sample.answer)), list(value.get("aliases", sample.aliases) or [])
-    if isinstance(value, tuple) and len(value) == 2:
-        return str(value[0]), list(value[1] or [])
-    answer = getattr(value, "answer", value)
-    return ("" if answer is None else str(answer)), list(getattr(value, "aliases", sample.aliases) or [])
 
 
 def actions_for(kind: str, version: RulebookVersion | None = None) -> list[tuple[str, str]]:

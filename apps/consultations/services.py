@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from apps.consultations import rulebooks
+from apps.consultations import hooks, rulebooks
 from apps.consultations.models import (
     ANALYSIS_JOB,
     NEEDS_ATTENTION,
@@ -32,7 +32,6 @@ from apps.core import limits
 from apps.core.errors import Conflict, InvalidInput
 from apps.core.limits import bounded
 from apps.jobs.services import start_job
-from apps.transfer.services import describe_change, resolve_correction_by_expert
 
 
 def record_event(*, round: Round | None, kind: str, message: str, acting_user=None, data: dict | None = None) -> None:
@@ -471,17 +470,17 @@ def _start_reanalysis(round: Round, *, user=None):
 GROUND_TRUTH_ACCEPT, GROUND_TRUTH_REJECT = "A", "B"
 
 
-def raise_ground_truth_question(*, correction) -> DecisionQuestion:
-    """The inbox question for a correction transfer sent to an expert; transfer calls it (through its
-    correction_sent_to_expert signal) in the same transaction that sends the correction."""
+def raise_ground_truth_question(*, correction, change: str) -> DecisionQuestion:
+    """The inbox question for a correction transfer sent to an expert (`change` says what it would do, in
+    transfer's words); transfer calls it in the same transaction that sends the correction."""
     sample = correction.sample
     original = sample.answer + (f" (aliases: {', '.join(sample.aliases)})" if sample.aliases else "")
     return create_question(
         round=None,
         origin=QuestionOrigin.GROUND_TRUTH,
-        title=f"Ground truth of {sample.benchmark}/{sample.subset} {sample.source_id}: {describe_change(correction)}?",
+        title=f"Ground truth of {sample.benchmark}/{sample.subset} {sample.source_id}: {change}?",
         decision_needed=(
-            f"The reviewer agent proposes to {describe_change(correction)}. Its reason: {correction.reviewer_rationale}\n"
+            f"The reviewer agent proposes to {change}. Its reason: {correction.reviewer_rationale}\n"
             f"The meta-reviewer ({correction.get_meta_verdict_display() or 'no verdict'}) did not confirm it: "
             f"{correction.meta_rationale or '(no reason given)'}\n"
             f"The imported answer is: {original or '(empty)'}. Does the correction follow from the question as written?"
@@ -497,14 +496,11 @@ def raise_ground_truth_question(*, correction) -> DecisionQuestion:
     )
 
 
-def on_correction_sent_to_expert(sender, *, correction, **_) -> None:
-    raise_ground_truth_question(correction=correction)
-
-
 def _apply_ground_truth_decision(question: DecisionQuestion, *, user) -> None:
-    """A decided ground-truth question resolves its correction through apps.transfer (recorded there with the
-    expert's or settler's name)."""
+    """A decided ground-truth question resolves its correction in apps.transfer (recorded there with the
+    expert's or settler's name), through the ground_truth_decided hook that app connects."""
     correction = question.correction
     accept = question.decided_option is not None and question.decided_option.key == GROUND_TRUTH_ACCEPT
     note = f"Decided through question G{question.number}" + (f": {question.settlement_note}" if question.settlement_note else "")
-    resolve_correction_by_expert(correction=correction, acting_user=user, accept=accept, note=note)  # refuses with Conflict
+    hooks.send_ground_truth_decided(question=question, correction=correction, acting_user=user, accept=accept,
+                                    note=note)  # the receiver refuses with Conflict

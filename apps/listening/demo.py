@@ -11,7 +11,7 @@ from django.utils import timezone
 from pydub import AudioSegment
 from pydub.generators import WhiteNoise
 
-from apps.speech.espeak import synthesize_wav
+from apps.audio.espeak import synthesize_wav
 
 DEMO_NAME = "Demo: Korean speech quality"  # shown to listeners: says nothing about the systems
 

@@ -7,7 +7,16 @@ class TransferConfig(AppConfig):
     verbose_name = "Spoken-QA benchmark transfer"
 
     def ready(self):
-        from apps.transfer import jobs, rules  # noqa: F401
+        from apps.consultations import hooks
+        from apps.transfer import jobs, rules  # noqa: F401  (register job handlers and permission rules)
+        from apps.transfer.ground_truth.services import on_ground_truth_decided
+        from apps.transfer.selectors import effective_answer
+
+        # Consultations is below transfer and imports nothing of it: transfer pushes corrections for an expert
+        # into its inbox, and fills the two hooks through which the inbox reaches back up (a decided question
+        # resolves its correction; prompts show a sample's effective answer).
+        hooks.ground_truth_decided.connect(on_ground_truth_decided, dispatch_uid="transfer.ground_truth")
+        hooks.provide_answers(effective_answer)
 
     def nav_links(self, user):
         from django.urls import reverse

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from apps.consultations.rulebooks import load_rulebooks
 from apps.transfer.models import NormalizationStatus, SourceSample, Translation
-from apps.transfer.normalization import normalize_translation, published_version
+from apps.transfer.normalization.services import normalize_translation, published_version
 from apps.transfer.services import import_benchmark
 
 SD_QA = [

@@ -5,6 +5,11 @@ from apps.transfer.models import CorrectionStatus, SourceBenchmark, SourceFormat
 from apps.transfer.normalizer import MAX_CHARS
 
 
+def budget(value):
+    """A form's budget cap (a Decimal or None) as a stage's start function takes it."""
+    return float(value) if value is not None else None
+
+
 class ImportForm(forms.Form):
     format = forms.ChoiceField(choices=SourceFormat.choices)
     subset = forms.CharField(max_length=100, help_text="e.g. sd-qa, mmsu, openbookqa, bbh, web_questions, trivia_qa")

@@ -1,10 +1,13 @@
-"""Reads of the transfer app: what the ground-truth stage still has to do, each sample's effective answer,
-and the per-subset report (the paper's Appendix Table 2)."""
+"""What each stage of the transfer hands to the next, and to the apps above (speech, releases, evaluation,
+and consultations through its answer hook): each sample's effective answer after ground-truth correction,
+the included samples, the current translation and normalized text of each sample, what is ready for speech,
+and the agent spending of a run. Each stage's own reads live in its folder (ground_truth/selectors.py,
+hypertranslation/selectors.py)."""
 
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.db.models import Case, Count, Max, OuterRef, Q, Subquery, Sum, Value, When
+from django.db.models import Case, Count, OuterRef, Q, Subquery, Sum, Value, When
 
 from apps.agents.models import AgentCall
 from apps.transfer.models import (
@@ -22,25 +25,6 @@ from apps.transfer.models import (
     TranslationAction,
     TranslationRun,
 )
-
-
-def review_scope(run: ReviewRun):
-    """The run's samples: deterministic ones of its benchmark (and subset), the first `limit` by import order."""
-    qs = SourceSample.objects.deterministic().filter(benchmark=run.benchmark)
-    if run.subset:
-        qs = qs.filter(subset=run.subset)
-    qs = qs.order_by("pk")
-    if run.limit:
-        qs = SourceSample.objects.filter(pk__in=list(qs.values_list("pk", flat=True)[: run.limit]))
-    return qs
-
-
-def pending_in(sample_ids: list[int]) -> list[int]:
-    """Samples not done: never reviewed, or with a proposal the meta-reviewer has not judged yet."""
-    reviewed = set(GroundTruthReview.objects.filter(sample_id__in=sample_ids).values_list("sample_id", flat=True))
-    waiting = set(Correction.objects.filter(sample_id__in=sample_ids, status=CorrectionStatus.PROPOSED)
-                  .values_list("sample_id", flat=True))
-    return [pk for pk in sample_ids if pk not in reviewed or pk in waiting]
 
 
 @dataclass
@@ -100,65 +84,6 @@ def included_samples(benchmark: SourceBenchmark, subset: str | None = None):
                                 CorrectionStatus.NEEDS_ATTENTION, CorrectionStatus.PROPOSED]
     ) | Q(correction__status=CorrectionStatus.CONFIRMED, correction__kind=CorrectionKind.UNANSWERABLE)
     return qs.exclude(held)
-
-
-def corrections_needing_expert(benchmark: SourceBenchmark | None = None):
-    """Corrections the admin chose to send to an expert, oldest first (the expert inbox reads this)."""
-    qs = Correction.objects.needing_expert().select_related("sample", "sample__benchmark", "review")
-    if benchmark is not None:
-        qs = qs.filter(sample__benchmark=benchmark)
-    return qs.order_by("created_at", "pk")
-
-
-def reviews_needing_attention(benchmark: SourceBenchmark | None = None):
-    """Samples whose reviewer answer stayed invalid or whose provider kept failing (no correction exists)."""
-    qs = GroundTruthReview.objects.filter(outcome=ReviewOutcome.NEEDS_ATTENTION).select_related(
-        "sample", "sample__benchmark", "reviewer_call")
-    if benchmark is not None:
-        qs = qs.filter(sample__benchmark=benchmark)
-    return qs.order_by("sample_id")
-
-
-def corrections(*, benchmark: SourceBenchmark | None = None, subset: str | None = None, status: str | None = None):
-    qs = Correction.objects.select_related("sample", "sample__benchmark", "review", "meta_call", "review__reviewer_call")
-    if benchmark is not None:
-        qs = qs.filter(sample__benchmark=benchmark)
-    if subset:
-        qs = qs.filter(sample__subset=subset)
-    if status:
-        qs = qs.filter(status=status)
-    return qs.prefetch_related("decisions__decided_by")
-
-
-def correction_report(benchmark: SourceBenchmark, *, subset: str | None = None) -> list[dict]:
-    """Per subset, as in the paper's Appendix Table 2: total deterministic samples, reviewed, errors found
-    (reviewer proposals), confirmed, rejected (rejected or unresolved by the meta-reviewer), excluded (samples
-    left out: rejected, unresolved, or confirmed unanswerable), and the error rate = confirmed / total (the
-    paper counts only corrections both agents agreed on). A last row sums them."""
-    samples = SourceSample.objects.deterministic().filter(benchmark=benchmark)
-    if subset:
-        samples = samples.filter(subset=subset)
-    excluded_q = Q(correction__status__in=[CorrectionStatus.REJECTED, CorrectionStatus.UNRESOLVED]) | Q(
-        correction__status=CorrectionStatus.CONFIRMED, correction__kind=CorrectionKind.UNANSWERABLE)
-    rows = list(
-        samples.values("subset").annotate(
-            total=Count("id"),
-            reviewed=Count("review"),
-            errors_found=Count("correction"),
-            confirmed=Count("correction", filter=Q(correction__status=CorrectionStatus.CONFIRMED)),
-            rejected=Count("correction", filter=Q(correction__status__in=[CorrectionStatus.REJECTED, CorrectionStatus.UNRESOLVED])),
-            excluded=Count("id", filter=excluded_q),
-            needs_expert=Count("correction", filter=Q(correction__status=CorrectionStatus.NEEDS_EXPERT)),
-            needs_attention=Count("id", filter=Q(review__outcome=ReviewOutcome.NEEDS_ATTENTION)
-                                  | Q(correction__status=CorrectionStatus.NEEDS_ATTENTION)),
-        ).order_by("subset")
-    )
-    if rows:
-        total = {"subset": "Total"} | {k: sum(r[k] for r in rows) for k in rows[0] if k != "subset"}
-        rows.append(total)
-    for row in rows:
-        row["error_rate"] = round(100 * row["confirmed"] / row["total"], 1) if row["total"] else 0.0
-    return rows
 
 
 def run_cost(run: ReviewRun | TranslationRun):
@@ -250,66 +175,3 @@ def ready_for_speech(*, benchmark: SourceBenchmark, subset: str | None = None, l
         .order_by("sample_id")
     )
     return qs[:limit] if limit else qs
-
-
-# --- translation runs -----------------------------------------------------------------------------------
-
-PAPER_FLAGGED, PAPER_TOTAL = 653, 10_083  # seed 000: deletions and replacements among all samples (6.5 %)
-FLAGGED = (TranslationAction.DELETION, TranslationAction.EQUIVALENT_REPLACEMENT)
-
-
-def latest_version_numbers() -> dict[int, int]:
-    """Each rulebook's newest published version number, by rulebook id."""
-    from apps.consultations.models import RulebookVersion  # consultations imports this app: read it lazily
-
-    return dict(RulebookVersion.objects.values("rulebook_id").annotate(n=Max("number")).values_list("rulebook_id", "n"))
-
-
-def is_stale(translation: Translation, latest: dict[int, int] | None = None) -> bool:
-    """Made under an older version than the rulebook's newest published one."""
-    latest = latest if latest is not None else latest_version_numbers()
-    version = translation.rulebook_version
-    return version.number < latest.get(version.rulebook_id, version.number)
-
-
-def run_translations(run: TranslationRun):
-    """The run's outputs as they stand: each sample's newest row recorded by this run (a correction of one
-    of them counts as the run's)."""
-    newest = Translation.objects.filter(run=run, sample=OuterRef("sample")).order_by("-pk").values("pk")[:1]
-    return (Translation.objects.filter(run=run, pk=Subquery(newest))
-            .select_related("sample", "rulebook_version", "rulebook_version__rulebook", "agent_call", "edited_by")
-            .order_by("sample_id"))
-
-
-def translation_report(run: TranslationRun) -> dict:
-    """Counts per subset and action, with deletions and replacements beside the paper's 653 of 10,083."""
-    rows = list(run_translations(run).values("sample__subset", "action"))
-    actions = [a for a, _ in TranslationAction.choices]
-    subsets: dict[str, dict[str, int]] = {}
-    for row in rows:
-        counts = subsets.setdefault(row["sample__subset"], dict.fromkeys(actions, 0))
-        counts[row["action"]] += 1
-    total = {a: sum(c[a] for c in subsets.values()) for a in actions}
-    translated = len(rows)
-    flagged = sum(total[a] for a in FLAGGED)
-    spent, calls = run_spending([run])[run.pk]
-    return {
-        "subsets": [{"subset": name, **counts, "total": sum(counts.values())} for name, counts in sorted(subsets.items())],
-        "total": {**total, "total": translated},
-        "flagged": flagged,
-        "translated": translated,
-        "flagged_percent": round(100 * flagged / translated, 1) if translated else 0.0,
-        "paper": {"flagged": PAPER_FLAGGED, "total": PAPER_TOTAL,
-                  "percent": round(100 * PAPER_FLAGGED / PAPER_TOTAL, 1)},
-        "stale": stale_count(run),
-        "cost_usd": str(spent),
-        "calls": calls,
-    }
-
-
-def stale_count(run: TranslationRun) -> int:
-    """How many of the run's current outputs are the sample's current translation and are stale."""
-    latest = latest_version_numbers()
-    current = set(current_translations(benchmark=run.benchmark).filter(run=run).values_list("pk", flat=True))
-    return sum(1 for t in run_translations(run) if t.pk in current and is_stale(t, latest))
-

@@ -4,7 +4,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from apps.speech.espeak import synthesize_wav
+from apps.audio.espeak import synthesize_wav
 
 DEMO_PROJECT = "데모 검증 (HPSU demo)"
 

@@ -6,6 +6,7 @@ import pytest
 from apps.consultations import services
 from apps.consultations.models import DecisionQuestion, QuestionOrigin, QuestionStatus
 from apps.core.errors import Conflict
+from apps.transfer.ground_truth.services import record_meta_verdict
 from apps.transfer.models import (
     Correction,
     CorrectionStatus,
@@ -15,7 +16,6 @@ from apps.transfer.models import (
     UnresolvedPolicy,
 )
 from apps.transfer.selectors import effective_answer
-from apps.transfer.services import record_meta_verdict
 
 pytestmark = pytest.mark.django_db
 

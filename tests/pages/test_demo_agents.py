@@ -11,6 +11,7 @@ from apps.authoring.capabilities import AGENT_CAPABILITIES
 from apps.authoring.models import Corpus, QuestionSet, QuestionStatus
 from apps.consultations.rulebooks import load_rulebooks
 from apps.transfer import selectors
+from apps.transfer.hypertranslation import selectors as translation_selectors
 from apps.transfer.models import NormalizationStatus, SourceBenchmark, TranslationAction
 
 pytestmark = pytest.mark.django_db
@@ -33,13 +34,13 @@ def test_agent_written_kmmau_questions_of_the_demo_corpus_reach_review(demo_prov
 
 def test_the_translator_translates_every_demo_sample(demo_provider, django_capture_on_commit_callbacks):
     from apps.transfer.demo import seed
-    from apps.transfer.hypertranslation import start_translation_run
+    from apps.transfer.hypertranslation.services import start_translation_run
 
     seed(io.StringIO())
     for name in ("voicebench-demo", "openaudiobench-demo"):
         with django_capture_on_commit_callbacks(execute=True):
             run = start_translation_run(benchmark=name)
-        outputs = list(selectors.run_translations(run))
+        outputs = list(translation_selectors.run_translations(run))
         assert outputs and {t.action for t in outputs} == {TranslationAction.DIRECT_TRANSLATION}
         assert all(t.transcription_ko for t in outputs)
     assert selectors.current_translations(benchmark=SourceBenchmark.objects.get(name="openaudiobench-demo")).get(
@@ -52,7 +53,7 @@ def test_the_translator_translates_every_demo_sample(demo_provider, django_captu
     ("문을 3번 두드렸다.", "세 번"),
 ])
 def test_the_normalizer_agent_reads_context_dependent_spans(demo_provider, text, reading):
-    from apps.transfer.normalization import normalize_text
+    from apps.transfer.normalization.services import normalize_text
 
     load_rulebooks()
     outcome = normalize_text(text)

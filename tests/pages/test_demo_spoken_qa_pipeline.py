@@ -13,10 +13,11 @@ from apps.speech.backends import asr_backend
 from apps.speech.models import SampleStatus
 from apps.speech.selectors import backend_status
 from apps.transfer import selectors
-from apps.transfer.hypertranslation import start_translation_run
+from apps.transfer.ground_truth.services import start_ground_truth_review
+from apps.transfer.hypertranslation import selectors as translation_selectors
+from apps.transfer.hypertranslation.services import start_translation_run
 from apps.transfer.models import SourceBenchmark
-from apps.transfer.normalization import start_normalization_run
-from apps.transfer.services import start_ground_truth_review
+from apps.transfer.normalization.services import start_normalization_run
 
 pytestmark = pytest.mark.django_db
 
@@ -46,7 +47,7 @@ def test_an_english_demo_sample_becomes_a_spoken_qa_release_with_audio(
     assert review.job.status == "succeeded"
     with django_capture_on_commit_callbacks(execute=True):
         translation = start_translation_run(benchmark="voicebench-demo", acting_user=admin)
-    assert {t.action for t in selectors.run_translations(translation)} == {"direct_translation"}
+    assert {t.action for t in translation_selectors.run_translations(translation)} == {"direct_translation"}
     with django_capture_on_commit_callbacks(execute=True):
         normalization = start_normalization_run(benchmark="voicebench-demo", acting_user=admin)
     assert normalization.outputs.filter(status="ok").count() == 4

@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 
 from apps.consultations import services as consultations
-from apps.transfer import hypertranslation, normalization
-from apps.transfer import services as transfer
+from apps.transfer.ground_truth import services as ground_truth
+from apps.transfer.hypertranslation import services as hypertranslation
 from apps.transfer.models import NormalizationRun, SourceBenchmark, Translation, TranslationRun
+from apps.transfer.normalization import services as normalization
+from apps.transfer.services import import_benchmark
 from tests.authoring.conftest import make_agent_question
 from tests.transfer.conftest import is_meta, is_reviewer
 
@@ -78,12 +80,12 @@ def review_one_sample(fake_llm, admin, tmp_path, capture_on_commit) -> None:
     """One sd-qa sample imported and reviewed: the reviewer adds aliases, the meta-reviewer confirms."""
     path = tmp_path / "sd-qa.jsonl"
     path.write_text(json.dumps({"prompt": "What language do they speak in Switzerland?", "reference": "German"}))
-    transfer.import_benchmark(fmt="voicebench", subset="sd-qa", path=Path(path))
+    import_benchmark(fmt="voicebench", subset="sd-qa", path=Path(path))
     fake_llm.reply_when(is_reviewer, {"verdict": "error", "correction_kind": "add_aliases", "added_aliases": ["French"],
                                       "rationale": "Switzerland has four national languages."})
     fake_llm.reply_when(is_meta, {"verdict": "confirm", "rationale": "French is a national language too."})
     with capture_on_commit(execute=True):
-        transfer.start_ground_truth_review(benchmark="voicebench", subset="sd-qa", acting_user=admin)
+        ground_truth.start_ground_truth_review(benchmark="voicebench", subset="sd-qa", acting_user=admin)
     fake_llm.reset()
 
 

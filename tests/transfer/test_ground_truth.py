@@ -13,6 +13,12 @@ from apps.jobs import services as jobs_services
 from apps.jobs.models import Job, JobStatus
 from apps.jobs.services import resume_job
 from apps.transfer import selectors
+from apps.transfer.ground_truth import selectors as ground_truth_selectors
+from apps.transfer.ground_truth.services import (
+    overturn_correction,
+    resolve_correction_by_expert,
+    start_ground_truth_review,
+)
 from apps.transfer.models import (
     Correction,
     CorrectionDecision,
@@ -22,11 +28,6 @@ from apps.transfer.models import (
     ReviewRun,
     SourceBenchmark,
     SourceSample,
-)
-from apps.transfer.services import (
-    overturn_correction,
-    resolve_correction_by_expert,
-    start_ground_truth_review,
 )
 from tests.race import run_threads
 from tests.transfer.conftest import is_meta, is_reviewer
@@ -64,7 +65,7 @@ def test_a_confirmed_correction_is_applied_without_touching_the_original(
     # the meta-reviewer judges the change from the sample, without the reviewer's reasoning
     meta_prompt = str(next(r["body"] for r in fake.requests if is_meta(r["body"]) and "Australia" in str(r["body"])))
     assert "Canberra" in meta_prompt and "The answer to the Australia question is wrong." not in meta_prompt
-    [row, total] = selectors.correction_report(SourceBenchmark.objects.get())
+    [row, total] = ground_truth_selectors.correction_report(SourceBenchmark.objects.get())
     assert row == total | {"subset": "sd-qa"}
     assert {k: row[k] for k in ("total", "reviewed", "errors_found", "confirmed", "rejected", "excluded")} == {
         "total": 5, "reviewed": 5, "errors_found": 2, "confirmed": 2, "rejected": 0, "excluded": 0}
@@ -87,7 +88,7 @@ def test_a_rejected_correction_excludes_the_sample(source_samples, script_agents
     assert (effective.answer, effective.included) == ("eight", False)
     assert spider not in selectors.included_samples(spider.benchmark)
     assert selectors.included_samples(spider.benchmark, subset="sd-qa").count() == 4
-    row = selectors.correction_report(spider.benchmark)[0]
+    row = ground_truth_selectors.correction_report(spider.benchmark)[0]
     assert (row["errors_found"], row["confirmed"], row["rejected"], row["excluded"], row["error_rate"]) == (1, 0, 1, 1, 0.0)
 
 
@@ -99,7 +100,7 @@ def test_an_unresolved_correction_can_go_to_an_expert_instead(
 
     run_stage(django_capture_on_commit_callbacks, on_unresolved="expert")
 
-    [waiting] = selectors.corrections_needing_expert()
+    [waiting] = ground_truth_selectors.corrections_needing_expert()
     assert waiting.status == CorrectionStatus.NEEDS_EXPERT and waiting.sample.transcription == "Who wrote Hamlet?"
     assert DecisionQuestion.objects.get(origin="ground_truth").correction == waiting  # pushed by the stage itself
     assert selectors.effective_answer(waiting.sample).included is False  # held until the expert answers
@@ -145,7 +146,7 @@ def test_an_answer_that_stays_malformed_leaves_the_correction_needing_attention(
     assert correction.status == CorrectionStatus.NEEDS_ATTENTION
     assert "stayed invalid after a retry" in correction.attention_reason
     assert sum(is_meta(r["body"]) for r in fake_llm.requests) == 2  # the answer, then the retry with the error
-    assert selectors.correction_report(run.benchmark)[0]["needs_attention"] == 1
+    assert ground_truth_selectors.correction_report(run.benchmark)[0]["needs_attention"] == 1
 
 
 @pytest.mark.django_db

@@ -16,7 +16,8 @@ from apps.core.errors import Conflict, InvalidInput
 from apps.jobs.models import Job, JobStatus
 from apps.jobs.services import resume_job
 from apps.transfer import selectors
-from apps.transfer.hypertranslation import (
+from apps.transfer.hypertranslation import selectors as translation_selectors
+from apps.transfer.hypertranslation.services import (
     continue_translation_run,
     correct_translation,
     dedupe_aliases,
@@ -117,7 +118,7 @@ def test_a_run_under_a_pinned_version_records_every_action(source_samples, mc_sa
     job = Job.objects.get(pk=run.job_id)
     assert job.status == JobStatus.SUCCEEDED and (job.done, job.total) == (8, 8)  # 5 sd-qa + 1 mmsu + 2 open-ended
     assert run.rulebook_version == v1 and run.translator_model == "anthropic:claude-sonnet-4-5"
-    rows = {t.sample.transcription.split()[-1]: t for t in selectors.run_translations(run)}
+    rows = {t.sample.transcription.split()[-1]: t for t in translation_selectors.run_translations(run)}
     assert all(t.rulebook_version_id == v1.pk and t.agent_call_id for t in rows.values())
     australia = next(t for t in rows.values() if "Australia" in t.source_transcription)
     assert (australia.action, australia.reason) == ("deletion", "Time-sensitive, no Korean equivalent")
@@ -153,7 +154,7 @@ def test_excluded_samples_are_skipped_and_the_effective_answer_is_translated(sou
         Correction.objects.create(review=review, sample=sample, kind=CorrectionKind.NEW_ANSWER, proposed_answer="Canberra",
                                   reviewer_rationale="r", status=status)
     run = now(start_translation_run, benchmark="voicebench", subset="sd-qa")
-    translated = {t.sample_id: t for t in selectors.run_translations(run)}
+    translated = {t.sample_id: t for t in translation_selectors.run_translations(run)}
     assert spider.pk not in translated and len(translated) == 4
     assert translated[australia.pk].source_answer == "Canberra"
     assert '"answer": "Canberra"' in str([r["body"] for r in translator.requests])
@@ -171,7 +172,7 @@ def test_an_invented_rule_id_is_sent_back_once_then_needs_attention(source_sampl
 
     fake_llm.always(answer)
     run = now(start_translation_run, benchmark="voicebench", subset="sd-qa")
-    rows = {t.sample.transcription: t for t in selectors.run_translations(run)}
+    rows = {t.sample.transcription: t for t in translation_selectors.run_translations(run)}
     swiss = next(t for k, t in rows.items() if "Switzerland" in k)
     assert swiss.action == TranslationAction.NEEDS_ATTENTION
     assert "ht-made-up" in swiss.attention_reason and "do not exist in ko-hypertranslation v1" in swiss.attention_reason
@@ -186,27 +187,27 @@ def test_an_invented_rule_id_is_sent_back_once_then_needs_attention(source_sampl
 def test_a_new_version_makes_outputs_stale_and_a_continued_run_redoes_only_stale_and_undecided(
         source_samples, rulebook, translator, admin, now):
     first = now(start_translation_run, benchmark="voicebench", subset="sd-qa", version_number=1)
-    assert selectors.translation_report(first)["stale"] == 0
+    assert translation_selectors.translation_report(first)["stale"] == 0
     v2 = publish_version(rulebook, notes="Titles of works", source="test", user=admin, additions=[{
         "id": "ht-titles", "category": "proper_nouns", "statement": "Use the established Korean title of a work.",
         "examples": [{"input": "Hamlet", "output": "햄릿"}], "scope": {"task_types": [], "subsets": []},
         "provenance": {"source": "consultation"}}])
-    assert selectors.translation_report(first)["stale"] == 5
-    assert all(selectors.is_stale(t) for t in selectors.run_translations(first))
+    assert translation_selectors.translation_report(first)["stale"] == 5
+    assert all(translation_selectors.is_stale(t) for t in translation_selectors.run_translations(first))
 
     second = now(continue_translation_run, run=first, acting_user=admin)
     assert second.rulebook_version == v2 and second.continues == first
     assert Job.objects.get(pk=second.job_id).status == JobStatus.SUCCEEDED
-    assert selectors.run_translations(second).count() == 5  # all five were stale
+    assert translation_selectors.run_translations(second).count() == 5  # all five were stale
     assert Translation.objects.filter(run=first).count() == 5  # the old outputs stay, never overwritten
-    assert selectors.translation_report(first)["stale"] == 0  # superseded: no longer anyone's current one
+    assert translation_selectors.translation_report(first)["stale"] == 0  # superseded: no longer anyone's current one
     hamlet = selectors.current_translations().get(sample__transcription__contains="Hamlet")
     assert hamlet.action == "undecided" and hamlet.run == second
 
     translator.state["decide_hamlet"] = True
     before = len(translator.requests)
     third = now(continue_translation_run, run=second)
-    assert [t.sample.transcription for t in selectors.run_translations(third)] == ["Who wrote Hamlet?"]
+    assert [t.sample.transcription for t in translation_selectors.run_translations(third)] == ["Who wrote Hamlet?"]
     assert len(translator.requests) == before + 1  # only the undecided sample was asked again
     assert selectors.current_translations().get(sample__transcription__contains="Hamlet").action == "direct_translation"
     with pytest.raises(InvalidInput, match="no older than"):
@@ -232,7 +233,7 @@ def test_a_correction_is_a_new_row_naming_its_editor(source_samples, rulebook, t
     assert (edited.corrects, edited.edited_by, edited.aliases_ko) == (original, expert, ["주피터"])
     assert selectors.current_translations().get(sample=original.sample) == edited
     assert Translation.objects.filter(sample=original.sample).count() == 2
-    assert selectors.run_translations(run).get(sample=original.sample) == edited
+    assert translation_selectors.run_translations(run).get(sample=original.sample) == edited
     with pytest.raises(Conflict, match="not the sample's current translation"):
         correct_translation(translation=original, acting_user=expert, transcription_ko="x", answer_ko="y", aliases_ko=[])
     with pytest.raises(InvalidInput, match="Korean transcription"):
@@ -270,7 +271,7 @@ def test_parallel_translation_stays_within_the_provider_limit_and_the_budget(sou
     run = now(start_translation_run, benchmark="voicebench", subset="sd-qa")
     assert Job.objects.get(pk=run.job_id).status == JobStatus.SUCCEEDED
     assert translator.max_in_flight_by_api["anthropic"] == 2
-    assert selectors.run_translations(run).count() == 5
+    assert translation_selectors.run_translations(run).count() == 5
     Translation.objects.all().delete()
     CachedResponse.objects.all().delete()
     run = now(start_translation_run, benchmark="voicebench", subset="sd-qa", budget_usd=0.02)
@@ -288,7 +289,7 @@ def test_label_mapping_and_alias_dedup():
 
 @pytest.mark.django_db
 def test_a_failed_translation_keeps_the_last_usable_one_current(source_samples, rulebook, fake_llm, now, expert, client):
-    from apps.transfer.normalization import normalize_translation, published_version
+    from apps.transfer.normalization.services import normalize_translation, published_version
 
     sample = source_samples[0]
     good = Translation.objects.create(

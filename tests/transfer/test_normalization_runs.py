@@ -10,7 +10,7 @@ from django.apps import apps
 from apps.consultations.rulebooks import get_version, load_rulebooks
 from apps.jobs.models import Job, JobStatus
 from apps.transfer.models import NormalizedText, SourceBenchmark, Translation
-from apps.transfer.normalization import start_normalization_run
+from apps.transfer.normalization.services import start_normalization_run
 from apps.transfer.selectors import ready_for_speech
 
 KOREAN = ["스위스에서는 3개 언어를 씁니다. 무엇인가요?", "호주의 수도는 어디인가요? 인구는 12,345명입니다.",

@@ -9,8 +9,8 @@ from django.core.management import call_command
 
 from apps.consultations import rulebook_files
 from apps.consultations.rulebooks import get_version, load_rulebooks
-from apps.transfer.normalization import normalize_text
-from apps.transfer.normalizer import Normalizer, Tables, normalizer_for, validate
+from apps.transfer.normalization.services import normalize_text
+from apps.transfer.normalizer import MissingTables, Normalizer, Tables, normalizer_for, validate
 
 CASES = [
     # consonant labels
@@ -206,7 +206,7 @@ def test_the_published_version_drives_the_engine(engine):
     load_rulebooks()
     loaded = normalizer_for(get_version("ko-normalization", 2))
     assert loaded.normalize("15층 20번째").text == engine.normalize("15층 20번째").text == "십오 층 스무 번째"
-    with pytest.raises(ValueError, match="no table"):
+    with pytest.raises(MissingTables, match="no table"):
         normalizer_for(get_version("ko-normalization", 1))  # version 1 has no tables: the engine says so
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from apps.accounts.permissions import can
 from apps.consultations.rulebooks import load_rulebooks
-from apps.transfer import selectors
+from apps.transfer.hypertranslation import selectors as translation_selectors
 from apps.transfer.models import Translation
 
 pytestmark = pytest.mark.django_db
@@ -44,7 +44,7 @@ def test_the_run_page_counts_actions_beside_the_paper(translated_run, admin, cli
 
 
 def test_an_expert_corrects_a_translation_and_the_edit_names_them(translated_run, expert, client_for):
-    original = selectors.run_translations(translated_run).exclude(action="deletion").first()
+    original = translation_selectors.run_translations(translated_run).exclude(action="deletion").first()
     client = client_for(expert)
     page = client.get(f"/transfer/translations/output/{original.pk}/").content.decode()
     assert original.source_transcription in page and "번역된 질문" in page

@@ -1,9 +1,9 @@
-"""Offline Korean TTS through espeak-ng (apps.speech.espeak): demos and tests without any server. The seed
+"""Offline Korean TTS through espeak-ng (apps.audio.espeak): demos and tests without any server. The seed
 nudges pitch and rate, so a re-synthesis really sounds different."""
 
 import random
 
-from apps.speech import espeak
+from apps.audio import espeak
 from apps.speech.backends import PermanentSpeechError, SynthesizedAudio, TTSBackend, TTSRequest
 
 

@@ -3,7 +3,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from apps.core.errors import ApplicationError
 from apps.jobs.models import Job
-from apps.transfer.normalization import normalization_report, start_normalization_run
+from apps.transfer.normalization.services import normalization_report, start_normalization_run
 
 
 class Command(BaseCommand):

@@ -3,7 +3,7 @@ from django.core.management.base import BaseCommand, CommandError
 from apps.agents.services import AgentError
 from apps.consultations.models import RulebookKind
 from apps.core.errors import ApplicationError
-from apps.transfer.normalization import normalize_text, published_version
+from apps.transfer.normalization.services import normalize_text, published_version
 
 
 class Command(BaseCommand):

@@ -5,8 +5,9 @@ from apps.agents.services import AgentError
 from apps.core.errors import ApplicationError
 from apps.jobs.models import Job
 from apps.transfer import selectors
+from apps.transfer.ground_truth.selectors import correction_report
+from apps.transfer.ground_truth.services import start_ground_truth_review
 from apps.transfer.models import UnresolvedPolicy
-from apps.transfer.services import start_ground_truth_review
 
 
 class Command(BaseCommand):
@@ -42,7 +43,7 @@ class Command(BaseCommand):
         header = ["subset", "total", "reviewed", "errors_found", "error_rate", "confirmed", "rejected", "excluded",
                   "needs_expert", "needs_attention"]
         self.stdout.write("\t".join(header))
-        for row in selectors.correction_report(run.benchmark, subset=run.subset or None):
+        for row in correction_report(run.benchmark, subset=run.subset or None):
             self.stdout.write("\t".join(str(row[h]) + ("%" if h == "error_rate" else "") for h in header))
         if job.status == "failed":
             raise CommandError(job.message)

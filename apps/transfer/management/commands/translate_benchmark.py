@@ -4,8 +4,8 @@ from django.core.management.base import BaseCommand, CommandError
 from apps.agents.services import AgentError
 from apps.core.errors import ApplicationError
 from apps.jobs.models import Job
-from apps.transfer import selectors
-from apps.transfer.hypertranslation import continue_translation_run, start_translation_run
+from apps.transfer.hypertranslation.selectors import translation_report
+from apps.transfer.hypertranslation.services import continue_translation_run, start_translation_run
 from apps.transfer.models import TranslationRun
 
 
@@ -46,7 +46,7 @@ class Command(BaseCommand):
             return
         if job.status == "failed":
             raise CommandError(job.message)
-        report = selectors.translation_report(run)
+        report = translation_report(run)
         self.stdout.write(f"deleted or replaced: {report['flagged']} of {report['translated']} ({report['flagged_percent']} %); "
                           f"the paper: 653 of 10,083 (6.5 %); cost ${report['cost_usd']}")
         for row in report["subsets"]:

@@ -17,6 +17,9 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from apps.transfer.normalizer.numbers import NumberAt, read_number
+from apps.transfer.normalizer.tables import Tables
+
 # The longest text read at once (the page's box, the command, each benchmark sample): a spoken question is
 # far shorter, and kiwipiepy's analysis of one long word grows faster than its length.
 MAX_CHARS = 5000
@@ -25,13 +28,11 @@ MAX_CHARS = 5000
 RAW_TAGS = {"SN", "SL", "SW", "SO", "SP", "SF", "SE", "SSO", "SSC", "SB", "SH", "W_URL", "W_EMAIL", "W_SERIAL",
             "W_HASHTAG", "W_MENTION", "W_EMOJI"}
 HANGUL = re.compile(r"[가-힣]")
-ALLOWED = re.compile(r"[가-힣\s.,?!]")
 NEEDS_READING = re.compile(r"[^가-힣 .,?!]")
 EMAIL = re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$", re.ASCII)
 URL = re.compile(r"^(?:https?://)?(?:www\.)?[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}(?:/[\w./-]*)?$", re.ASCII)
 DOT_WORD = re.compile(r"^\.[A-Za-z0-9]+$")
 DATE = re.compile(r"\d{4}[/.-]\d{1,2}[/.-]\d{1,2}")
-DIGIT = re.compile(r"\d")
 BEFORE_TAIL = 200  # characters of the text before a span that its reading looks at (not all: quadratic)
 LONG_RUN = 40
 LONG_DIGITS = re.compile(rf"\d{{{LONG_RUN + 1},}}")
@@ -54,31 +55,6 @@ PIECES = re.compile(
     re.X,
 )
 
-
-class Tables:
-    """The normalization tables of one rulebook version: each table by name, and the rule that owns it
-    (so a reading can say which rule fired)."""
-
-    def __init__(self, rules: list[tuple[str, dict | None]]):
-        self.values: dict = {}
-        self.owner: dict[str, str] = {}
-        for rule_id, data in rules:
-            for name, table in (data or {}).items():
-                self.values[name] = table
-                self.owner[name] = rule_id
-        missing = sorted(set(REQUIRED_TABLES) - set(self.values))
-        if missing:
-            raise ValueError(f"the normalization rulebook has no table {', '.join(missing)}; use version 2 or later")
-
-    def __getitem__(self, name: str):
-        return self.values[name]
-
-    def rule(self, name: str) -> str:
-        return self.owner[name]
-
-
-REQUIRED_TABLES = ("sino_digits", "native_counters", "sino_counters", "months", "currency_prefix", "units",
-                   "letters", "greek", "operators", "elements", "url_words", "jamo_names", "remove", "patterns")
 
 DECADE_COUNTER = "대"  # 20대: the twenties, when the words after it name people (see _is_age_group)
 AFTER_TAIL = 40  # characters after a span that its reading may look at
@@ -287,12 +263,20 @@ class Normalizer:
                 counter = self.counter_at(text, end)
             # What follows matters only for a counter's next word (20대 남성): a short slice keeps this linear.
             after = text[end:end + AFTER_TAIL]
-            reading, consumed = self._chunk(chunk, counter, before, out, preserve_set, written, after)
+            reading, consumed, joins_before = self._chunk(chunk, counter, before, out, preserve_set, written, after)
+            if joins_before:  # "사 = 칠": the josa of = joins the word before it (사는 칠), across the space
+                while pieces and not pieces[-1].strip():
+                    written -= len(pieces.pop())
+                if pieces:
+                    kept = pieces[-1].rstrip()
+                    written -= len(pieces[-1]) - len(kept)
+                    pieces[-1] = kept
+                before = before.rstrip()
             pieces.append(reading)
             written, before = written + len(reading), (before + reading)[-BEFORE_TAIL:]
             pos = end + consumed
         pieces.append(text[pos:])
-        out.text = self._tidy(finish_josa("".join(pieces), self.t), out)
+        out.text = self._tidy("".join(pieces), out)
         return out
 
     def _prepare(self, text: str, out: Normalized) -> str:
@@ -345,9 +329,10 @@ class Normalizer:
                 cursor = p.end
         return text
 
-    def _chunk(self, chunk, counter, before, out, preserve_set, offset, after="") -> tuple[str, int]:
+    def _chunk(self, chunk, counter, before, out, preserve_set, offset, after="") -> tuple[str, int, bool]:
         """The reading of one span of written-only material and how many characters of the Korean after it
-        (a counter) it consumed; `after` is the start of the text that follows the span."""
+        (a counter) it consumed, and whether it joins the word before it without a space (the josa of =);
+        `after` is the start of the text that follows the span."""
         # The rulebook's patterns (\d+-\d+) backtrack over a digit run at every start: quadratic in its length.
         # They are matched on the chunk with every run cut to LONG_RUN digits, which they cannot tell apart.
         capped = LONG_DIGITS.sub(lambda m: m.group(0)[:LONG_RUN], chunk)
@@ -358,38 +343,39 @@ class Normalizer:
                 span = chunk + (counter[0] if counter else "")
                 out.pending.append(Pending(span, name, offset, offset + len(span)))
                 out.fire(self.t.rule("patterns"))
-                return span, len(counter[0]) if counter else 0
+                return span, len(counter[0]) if counter else 0, False
         if counter and counter[1] == "context" and self._is_age_group(chunk, counter[0], after):
             rule = self.t.rule("age_decades")
             out.fire(rule)
             reading = f"{self.sino(chunk)} {counter[0]}"
             out.readings.append({"span": chunk + counter[0], "reading": reading, "rules": [rule]})
-            return reading, len(counter[0])
+            return reading, len(counter[0]), False
         if counter and counter[1] == "context":
             span = chunk + counter[0]
             out.pending.append(Pending(span, f"counter {counter[0]}", offset, offset + len(span)))
             out.fire(self.t.rule("counters"))
-            return span, len(counter[0])
+            return span, len(counter[0]), False
         if chunk in preserve_set:
             out.preserved.append(chunk)
             out.fire(self.t.rule("preserve_terms"))
-            return chunk, 0
+            return chunk, 0, False
         if EMAIL.match(chunk) or (URL.match(chunk) and not re.fullmatch(r"[\d.]+", chunk)) or DOT_WORD.match(chunk):
             reading = self._address(chunk, out, preserve_set)
             self._record(out, chunk, reading, self.t.rule("url_words"))
-            return reading, 0
+            return reading, 0, False
         out.span_rules = []
-        reading, consumed = _ChunkReader(self, chunk, counter, before, out, preserve_set).read()
+        reader = _ChunkReader(self, chunk, counter, before, out, preserve_set)
+        reading, consumed = reader.read()
         if reading != chunk:
             out.readings.append({"span": chunk + (counter[0] if consumed else ""), "reading": reading,
                                  "rules": list(out.span_rules)})
-        return reading, consumed
+        return reading, consumed, reader.joins_before
 
     def _is_age_group(self, chunk: str, counter: str, after: str) -> bool:
         """20대 남성, 30대 초반: a decade (대 after a multiple of ten) followed by a word of the rulebook's
         `age_decades` table is an age group, read 이십 대 without the agent. Rulebooks before version 3 have
         no such table and send every 대 to the agent."""
-        words = self.t.values.get("age_decades")
+        words = self.t.optional("age_decades")
         if counter != DECADE_COUNTER or not words or not chunk.isdigit() or int(chunk) % 10:
             return False
         return after[len(counter):].lstrip().startswith(tuple(words))
@@ -462,6 +448,7 @@ class _ChunkReader:
         self.e, self.t, self.out = engine, engine.t, out
         self.chunk, self.counter, self.before = chunk, counter, before
         self.preserve = preserve_set
+        self.joins_before = False  # the reading starts with a josa that joins the text before the chunk
         self.pieces = [(m.lastgroup if m.lastgroup not in ("bexp", "exp", "mant", "sexp") else _group(m), m)
                        for m in PIECES.finditer(chunk)]
 
@@ -513,6 +500,8 @@ class _ChunkReader:
             elif kind == "ellipsis":
                 self.out.fire(self.t.rule("pause"))
                 words.append(self.t["pause_mark"])
+            elif piece == "=" and self._is_equals(i):
+                self._equals(words)
             else:
                 words.append(self.symbol(i, piece))
             i += 1
@@ -521,10 +510,7 @@ class _ChunkReader:
 
     def symbol(self, i: int, piece: str) -> str:
         t = self.t
-        between = 0 < i < len(self.pieces) - 1 or (len(self.pieces) == 1 and self._spaced())
-        if piece == "=" and (between or len(self.pieces) == 1):
-            self.out.fire(t.rule("equals"))
-            return "\u0000="  # josa chosen once the reading before it is known (see _josa)
+        between = self._between(i)
         if piece in t["operators"] and between:
             self.out.fire(t.rule("operators"))
             return t["operators"][piece]
@@ -544,95 +530,50 @@ class _ChunkReader:
             return ""
         return piece  # left for validation to report
 
+    def _between(self, i: int) -> bool:
+        return 0 < i < len(self.pieces) - 1 or (len(self.pieces) == 1 and self._spaced())
+
+    def _is_equals(self, i: int) -> bool:
+        return self._between(i) or len(self.pieces) == 1
+
+    def _equals(self, words: list[str]) -> None:
+        """`=` reads as a josa of what precedes it: 은 after a syllable with a final consonant, 는 after one
+        without, joined to that word (사 = 칠: 사는 칠); after no Korean at all, 는 as a word of its own."""
+        self.out.fire(self.t.rule("equals"))
+        josas = self.t["equals"]
+        last = next((w for w in reversed(words) if w), None)
+        preceding = (last if last is not None else self.before).rstrip()[-1:]
+        if not HANGUL.fullmatch(preceding):
+            words.append(josas["after_vowel"])
+            return
+        josa = josas["after_consonant" if (ord(preceding) - 0xAC00) % 28 else "after_vowel"]
+        if last is not None:
+            words[max(k for k, w in enumerate(words) if w)] += josa
+        else:
+            words.append(josa)
+            self.joins_before = True
+
     def _spaced(self) -> bool:
         return self.before.endswith(" ")
 
     def number(self, i: int, *, currency: str | None = None, negative: bool = False) -> tuple[str, int, int]:
-        """Reads the number at piece i with what qualifies it (range, unit, %, degrees, exponent, counter).
-        Returns the reading, the next piece index and the characters of counter consumed after the chunk."""
-        t, out = self.t, self.out
-        kind, match = self.pieces[i]
-        piece = match.group(0)
-        nxt = i + 1
-        at_end = nxt >= len(self.pieces)
-        if kind == "sci":
-            out.fire(t.rule("times_ten"))
-            return (f"{self.e.sino_number(match.group('mant'))} {t['times_ten']} "
-                    f"{self._exponent(match.group('sexp'))}{t['exponent_power']}", nxt, 0)
-        if kind == "frac":
-            num, den = piece.split("/")
-            out.fire(t.rule("fraction_of"))
-            return f"{self.e.sino(den)}{t['fraction_of']} {self.e.sino(num)}", nxt, 0
-        if kind == "date":
-            y, m, d = re.split(r"[/.-]", piece)
-            out.fire(t.rule("date_counters"))
-            c = t["date_counters"]
-            month = t["months"].get(str(int(m)), self.e.sino(m) + c["month"])
-            return f"{self.e.sino(y)} {c['year']} {month} {self.e.sino(d)} {c['day']}", nxt, 0
-        if kind == "colon":
-            return self.e.time(piece, out), nxt, 0
-        # A range: 3~5개 reads both ends with the counter: 세 개에서 다섯 개.
-        if self.text(nxt) in t["range_marks"] and self.kind(nxt + 1) == "num":
-            out.fire(t.rule("range_marks"))
-            right, after, used = self.number(nxt + 1)
-            if used and self.counter:
-                left = f"{self.e.number_with_counter(piece, self.counter[0], self.counter[1], out)} {self.counter[0]}"
-            else:
-                left = self.e.sino_number(piece)
-            return f"{left}{t['range_word']} {right}", after, used
-        if self.kind(nxt) == "pow":
-            reading = f"{self.e.sino_number(piece)}{t['exponent_of']} "
-            pow_match = self.pieces[nxt][1]
-            reading += self._exponent(pow_match.group("bexp") or pow_match.group("exp")) + t["exponent_power"]
-            out.fire(t.rule("exponent_power"))
-            return self._signed(reading, negative), nxt + 1, 0
-        if self.text(nxt) in t["degrees"]:
-            mark = self.text(nxt)
-            out.fire(t.rule("degrees"))
-            reading = f"{self.e.sino_number(piece)} {t['degrees'][mark]}"
-            if negative:
-                reading = self._below_zero(reading)
-            prefix = t["fahrenheit_prefix"].get(mark)
-            return (f"{prefix} {reading}" if prefix else reading), nxt + 1, 0
-        if self.text(nxt) in t["percent"]:
-            out.fire(t.rule("percent"))
-            return self._signed(f"{self.e.sino_number(piece)} {t['percent'][self.text(nxt)]}", negative), nxt + 1, 0
-        if self.kind(nxt) == "latin" and self.text(nxt) in t["units"]:
-            unit, after = self.unit(nxt)
-            return self._signed(f"{self.e.sino_number(piece)} {unit}", negative), after, 0
-        reading = self.e.sino_number(piece)
-        used = 0
-        if at_end and self.counter and self.counter[1] != "context":
-            counter, ckind = self.counter
-            reading = self.e.number_with_counter(piece, counter, ckind, out)
-            joined = counter == t["month_counter"]
-            reading = f"{reading}{counter}" if joined else f"{reading} {counter}"
-            if joined and reading.startswith(tuple(t["months"].values())):
-                reading = reading[: -len(counter)]
-            used = len(counter)
-        else:
-            out.fire(t.rule("sino_digits"))
-        if currency:
-            reading = f"{reading} {currency}"
-        if negative and used and self.counter[0] in t["degrees"].values():
-            # -5도 is a temperature: 영하 오 도, as -5°C reads (not 마이너스 오 도).
-            out.fire(t.rule("below_zero"))
-            return self._below_zero(reading), nxt, used
-        return self._signed(reading, negative), nxt, used
+        """Reads the number at piece i with what qualifies it (numbers.NUMBER_CASES, in order). Returns the
+        reading, the next piece index and the characters of counter consumed after the chunk."""
+        return read_number(NumberAt(self, i, currency=currency, negative=negative))
 
-    def _below_zero(self, reading: str) -> str:
+    def below_zero(self, reading: str) -> str:
         """영하 before a temperature below zero, unless the sentence says it already (영하 -5도)."""
         if self.before.rstrip().endswith(self.t["below_zero"]):
             return reading
         return f"{self.t['below_zero']} {reading}"
 
-    def _signed(self, reading: str, negative: bool) -> str:
+    def signed(self, reading: str, negative: bool) -> str:
         if negative:
             self.out.fire(self.t.rule("minus"))
             return f"{self.t['minus']} {reading}"
         return reading
 
-    def _exponent(self, exp: str) -> str:
+    def exponent(self, exp: str) -> str:
         exp = exp.strip()
         negative = exp[:1] in "-−"
         exp = exp.lstrip("-−+")
@@ -645,7 +586,7 @@ class _ChunkReader:
     def power(self, match) -> str:
         exp = match.group("bexp") or match.group("exp")
         self.out.fire(self.t.rule("exponent_power"))
-        return f"{self.t['exponent_of']} {self._exponent(exp)}{self.t['exponent_power']}".strip()
+        return f"{self.t['exponent_of']} {self.exponent(exp)}{self.t['exponent_power']}".strip()
 
     def unit(self, i: int) -> tuple[str, int]:
         """A unit or a unit expression (g/mL, km/h: "/" is 퍼 only here)."""
@@ -703,40 +644,6 @@ def _group(match) -> str:
         if match.group(name) is not None:
             return name
     return match.lastgroup
-
-
-def finish_josa(text: str, tables: Tables) -> str:
-    """`=` reads as 은 or 는 after what precedes it (은 after a final consonant)."""
-    def repl(m):
-        prev = m.group(1)
-        eq = tables["equals"]
-        return prev + (eq["after_consonant"] if _has_final(prev[-1]) else eq["after_vowel"])
-    text = re.sub(r"([가-힣])\s*\u0000=", repl, text)
-    return text.replace("\u0000=", tables["equals"]["after_vowel"])
-
-
-def _has_final(syllable: str) -> bool:
-    code = ord(syllable) - 0xAC00
-    return 0 <= code < 11172 and code % 28 != 0
-
-
-def validate(text: str, preserved: list[str] | tuple[str, ...] = ()) -> list[str]:
-    """What is still written-only in `text`, as reasons a person can read (empty when ready for speech):
-    digits, Latin letters and symbols, except inside the preserved spans."""
-    rest = text
-    for span in sorted(set(preserved), key=len, reverse=True):
-        rest = re.sub(rf"(?<![A-Za-z]){re.escape(span)}(?![A-Za-z])", " ", rest)
-    problems = []
-    digits = [word for word in rest.split() if DIGIT.search(word)]  # not \S*\d\S*: quadratic on a long word
-    if digits:
-        problems.append("digit left: " + ", ".join(dict.fromkeys(digits)))
-    latin = re.findall(r"[A-Za-z]+", rest)
-    if latin:
-        problems.append("Latin letters left: " + ", ".join(dict.fromkeys(latin)))
-    symbols = [c for c in rest if not (ALLOWED.match(c) or c.isdigit() or (c.isascii() and c.isalpha()))]
-    if symbols:
-        problems.append("symbol left: " + " ".join(dict.fromkeys(symbols)))
-    return problems
 
 
 _ENGINES: dict[tuple, Normalizer] = {}

@@ -68,7 +68,7 @@ def normalize_text(text: str, *, version: RulebookVersion | None = None, preserv
     version = version or published_version(RulebookKind.NORMALIZATION)
     try:
         engine = normalizer.normalizer_for(version)
-    except ValueError as exc:
+    except normalizer.MissingTables as exc:
         raise InvalidInput(f"{version}: {exc}", field="rulebook_version") from None
     result = engine.normalize(text, preserve=tuple(preserve))
     outcome = NormalizationOutcome(text=result.text, readings=list(result.readings),
@@ -136,7 +136,7 @@ def start_normalization_run(*, benchmark: str, subset: str = "", limit: int | No
     version = published_version(RulebookKind.NORMALIZATION, number=version_number)
     try:
         normalizer.normalizer_for(version)
-    except ValueError as exc:
+    except normalizer.MissingTables as exc:
         raise InvalidInput(f"{version}: {exc}", field="version") from None
     user = acting_user if acting_user is not None and acting_user.pk else None
 

@@ -25,6 +25,7 @@ from apps.core.errors import Conflict, InvalidInput, NotFound
 from apps.jobs.models import ATTENTION_KEY
 from apps.jobs.services import needing_attention, results_in_parallel, start_stage_run
 from apps.transfer import selectors
+from apps.transfer.hypertranslation import selectors as stage_selectors
 from apps.transfer.models import (
     SourceBenchmark,
     SourceSample,
@@ -33,7 +34,7 @@ from apps.transfer.models import (
     TranslationAction,
     TranslationRun,
 )
-from apps.transfer.normalization import published_version
+from apps.transfer.normalization.services import published_version
 
 TRANSLATOR_ROLE = "translator"
 AGENT_ACTIONS = ("direct_translation", "format_conversion", "equivalent_replacement", "deletion", "undecided")
@@ -196,7 +197,7 @@ def run_translation(job, progress) -> dict:
                                   workers=settings.TRANSFER_TRANSLATE_WORKERS, name="translate")
     for sample, translation in results:
         progress.advance(message=f"{sample.subset}/{sample.source_id}: {translation.get_action_display()}")
-    result = {"report": selectors.translation_report(run)}
+    result = {"report": stage_selectors.translation_report(run)}
     # Those whose current translation is this run's failure (a sample that kept a usable one does not count).
     failed = selectors.current_translations(benchmark=run.benchmark).filter(
         run=run, action=TranslationAction.NEEDS_ATTENTION).count()

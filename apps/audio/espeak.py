@@ -1,4 +1,5 @@
-"""Offline Korean speech from espeak-ng (Debian package `espeak-ng`): the TTS used by demos and tests."""
+"""Offline Korean speech from espeak-ng (Debian package `espeak-ng`): the TTS that makes the demo clips of
+every app (apps.audio is below them all) and backs apps.speech's offline TTS backend."""
 
 import shutil
 import subprocess

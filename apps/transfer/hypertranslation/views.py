@@ -1,5 +1,5 @@
-"""Pages of the hypertranslation and normalization stages (admins and experts): translation runs and their
-report, the side-by-side view with the correction form, the normalizer page and normalization runs."""
+"""Pages of the hypertranslation stage (admins and experts): translation runs and their report, and the
+side-by-side view with the correction form."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -9,18 +9,11 @@ from django.views.decorators.http import require_POST
 from apps.accounts.permissions import require
 from apps.agents.services import AgentError
 from apps.core.errors import ApplicationError
-from apps.transfer import hypertranslation, normalization, selectors
-from apps.transfer.forms import (
-    CorrectTranslationForm,
-    NormalizeTextForm,
-    StartNormalizationForm,
-    StartTranslationForm,
-)
-from apps.transfer.models import NormalizationRun, Translation, TranslationAction, TranslationRun
-
-
-def _budget(value):
-    return float(value) if value is not None else None
+from apps.transfer import selectors
+from apps.transfer.forms import CorrectTranslationForm, StartTranslationForm, budget
+from apps.transfer.hypertranslation import selectors as stage_selectors
+from apps.transfer.hypertranslation import services as hypertranslation
+from apps.transfer.models import Translation, TranslationAction, TranslationRun
 
 
 @login_required
@@ -34,7 +27,7 @@ def translation_runs(request):
             try:
                 run = hypertranslation.start_translation_run(
                     benchmark=data["benchmark"].name, subset=data["subset"].strip(), limit=data["limit"],
-                    version_number=data["version"], budget_usd=_budget(data["budget_usd"]), acting_user=request.user)
+                    version_number=data["version"], budget_usd=budget(data["budget_usd"]), acting_user=request.user)
             except (ApplicationError, AgentError) as exc:
                 messages.error(request, str(exc))
             else:
@@ -47,16 +40,16 @@ def translation_runs(request):
 def translation_run(request, pk: int):
     require(request.user, "transfer.review")
     run = get_object_or_404(TranslationRun.objects.select_related("benchmark", "rulebook_version__rulebook", "job"), pk=pk)
-    outputs = selectors.run_translations(run)
+    outputs = stage_selectors.run_translations(run)
     action, subset = request.GET.get("action", ""), request.GET.get("subset", "")
     if action:
         outputs = outputs.filter(action=action)
     if subset:
         outputs = outputs.filter(sample__subset=subset)
-    latest = selectors.latest_version_numbers()
-    rows = [(t, selectors.is_stale(t, latest)) for t in outputs[:500]]
+    latest = stage_selectors.latest_version_numbers()
+    rows = [(t, stage_selectors.is_stale(t, latest)) for t in outputs[:500]]
     newest = latest.get(run.rulebook_version.rulebook_id, run.rulebook_version.number)
-    report = selectors.translation_report(run)
+    report = stage_selectors.translation_report(run)
     can_continue = bool(report["stale"] or report["total"]["undecided"] or report["total"]["needs_attention"])
     return render(request, "transfer/translation_run.html", {
         "run": run, "report": report, "rows": rows, "actions": TranslationAction.choices,
@@ -104,40 +97,7 @@ def translation_detail(request, pk: int):
     return render(request, "transfer/translation_detail.html", {
         "t": translation, "current": current, "form": form, "history": history,
         "rules": [(rid, rules.get(rid)) for rid in translation.rule_ids],
-        "stale": selectors.is_stale(translation), "normalized": translation.normalized_texts.order_by("-pk").first(),
+        "stale": stage_selectors.is_stale(translation), "normalized": translation.normalized_texts.order_by("-pk").first(),
         "newer_unusable": history.filter(pk__gt=translation.pk, action=TranslationAction.NEEDS_ATTENTION).first()
         if current is not None and current.pk == translation.pk else None,
     })
-
-
-@login_required
-def normalize_page(request):
-    """Experts try the normalizer on a text: the reading, the rules that fired, each span's reading."""
-    require(request.user, "transfer.review")
-    form = NormalizeTextForm(request.POST or None, prefix="try")
-    outcome = error = None
-    if request.method == "POST" and "try-text" in request.POST and form.is_valid():
-        preserve = [p.strip() for p in form.cleaned_data["preserve"].split(",") if p.strip()]
-        try:
-            outcome = normalization.normalize_text(form.cleaned_data["text"], preserve=preserve,
-                                                   use_agent=form.cleaned_data["use_agent"])
-        except (ApplicationError, AgentError) as exc:
-            error = str(exc)
-    start = StartNormalizationForm(request.POST if "run-benchmark" in request.POST else None, prefix="run")
-    if request.method == "POST" and "run-benchmark" in request.POST:
-        require(request.user, "transfer.manage")
-        if start.is_valid():
-            data = start.cleaned_data
-            try:
-                normalization.start_normalization_run(
-                    benchmark=data["benchmark"].name, subset=data["subset"].strip(), limit=data["limit"],
-                    version_number=data["version"], budget_usd=_budget(data["budget_usd"]), acting_user=request.user)
-            except ApplicationError as exc:
-                messages.error(request, str(exc))
-            else:
-                return redirect("transfer:normalize")
-    runs = [(run, normalization.normalization_report(run)) for run in
-            NormalizationRun.objects.select_related("benchmark", "rulebook_version__rulebook", "job")[:20]]
-    attention = selectors.current_normalizations().filter(status="needs_attention")[:50]
-    return render(request, "transfer/normalize.html", {"form": form, "outcome": outcome, "error": error,
-                                                       "start": start, "runs": runs, "attention": attention})
