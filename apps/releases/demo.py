@@ -3,18 +3,17 @@ show. Idempotent."""
 
 from django.test.utils import override_settings
 
+from apps.accounts.models import User
 from apps.jobs.services import run_job
+from apps.listening.demo import DEMO_NAME as TEST_NAME
+from apps.listening.models import ListeningTest
+from apps.releases.models import Release
+from apps.releases.services import create_release, publish_release
 
 DEMO_NAME = "komos-demo"
 
 
 def seed(stdout=None):
-    from apps.accounts.models import User
-    from apps.listening.demo import DEMO_NAME as TEST_NAME
-    from apps.listening.models import ListeningTest
-    from apps.releases.models import Release
-    from apps.releases.services import create_release, publish_release
-
     existing = Release.objects.filter(name=DEMO_NAME).first()
     admin = User.objects.filter(username="admin").first()
     test = ListeningTest.objects.filter(name=TEST_NAME).first()

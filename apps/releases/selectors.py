@@ -3,6 +3,7 @@ and the diff between two versions of a dataset."""
 
 from dataclasses import dataclass, field
 
+from apps.accounts.models import User
 from apps.agents.models import AgentCall
 from apps.releases.models import Release, ReleaseItem, ReleaseStatus
 
@@ -35,8 +36,6 @@ def item_provenance(release: Release, item_id: str, *, viewer) -> Provenance:
         "created_at", "job_id")} if listed else {}
     decisions = [dict(d) for d in data.get("human_decisions", {}).get("decisions", [])]
     if viewer.is_sori_admin and item.people:
-        from apps.accounts.models import User
-
         users = User.objects.in_bulk([uid for uid in item.people.values() if uid])
         for d in decisions:
             d["person"] = users.get(item.people.get(d["by"]))

@@ -9,18 +9,17 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from apps.accounts.permissions import require
+from apps.authoring.models import QuestionSet
 from apps.core.errors import ApplicationError, InvalidInput
+from apps.listening.models import ListeningTest, TestStatus
 from apps.releases import licences, selectors, services
 from apps.releases.models import Release, ReleaseItem, ReleaseKind, ReleaseStatus
+from apps.transfer.models import SourceBenchmark
+from apps.verification.models import VerificationProject
 
 
 def _sources_for_form():
     """(kind, [("kind:id", label)]) for the build form's source list."""
-    from apps.authoring.models import QuestionSet
-    from apps.listening.models import ListeningTest, TestStatus
-    from apps.transfer.models import SourceBenchmark
-    from apps.verification.models import VerificationProject
-
     groups = [
         (ReleaseKind.MOS, ListeningTest.objects.exclude(status=TestStatus.IMPORTING).order_by("name")),
         (ReleaseKind.HPSU, VerificationProject.objects.order_by("name")),

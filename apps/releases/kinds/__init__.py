@@ -7,6 +7,7 @@
 
 The release machinery (apps.releases.building) writes the data files, card, provenance and checksums."""
 
+import re
 from dataclasses import dataclass, field
 
 
@@ -62,6 +63,4 @@ def registry():
 
 
 def safe_name(text: str, fallback: str) -> str:
-    import re
-
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or fallback

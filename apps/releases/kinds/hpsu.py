@@ -9,6 +9,8 @@ from pathlib import Path, PurePosixPath
 from apps.accounts.pseudonyms import pseudonyms_for
 from apps.core.errors import Conflict
 from apps.releases.kinds import Built, Item, SourceMissing, Ticker
+from apps.verification.exports import export_project
+from apps.verification.models import ItemStatus, Review, VerificationProject
 
 COLUMNS = {
     "id": "string", "audio": "audio", "audio_path": "string", "category": "string", "sub-category": "string",
@@ -18,8 +20,6 @@ COLUMNS = {
 
 
 def source(source_id: int):
-    from apps.verification.models import ItemStatus, VerificationProject
-
     project = VerificationProject.objects.filter(pk=source_id).first()
     if project is None:
         raise SourceMissing(f"no verification project with id {source_id}")
@@ -58,8 +58,6 @@ def build(project, folder: Path, progress) -> Built:
 
 def _load(project) -> list:
     """The accepted items, in file order; refused if one's audio path would leave the release folder."""
-    from apps.verification.models import ItemStatus
-
     accepted = list(project.items.filter(status=ItemStatus.ACCEPTED).select_related("audio", "item_import").order_by("position"))
     for item in accepted:
         rel = PurePosixPath(item.audio_path)
@@ -70,8 +68,6 @@ def _load(project) -> list:
 
 def _write_files(project, folder: Path) -> None:
     """The HPSU file, its media and reviews.csv, as the verification export writes them."""
-    from apps.verification.exports import export_project
-
     export_project(project, folder, reviews_of_accepted_only=True)
     (folder / "items.json").rename(folder / "HPSU_data.json")
     # Rejected items (and their reviews) stay in the admin export, never in a release.
@@ -80,8 +76,6 @@ def _write_files(project, folder: Path) -> None:
 
 def _reviews(project, accepted: list) -> tuple[dict[int, list], dict[int, str]]:
     """(item id -> its reviews in time order, annotator id -> pseudonym in the project)."""
-    from apps.verification.models import Review
-
     reviews: dict[int, list] = {}
     for review in Review.objects.filter(item__in=accepted).order_by("created_at", "id"):
         reviews.setdefault(review.item_id, []).append(review)
@@ -122,8 +116,6 @@ def _item(project, item, mine: list, names: dict[int, str]) -> Item:
 
 def _card(project, items: list[Item], reviews: dict[int, list]) -> Built:
     """What is left out and why, the statistics and the card's text."""
-    from apps.verification.models import ItemStatus
-
     rejected = project.items.filter(status=ItemStatus.REJECTED).values_list("external_id", flat=True)
     pending = project.items.filter(status=ItemStatus.PENDING).values_list("external_id", flat=True)
     tasks: dict[str, int] = {}

@@ -9,6 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from apps.accounts.pseudonyms import RELEASES, pseudonyms_for
+from apps.authoring.exports import LICENSE_FILE, license_text, mmau_rows, row_id, write_audio
+from apps.authoring.models import BlindAnswer, EscalationResolution, QuestionSet, Review
+from apps.authoring.selectors import accepted_questions
 from apps.core.errors import Conflict
 from apps.releases.kinds import Built, Item, SourceMissing, Ticker
 from apps.releases.kinds.provenance_common import agent_calls
@@ -27,9 +30,6 @@ MMAU_KEYS = ["id", "audio_id", "question", "choices", "answer", "dataset", "task
 
 
 def source(source_id: int):
-    from apps.authoring.models import QuestionSet
-    from apps.authoring.selectors import accepted_questions
-
     question_set = QuestionSet.objects.filter(pk=source_id).first()
     if question_set is None:
         raise SourceMissing(f"no question set with id {source_id}")
@@ -49,8 +49,6 @@ def default_license(question_set) -> str:
 
 
 def default_sources(question_set) -> list[dict]:
-    from apps.authoring.selectors import accepted_questions
-
     pairs = accepted_questions(question_set).order_by().values_list("clip__corpus__name", "clip__corpus__license")
     corpora = dict(pairs.distinct())
     return [{"name": KNOWN_SOURCES.get(name.lower(), (name,))[0], "license": lic} for name, lic in sorted(corpora.items())]
@@ -70,8 +68,6 @@ class _Loaded:
 def build(question_set, folder: Path, progress) -> Built:
     """Load the accepted questions, write their audio and LICENSE.md, one item per question, kmmau.json,
     then the card's text."""
-    from apps.authoring.exports import LICENSE_FILE, license_text, write_audio
-
     ticker = Ticker(progress, 2, "Cutting audio and writing MMAU rows")
     loaded = _load(question_set)
     audio_files = write_audio(loaded.rows, loaded.questions, folder)
@@ -84,9 +80,6 @@ def build(question_set, folder: Path, progress) -> Built:
 
 
 def _load(question_set) -> _Loaded:
-    from apps.authoring.exports import mmau_rows, row_id
-    from apps.authoring.selectors import accepted_questions
-
     rows = mmau_rows(question_set)
     for row in rows:  # the release keeps audio under audio/, its layout for every kind
         row["audio_id"] = "./audio/" + row["audio_id"].removeprefix("./audios/")
@@ -151,8 +144,6 @@ def _card(question_set, items: list[Item], audio_files: int) -> Built:
 def _human_decisions(questions) -> dict[int, list[tuple[int, dict]]]:
     """question id -> [(user id, {kind, at, what})] in time order: who wrote it, each review of an agent
     question, the blind answer to a manual one and an admin's resolution of a disagreement (four queries)."""
-    from apps.authoring.models import BlindAnswer, EscalationResolution, Review
-
     questions = list(questions)
     steps: dict[int, list] = {q.pk: [] for q in questions}
     for q in questions:

@@ -12,6 +12,8 @@ import pandas as pd
 from apps.accounts.models import Pseudonym
 from apps.accounts.pseudonyms import LISTENING
 from apps.core.errors import Conflict
+from apps.listening.exports import build_tables, write_listener_ratings
+from apps.listening.models import ListeningTest, TestStatus
 from apps.releases.kinds import Built, Item, SourceMissing, Ticker
 
 CLIP_COLUMNS = {
@@ -24,8 +26,6 @@ RATING_COLUMNS = {"clip_id": "string", "audio": "audio", "listener": "string", "
 
 
 def source(source_id: int):
-    from apps.listening.models import ListeningTest, TestStatus
-
     test = ListeningTest.objects.filter(pk=source_id).first()
     if test is None:
         raise SourceMissing(f"no listening test with id {source_id}")
@@ -64,8 +64,6 @@ class _Loaded:
 def build(test, folder: Path, progress) -> Built:
     """Load the export's tables, copy each clip's audio and make its item, write the listener file, then the
     card's text."""
-    from apps.listening.exports import write_listener_ratings
-
     loaded = _load(test)
     ticker = Ticker(progress, len(loaded.clips), "Copying clips and writing tables")
     items, rating_rows = [], {}
@@ -80,8 +78,6 @@ def build(test, folder: Path, progress) -> Built:
 
 
 def _load(test) -> _Loaded:
-    from apps.listening.exports import build_tables
-
     ratings, clips, bvcc = build_tables(test)
     assets = {c.clip_id: c for c in test.clips.select_related("asset").order_by("clip_id")}
     clean = ratings[ratings["flags"] == ""]

@@ -16,18 +16,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from apps.accounts.pseudonyms import RELEASES, pseudonyms_for
+from apps.consultations.models import AnalysisResult
 from apps.core.errors import Conflict
 from apps.releases.kinds import Built, Item, SourceMissing, Ticker, safe_name
 from apps.releases.kinds.provenance_common import agent_calls
 from apps.releases.licences import KNOWN_SOURCES
+from apps.speech.models import SynthesisAttempt, SynthesisDecision
+from apps.speech.selectors import final_audio
+from apps.transfer.models import (
+    Correction,
+    CorrectionDecision,
+    GroundTruthReview,
+    SourceBenchmark,
+    SourceSample,
+)
+from apps.transfer.selectors import current_translations, effective_answer, ready_for_speech
 
 COLUMNS = {"id": "string", "audio": "audio", "transcription": "string", "answer": "string",
            "aliases": "list:string", "subset": "string", "capability": "string"}
 
 
 def source(source_id: int):
-    from apps.transfer.models import SourceBenchmark
-
     benchmark = SourceBenchmark.objects.filter(pk=source_id).first()
     if benchmark is None:
         raise SourceMissing(f"no source benchmark with id {source_id}")
@@ -37,9 +46,6 @@ def source(source_id: int):
 
 def _refuse_if_empty(benchmark) -> None:
     """Refuse before building what would hold no sample, saying what is missing."""
-    from apps.speech.selectors import final_audio
-    from apps.transfer.selectors import current_translations
-
     if not benchmark.samples.exists():
         raise Conflict(f"benchmark {benchmark.name!r} has no samples; import a subset first", code="nothing_to_release")
     if current_translations(benchmark=benchmark).exists() and not final_audio(benchmark=benchmark):
@@ -82,8 +88,6 @@ class _Loaded:
 def build(benchmark, folder: Path, progress) -> Built:
     """Load every sample and its history, make each released sample's item (copying its audio) or say why it
     is left out, then the card's text."""
-    from apps.transfer.selectors import effective_answer
-
     loaded = _load(benchmark)
     ticker = Ticker(progress, len(loaded.samples), "Collecting effective answers and provenance")
     items, excluded, audio_paths = [], {}, {}
@@ -99,12 +103,6 @@ def build(benchmark, folder: Path, progress) -> Built:
 
 
 def _load(benchmark) -> _Loaded:
-    from apps.consultations.models import AnalysisResult
-    from apps.speech.models import SynthesisAttempt, SynthesisDecision
-    from apps.speech.selectors import final_audio
-    from apps.transfer.models import CorrectionDecision, SourceSample
-    from apps.transfer.selectors import current_translations, ready_for_speech
-
     samples = list(SourceSample.objects.filter(benchmark=benchmark)
                    .select_related("review", "correction").order_by("subset", "source_id"))
     ids = [s.pk for s in samples]
@@ -304,8 +302,6 @@ def _version(version) -> str:
 
 
 def _review(sample):
-    from apps.transfer.models import GroundTruthReview
-
     try:
         return sample.review
     except GroundTruthReview.DoesNotExist:
@@ -313,8 +309,6 @@ def _review(sample):
 
 
 def _correction(sample):
-    from apps.transfer.models import Correction
-
     try:
         return sample.correction
     except Correction.DoesNotExist:
