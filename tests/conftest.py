@@ -2,10 +2,14 @@
 files made on the spot, API clients, and a headless Chromium page for browser tests.
 
 Tests marked `postgres` run only against PostgreSQL (CI and scripts/test use it); tests marked `redis` only
-when REDIS_URL points at a broker."""
+when REDIS_URL points at a broker.
+
+scripts/test runs the suite on several pytest-xdist workers; each has its own test database (pytest-django
+names it test_<name>_gw0, _gw1, ...), Redis database and data folder (pytest_xdist_setupnodes below)."""
 
 import math
 import os
+import re
 import struct
 import wave
 from pathlib import Path
@@ -21,6 +25,39 @@ CHROMIUM = "/usr/bin/chromium"
 
 # The fake LLM provider server and its `fake_llm` fixture (and a guard hiding real provider keys).
 pytest_plugins = ["tests.fakes.llm_server", "tests.fakes.speech_server"]
+
+
+REDIS_DATABASES = 16  # redis-server's default `databases`
+
+
+def worker_redis_url(url: str, offset: int) -> str:
+    """redis://host:port/D -> the same URL with database D + offset (D is 0 when the URL names none)."""
+    match = re.fullmatch(r"(rediss?://[^/?#]*)(?:/(\d*))?", url)
+    if not match:
+        raise pytest.UsageError(f"REDIS_URL={url!r}: expected redis://host:port/DB with nothing after DB")
+    database = int(match.group(2) or 0) + offset
+    if database >= REDIS_DATABASES:
+        raise pytest.UsageError(
+            f"REDIS_URL={url!r}: test worker {offset} would use Redis database {database}, and Redis has "
+            f"{REDIS_DATABASES}; give REDIS_URL a lower database or run fewer workers (-n)"
+        )
+    return f"{match.group(1)}/{database}"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_setupnodes(config, specs):
+    """Worker N gets Redis database <REDIS_URL's> + N and SORI_DATA_DIR/workerN: else one worker's
+    cache.clear() or broker clean-up would wipe another's keys mid-test. They go into the workers' environment
+    (set before Django reads its settings there), so the Celery workers, manage.py runs and benchmark scripts
+    a test starts inherit them too. A worker that replaces a crashed one reuses its spec, so its slot."""
+    for offset, spec in enumerate(specs):
+        for variable in ("REDIS_URL", "CELERY_BROKER_URL"):
+            if os.environ.get(variable, "").startswith("redis"):
+                spec.env[variable] = worker_redis_url(os.environ[variable], offset)
+        if os.environ.get("SORI_DATA_DIR"):
+            data_dir = Path(os.environ["SORI_DATA_DIR"]) / f"worker{offset}"
+            data_dir.mkdir(parents=True, exist_ok=True)
+            spec.env["SORI_DATA_DIR"] = str(data_dir)
 
 
 def pytest_runtest_setup(item):

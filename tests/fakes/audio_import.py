@@ -1,5 +1,5 @@
 """A separate process that imports audio, for the tests that race two imports or kill one
-(tests/foundation/test_audio_storage.py). Run: `python -m tests.fakes.audio_import MODE SIGNALS PATH...`
+(tests/audio/test_storage.py). Run: `python -m tests.fakes.audio_import MODE SIGNALS PATH...`
 with DATABASE_URL and MEDIA_ROOT set to the test's. SIGNALS is a folder the process and the test talk
 through with empty files:
 

@@ -10,7 +10,7 @@ from apps.jobs.models import Job
 from apps.listening import services
 from apps.listening.models import ListeningTest
 from tests.browser import wait_until
-from tests.listening.conftest import bundle_dir, clip_rows  # noqa: F401  (bundle_dir is a fixture)
+from tests.listening.conftest import clip_rows
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -27,7 +27,7 @@ BAR_SAMPLER = """() => {
 
 
 def test_the_bar_moves_while_storing_and_cancel_then_resume_completes_the_import(
-    admin, page, login, live_server, write_manifest, bundle_dir, tmp_path, settings, monkeypatch  # noqa: F811
+    admin, page, login, live_server, write_manifest, bundle_dir, tmp_path, settings, monkeypatch
 ):
     settings.JOB_RUNNER = "thread"  # as the embedded default runs it: the page polls while a thread works
     monkeypatch.setattr(services, "IMPORT_BATCH", 4)
