@@ -3,6 +3,7 @@
 from apps.accounts.permissions import role_rule, rule
 from apps.accounts.roles import Role
 from apps.audio.rules import grants_audio_access
+from apps.authoring.models import Clip
 
 role_rule("authoring.manage")  # corpora, question sets, generation, export: admins only
 role_rule("authoring.work", Role.ANNOTATOR)
@@ -18,6 +19,4 @@ def _author_reads_own_question(user, question) -> bool:
 @grants_audio_access
 def _annotator_hears_corpus_clips(user, asset) -> bool:
     """Annotators review, author and answer questions on any clip of a corpus that a question set uses."""
-    from apps.authoring.models import Clip
-
     return user.has_role(Role.ANNOTATOR) and Clip.objects.filter(audio=asset, corpus__question_sets__isnull=False).exists()
