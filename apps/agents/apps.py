@@ -1,4 +1,7 @@
 from django.apps import AppConfig
+from django.urls import reverse
+
+from apps.accounts.navigation import NavLink, Panel
 
 
 class AgentsConfig(AppConfig):
@@ -7,25 +10,18 @@ class AgentsConfig(AppConfig):
     verbose_name = "Agents (LLM calls)"
 
     def ready(self):
+        # Here, not at the top: they import models, which cannot load before the app registry is ready.
         from apps.agents import jobs, rules  # noqa: F401  (register the job handler and permission rules)
 
     def nav_links(self, user):
-        from django.urls import reverse
-
-        from apps.accounts.navigation import NavLink
-
         if getattr(user, "is_sori_admin", False):
             return [NavLink("Agents", reverse("agents:overview"))]
         return []
 
     def home_panels(self, user):
-        from django.urls import reverse
-
-        from apps.accounts.navigation import Panel
-
         if not getattr(user, "is_sori_admin", False):
             return []
-        from apps.agents import selectors
+        from apps.agents import selectors  # imports models: not at the top of apps.py (see ready)
 
         status = selectors.provider_status()
         missing = [s for s in status if not s["configured"]]

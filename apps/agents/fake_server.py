@@ -122,10 +122,6 @@ class FakeLLM:
             for _ in range(times):
                 self._delays.append(seconds)
 
-    @property
-    def http_requests(self) -> int:
-        return len(self.requests)
-
     # --- serving -----------------------------------------------------------------------------------------
     def _next(self, body: dict):
         with self._lock:

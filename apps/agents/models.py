@@ -1,6 +1,8 @@
 """The agent layer's records: which provider and model each role uses, every call made (the call log, with
 tokens, cost and latency), and the response cache that makes a repeated input free and reproducible."""
 
+from decimal import Decimal
+
 from django.conf import settings
 from django.db import models
 
@@ -47,8 +49,6 @@ class CallStatus(models.TextChoices):
 
 class AgentCallQuerySet(models.QuerySet):
     def total_cost(self):
-        from decimal import Decimal
-
         return self.aggregate(total=models.Sum("cost_usd"))["total"] or Decimal("0")
 
 

@@ -1,17 +1,15 @@
 """Reads for the agent pages: which roles can run, and what the call log says about cost and latency."""
 
+from django.conf import settings
 from django.db.models import Avg, Count, Q, Sum
 
 from apps.agents import providers
 from apps.agents.models import AgentCall, AgentRole, CallStatus, RoleAssignment
+from apps.agents.services import agent_config, price_of
 
 
 def provider_status() -> list[dict]:
     """Per role: provider, model, where the choice comes from, whether its provider is configured, price."""
-    from django.conf import settings
-
-    from apps.agents.services import agent_config, price_of
-
     assigned = {row.role: row for row in RoleAssignment.objects.all()}
     rows = []
     for role in AgentRole:

@@ -100,13 +100,6 @@ def _not_configured_message(role: str, provider: str) -> str:
     return f"No {provider} provider is configured for the {AgentRole(role).label} agent: {fix}."
 
 
-def set_role_assignment(*, role: str, provider: str, model: str, acting_user=None) -> RoleAssignment:
-    row, _ = RoleAssignment.objects.update_or_create(
-        role=AgentRole(role), defaults={"provider": provider, "model": model, "updated_by": acting_user}
-    )
-    return row
-
-
 class _ProviderCheck(BaseModel):
     ok: bool
     echo: str

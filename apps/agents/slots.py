@@ -11,6 +11,7 @@ import time
 import uuid
 from contextlib import contextmanager
 
+import redis
 from django.conf import settings
 
 _ACQUIRE = """
@@ -36,8 +37,6 @@ def _limit(provider: str) -> int:
 def _redis():
     global _redis_client
     if _redis_client is None or getattr(_redis_client, "_sori_url", None) != settings.REDIS_URL:
-        import redis
-
         _redis_client = redis.Redis.from_url(settings.REDIS_URL)
         _redis_client._sori_url = settings.REDIS_URL
     return _redis_client

@@ -7,10 +7,11 @@ class AudioConfig(AppConfig):
     verbose_name = "Audio assets"
 
     def ready(self):
-        from apps.audio import jobs, rules  # noqa: F401
+        # Here, not at the top: they import models, which cannot load before the app registry is ready.
+        from apps.audio import jobs, rules  # noqa: F401  (register the job handler and permission rules)
 
     def seed_demo(self, stdout):
-        from apps.audio.demo import demo_asset
+        from apps.audio.demo import demo_asset  # imports models: not at the top of apps.py (see ready)
 
         for name, text in DEMO_SENTENCES:
             demo_asset(text, name=name)

@@ -2,6 +2,7 @@ import uuid
 
 from django.conf import settings
 from django.db import models
+from django.urls import reverse
 
 
 def _asset_path(asset: "AudioAsset", filename: str) -> str:
@@ -38,8 +39,6 @@ class AudioAsset(models.Model):
         return self.original_name or self.sha256[:12]
 
     def get_absolute_url(self) -> str:
-        from django.urls import reverse
-
         return reverse("audio:serve", kwargs={"public_id": self.public_id})
 
     @property

@@ -2,6 +2,7 @@
 the collection and the evaluation (jobs: 202 with the job), and reading a run's per-item scores with the judge
 calls behind them. Admins write; any signed-in user reads. The same services as the pages and commands."""
 
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import generics, serializers, status
@@ -14,7 +15,9 @@ from apps.accounts.permissions import IsSoriAdmin
 from apps.core.api import StrictInput, error_responses
 from apps.core.errors import InvalidInput, NotFound
 from apps.evaluation import selectors, services
-from apps.evaluation.models import EvaluatedModel, EvaluationRun
+from apps.evaluation.models import EvalItem, EvaluatedModel, EvaluationRun
+from apps.releases.models import Release
+from apps.transfer.models import SourceBenchmark
 
 
 class _ReadOrAdmin(IsAuthenticated):
@@ -207,9 +210,6 @@ class RunListView(generics.ListAPIView):
         """One model on one benchmark: a release (built or published) or a source benchmark; the run copies the
         benchmark's items. 404 when the model or benchmark does not exist; 409 when the release is not built or
         has no items."""
-        from apps.releases.models import Release
-        from apps.transfer.models import SourceBenchmark
-
         data = EvalRunInput(data=request.data)
         data.is_valid(raise_exception=True)
         fields = data.validated_data
@@ -291,13 +291,9 @@ class ItemDetailView(APIView):
 
     @extend_schema(responses={200: EvalItemOut, **error_responses(403, 404)})
     def get(self, request, pk, item_pk):
-        from apps.evaluation.models import EvalItem
-
         run = _run(pk)
         try:
             item = selectors.item(run, item_pk)
         except EvalItem.DoesNotExist:
-            from django.http import Http404
-
             raise Http404 from None
         return Response(EvalItemOut(item).data)

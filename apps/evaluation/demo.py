@@ -10,6 +10,12 @@ import json
 from django.conf import settings
 from django.test.utils import override_settings
 
+from apps.accounts.models import User
+from apps.evaluation.models import AnswerSource, EvaluatedModel, EvaluationRun
+from apps.evaluation.services import create_model, create_run, import_responses, start_evaluation
+from apps.jobs.services import run_job
+from apps.transfer.models import SourceBenchmark
+
 DEMO_MODEL = "Sori demo model"
 DEMO_VERSION = "scripted"
 DEMO_NOTE = "demo answers, not a real model: responses written by hand for seed_demo"
@@ -31,10 +37,6 @@ RESPONSES = {
 
 
 def seed(stdout=None) -> list:
-    from apps.accounts.models import User
-    from apps.evaluation.models import AnswerSource, EvaluatedModel
-    from apps.evaluation.services import create_model
-
     admin = User.objects.filter(username="admin").first()
     model = EvaluatedModel.objects.filter(name=DEMO_MODEL, version=DEMO_VERSION).first()
     if model is None:
@@ -45,10 +47,6 @@ def seed(stdout=None) -> list:
 
 
 def _seed_run(model, name, admin, stdout):
-    from apps.evaluation.models import EvaluationRun
-    from apps.evaluation.services import create_run, import_responses
-    from apps.transfer.models import SourceBenchmark
-
     benchmark = SourceBenchmark.objects.filter(name=name).first()
     if benchmark is None:
         return None
@@ -77,9 +75,6 @@ def _seed_run(model, name, admin, stdout):
 
 def _evaluate(run, admin) -> None:
     """The real evaluation job, inline: rules, then the judge (the demo provider) for the short answers."""
-    from apps.evaluation.services import start_evaluation
-    from apps.jobs.services import run_job
-
     with override_settings(JOB_RUNNER="sync"):
         job = start_evaluation(run=run, acting_user=admin)
     run_job(job.pk)  # inside an outer transaction on-commit has not fired yet; never runs twice

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import F
 
+from apps.authoring.capabilities import SPECS, Capability
 from apps.core.errors import Conflict, InvalidInput
 from apps.evaluation.models import EvalItem, EvaluatedModel, EvaluationRun, ItemScore, Language, SubsetScore
 
@@ -39,6 +40,7 @@ BENCHMARK_LABELS = {(VOICEBENCH, "en"): "VoiceBench", (VOICEBENCH, "ko"): "KVoic
 
 
 def _aggregate():
+    # On first use: aggregate loads scipy (seconds), and this module loads with every web process's URLs.
     from apps.evaluation import aggregate
 
     return aggregate
@@ -51,8 +53,6 @@ def _norm(text: str) -> str:
 def kind_subsets(kind: str) -> tuple[str, ...]:
     """The subsets seed 000 averages for a benchmark kind (the keys a benchmark's mean needs)."""
     if kind == KMMAU:
-        from apps.authoring.capabilities import Capability
-
         return tuple(c.value for c in Capability)
     aggregate = _aggregate()
     return tuple(aggregate.VOICEBENCH_SUBSETS if kind == VOICEBENCH else aggregate.OPENAUDIOBENCH_SUBSETS)
@@ -63,8 +63,6 @@ def subset_key(kind: str, subset: str) -> str | None:
     ("sd-qa-usa" is sd-qa, "mmsu_biology" is mmsu); for KMMAU the capability by its key or label ("Role/Profession")."""
     keys = kind_subsets(kind)
     if kind == KMMAU:
-        from apps.authoring.capabilities import Capability
-
         by_name = {_norm(c.value): c.value for c in Capability} | {_norm(c.label): c.value for c in Capability}
         return by_name.get(_norm(subset))
     lowered = subset.lower()
@@ -78,8 +76,6 @@ def subset_key(kind: str, subset: str) -> str | None:
 
 def subset_label(kind: str, key: str, language: str = "en") -> str:
     if kind == KMMAU:
-        from apps.authoring.capabilities import Capability
-
         return Capability(key).label
     label = SUBSET_LABELS.get(key, key)
     return f"K{label}" if language == Language.KOREAN else label
@@ -296,8 +292,6 @@ def _table5(benches: list[_Benchmark], ids: list[int]) -> list[dict]:
 
 def _table6(benches: list[_Benchmark], ids: list[int]) -> dict | None:
     """KMMAU by capability, grouped Acoustic and Contextual as Table 6, with the average (the benchmark mean)."""
-    from apps.authoring.capabilities import SPECS
-
     kmmau = [b for b in benches if b.kind == KMMAU]
     if not kmmau:
         return None

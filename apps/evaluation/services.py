@@ -14,12 +14,15 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from pydantic import field_validator
 
+from apps.agents.services import AgentNeedsAttention, ProviderRejected, agent_config
 from apps.core.errors import ApplicationError, Conflict, FileProblem, InvalidInput
 from apps.core.tabular import RowModel, parse_table, refuse
+from apps.evaluation import judge
 from apps.evaluation.models import (
     DEFAULT_DECODING,
     AnswerSource,
@@ -32,7 +35,11 @@ from apps.evaluation.models import (
     ScoreMethod,
     SubsetScore,
 )
-from apps.jobs.services import start_job
+from apps.evaluation.scoring import metric_for, score_response
+from apps.jobs.services import results_in_parallel, start_job
+from apps.releases.models import ReleaseKind, ReleaseStatus
+from apps.transfer.models import SourceSample
+from apps.transfer.selectors import effective_answer
 
 log = logging.getLogger(__name__)
 
@@ -94,20 +101,16 @@ def create_run(*, model: EvaluatedModel, release=None, source_benchmark=None, de
     English: its samples the ground-truth stage includes, with their effective answers."""
     if (release is None) == (source_benchmark is None):
         raise InvalidInput("choose one benchmark: a release or a source benchmark", field="release")
-    from apps.evaluation.scoring import metric_for
-
     if release is not None:
-        from apps.releases.models import ReleaseKind, ReleaseStatus
-
         if release.status not in (ReleaseStatus.BUILT, ReleaseStatus.PUBLISHED):
             raise Conflict(f"release {release} is {release.get_status_display().lower()}; evaluate a built release",
                            code="release_not_built")
         if release.kind not in (ReleaseKind.SPOKEN_QA, ReleaseKind.KMMAU):
             raise InvalidInput(f"a {release.get_kind_display()} release has no questions to answer", field="release")
-        items, language, family = _release_items(release, metric_for)
+        items, language, family = _release_items(release)
         name = release.name
     else:
-        items, language, family = _source_items(source_benchmark, metric_for), Language.ENGLISH, "spoken-qa"
+        items, language, family = _source_items(source_benchmark), Language.ENGLISH, "spoken-qa"
         name = source_benchmark.name
     if not items:
         raise Conflict(f"{release or source_benchmark} has no items to evaluate", code="no_items")
@@ -124,10 +127,7 @@ def create_run(*, model: EvaluatedModel, release=None, source_benchmark=None, de
     return run
 
 
-def _release_items(release, metric_for) -> tuple[list[EvalItem], str, str]:
-    from apps.releases.models import ReleaseKind
-    from apps.transfer.models import SourceSample
-
+def _release_items(release) -> tuple[list[EvalItem], str, str]:
     rows = list(release.items.order_by("item_id"))
     if release.kind == ReleaseKind.KMMAU:
         return [EvalItem(
@@ -162,10 +162,7 @@ def _audio_sha(release_item) -> str:
     return audio.get("sha256", "") if isinstance(audio, dict) else ""
 
 
-def _source_items(benchmark, metric_for) -> list[EvalItem]:
-    from apps.transfer.models import SourceSample
-    from apps.transfer.selectors import effective_answer
-
+def _source_items(benchmark) -> list[EvalItem]:
     items = []
     for s in SourceSample.objects.filter(benchmark=benchmark).select_related("review", "correction").order_by("subset", "source_id"):
         effective = effective_answer(s)
@@ -302,8 +299,6 @@ def item_input(item: EvalItem) -> dict:
 def rule_score(item: EvalItem) -> tuple[float | None, dict, str, str]:
     """(score 0..1 or None, detail, evaluator, version) by the item's rule-based evaluator (KMMAU's MMAU
     matching included: apps.evaluation.scoring.kmmau)."""
-    from apps.evaluation.scoring import score_response
-
     scored = score_response(item.metric, item_input(item), item.response or "", language=item.run.language)
     return scored.score, dict(scored.detail), scored.evaluator, str(scored.version)
 
@@ -314,11 +309,6 @@ def run_evaluation(job, progress) -> dict:
     settings.EVALUATION_JUDGE_WORKERS (the provider's slots still cap requests in flight), only for the items
     without a judge score: a resumed or repeated evaluation asks nothing twice (the judge's answers are
     cached by input too)."""
-    from django.conf import settings
-
-    from apps.agents.services import AgentNeedsAttention, agent_config
-    from apps.jobs.services import results_in_parallel
-
     run = EvaluationRun.objects.select_related("model").get(pk=job.params["run"])
     items = list(EvalItem.objects.filter(run=run, response__isnull=False).select_related("run"))
     done_judge = set(ItemScore.objects.filter(item__run=run, method=ScoreMethod.JUDGE).values_list("item_id", flat=True))
@@ -373,9 +363,6 @@ def _judge_safely(item: EvalItem, job):
     provider kept failing) the item is left without a judge score, so evaluating again retries it; the error
     is returned and counted, and the other items go on. Budget, missing provider and a rejected request stop
     the job."""
-    from apps.agents.services import AgentNeedsAttention, ProviderRejected
-    from apps.evaluation import judge
-
     try:
         judge.judge_item(item, job=job)
     except ProviderRejected:
@@ -389,12 +376,13 @@ def _subset_value(metric: str, method: str, scored: list[ItemScore]) -> tuple[fl
     """(0-100 score, detail) of one subset by one method, by apps.evaluation.aggregate.subset_score: the
     open-ended judge's every 1-5 rating (VoiceBench averages every sample of every item, x 20); IFEval's
     instruction- and prompt-level results read from the items' details; the items' 0/1 scores otherwise."""
-    from apps.evaluation.aggregate import subset_score
+    from apps.evaluation.aggregate import subset_score  # on first use: it loads scipy (seconds)
 
     if metric == "open" and method == ScoreMethod.JUDGE:
         ratings = [r for s in scored for r in s.detail.get("scores", [])]
         return subset_score("open", ratings), {"ratings": len(ratings)}
     if metric == "ifeval":
+        # On first use: IFEval's checkers load datasets and nltk (seconds).
         from apps.evaluation.scoring import ifeval
 
         instruction, prompt = ifeval.levels([s.detail for s in scored])

@@ -15,6 +15,8 @@ from apps.core.errors import ApplicationError, InvalidInput
 from apps.core.uploads import upload_limit
 from apps.evaluation import selectors, services
 from apps.evaluation.models import AnswerSource, EvalItem, EvaluatedModel, EvaluationRun
+from apps.releases.models import Release, ReleaseKind, ReleaseStatus
+from apps.transfer.models import SourceBenchmark
 
 
 def _run_or_404(pk: int) -> EvaluationRun:
@@ -25,9 +27,6 @@ def _run_or_404(pk: int) -> EvaluationRun:
 
 
 def _benchmarks():
-    from apps.releases.models import Release, ReleaseKind, ReleaseStatus
-    from apps.transfer.models import SourceBenchmark
-
     releases = Release.objects.filter(kind__in=[ReleaseKind.SPOKEN_QA, ReleaseKind.KMMAU],
                                       status__in=[ReleaseStatus.BUILT, ReleaseStatus.PUBLISHED]).order_by("name", "-created_at")
     return ([(f"release:{r.pk}", f"{r.name} {r.version} ({r.get_kind_display()})") for r in releases],
@@ -80,9 +79,6 @@ def create_model(request):
 @require_POST
 def create_run(request):
     require(request.user, "evaluation.manage")
-    from apps.releases.models import Release
-    from apps.transfer.models import SourceBenchmark
-
     kind, _, pk = request.POST.get("benchmark", "").partition(":")
     model_pk = request.POST.get("model", "")
     model = EvaluatedModel.objects.filter(pk=int(model_pk)).first() if model_pk.isdigit() and len(model_pk) < 19 else None

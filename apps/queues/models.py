@@ -93,10 +93,6 @@ class WorkItem(models.Model):
     def __str__(self) -> str:
         return f"item {self.pk} of pool {self.pool_id}"
 
-    @property
-    def is_unlimited(self) -> bool:
-        return self.capacity == self.UNLIMITED
-
     def effective_capacity(self, pool: WorkPool | None = None) -> int | None:
         """The number of submissions this item takes, or None for unlimited."""
         if self.capacity == self.UNLIMITED:

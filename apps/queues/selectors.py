@@ -1,4 +1,4 @@
-"""Reads over the assignment engine: progress of a pool, per-worker counts, a worker's current lease."""
+"""Reads over the assignment engine: progress of a pool, a worker's current lease and what is left for them."""
 
 from dataclasses import dataclass
 from datetime import datetime
@@ -7,7 +7,6 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from apps.queues.models import Assignment, AssignmentStatus, PoolExclusion, WorkItem, WorkPool, live_lease
-from apps.queues.ordering import order_seed, rank
 
 
 def live_assignment(pool: WorkPool, worker, *, now: datetime | None = None) -> Assignment | None:
@@ -59,24 +58,6 @@ def pool_progress(pool: WorkPool, *, now: datetime | None = None) -> dict:
         **asg,
         "excluded_workers": PoolExclusion.objects.filter(pool=pool).count(),
     }
-
-
-def worker_counts(pool: WorkPool) -> dict[int, int]:
-    """{user id: valid submissions in this pool} for every worker with at least one."""
-    rows = (
-        Assignment.objects.filter(pool=pool, status=AssignmentStatus.SUBMITTED)
-        .values("worker_id")
-        .annotate(n=Count("id"))
-        .order_by("worker_id")
-    )
-    return {row["worker_id"]: row["n"] for row in rows}
-
-
-def worker_order(pool: WorkPool, worker) -> list[int]:
-    """Item ids of the pool in this worker's order (the order claim_next walks); for tests and admins."""
-    seed = order_seed(pool.pk, worker.pk)
-    keys = WorkItem.objects.filter(pool=pool).values_list("id", "order_key")
-    return [item_id for item_id, key in sorted(keys, key=lambda row: (rank(row[1], seed), row[0]))]
 
 
 def is_excluded(pool: WorkPool, worker) -> bool:

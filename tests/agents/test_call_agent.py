@@ -6,7 +6,7 @@ import pytest
 from pydantic import BaseModel
 
 from apps.agents import transport
-from apps.agents.models import AgentCall, CachedResponse, CallStatus
+from apps.agents.models import AgentCall, CachedResponse, CallStatus, RoleAssignment
 from apps.agents.services import (
     AgentNeedsAttention,
     NoProviderConfigured,
@@ -14,7 +14,6 @@ from apps.agents.services import (
     agent_config,
     call_agent,
     require_distinct_models,
-    set_role_assignment,
 )
 from apps.core.errors import Conflict
 
@@ -177,14 +176,15 @@ def test_without_a_key_nothing_is_sent_and_the_error_says_so(fake_llm, monkeypat
 
 
 def test_role_assignments_override_the_settings_default(fake_llm, admin):
-    set_role_assignment(role="reviewer", provider="anthropic", model="claude-haiku-4-5", acting_user=admin)
+    # The row the admin's RoleAssignment form saves (test_limits_and_pages goes through the admin itself).
+    RoleAssignment.objects.create(role="reviewer", provider="anthropic", model="claude-haiku-4-5", updated_by=admin)
     fake_llm.reply({"ok": True, "echo": "sori"})
     assert agent_config("reviewer") == ("anthropic", "claude-haiku-4-5")
     assert ask().call.model == "claude-haiku-4-5"
 
 
 def test_it_refuses_two_roles_on_the_same_model(db):
-    set_role_assignment(role="reviewer", provider="openai", model="gpt-4.1")
-    set_role_assignment(role="meta_reviewer", provider="openai", model="gpt-4.1")
+    RoleAssignment.objects.create(role="reviewer", provider="openai", model="gpt-4.1")
+    RoleAssignment.objects.create(role="meta_reviewer", provider="openai", model="gpt-4.1")
     with pytest.raises(Conflict, match="must be different models"):
         require_distinct_models("reviewer", "meta_reviewer")

@@ -1,5 +1,5 @@
 """metric_for and score_response: subset names to metrics, open-ended answers left to the judge, KMMAU
-through MMAU's matching, and the judge's raw answers read as VoiceBench reads them."""
+through MMAU's matching. The judge itself (its 1-5 ratings and yes/no majority) is tested in test_judge.py."""
 
 import json
 
@@ -7,7 +7,6 @@ import pytest
 
 from apps.core.errors import InvalidInput
 from apps.evaluation.scoring import metric_for, score_response
-from apps.evaluation.scoring.judge import majority, parse_rating, parse_yes_no
 
 
 @pytest.mark.parametrize("subset, metric", [
@@ -57,15 +56,3 @@ def test_every_detail_is_json_serialisable():
         json.dumps(scored.detail)
         assert scored.version
 
-
-@pytest.mark.parametrize("text, rating", [("4", 4.0), ("Score: [[5]]", 5.0), (" 3 ", 3.0), ("I give it 2.", 2.0),
-                                          ("7", None), ("no idea", None)])
-def test_judge_ratings_are_read_like_voicebench(text, rating):
-    assert parse_rating(text) == rating
-
-
-def test_judge_yes_no_votes_take_the_majority():
-    assert parse_yes_no("Yes.") is True and parse_yes_no("no") is False and parse_yes_no("Maybe") is None
-    assert majority(["Yes", "No", "yes."]) is True
-    assert majority(["No", "No", "Yes"]) is False
-    assert majority(["Yes", "No", "unsure"]) is None

@@ -7,7 +7,7 @@ from django.db.utils import IntegrityError
 
 from apps.queues import selectors, services
 from apps.queues.models import Assignment, AssignmentStatus, WorkItem
-from tests.queues.conftest import later, submit
+from tests.queues.conftest import later, submit, worker_counts, worker_order
 
 pytestmark = pytest.mark.django_db
 
@@ -36,10 +36,10 @@ def test_a_worker_gets_every_item_once_in_their_own_stable_order(make_pool, list
     pool = make_pool(30, k=7)
     alice, bob = listeners[0], listeners[1]
     alice_order = drain(pool, alice)
-    assert alice_order == selectors.worker_order(pool, alice)
+    assert alice_order == worker_order(pool, alice)
     assert sorted(alice_order) == sorted(WorkItem.objects.filter(pool=pool).values_list("id", flat=True))
     # Asking again for the order gives the same permutation; another worker's differs.
-    assert selectors.worker_order(pool, alice) == alice_order
+    assert worker_order(pool, alice) == alice_order
     bob_order = drain(pool, bob)
     assert sorted(bob_order) == sorted(alice_order)
     assert bob_order != alice_order
@@ -53,7 +53,7 @@ def test_a_worker_gets_every_item_once_in_their_own_stable_order(make_pool, list
 def test_orders_of_many_workers_are_spread_out(make_pool, make_user):
     pool = make_pool(20, k=20)
     workers = [make_user(f"w{i}", "listener") for i in range(12)]
-    firsts = [selectors.worker_order(pool, w)[0] for w in workers]
+    firsts = [worker_order(pool, w)[0] for w in workers]
     # 12 workers over 20 items: if orders were shared, all would start on the same item.
     assert len(set(firsts)) >= 5
 
@@ -105,7 +105,7 @@ def test_submitting_twice_counts_once(make_pool, listener):
     with transaction.atomic():
         services.mark_submitted(assignment)  # a third time, straight on the old object
     assert WorkItem.objects.get(pk=assignment.item_id).submitted_count == 1
-    assert selectors.worker_counts(pool) == {listener.pk: 1}
+    assert worker_counts(pool) == {listener.pk: 1}
 
 
 def test_an_expired_lease_frees_the_slot_for_someone_else(make_pool, listeners):
@@ -262,7 +262,7 @@ def test_excluding_a_worker_invalidates_their_submissions_and_reopens_the_slots(
     }
     assert list(WorkItem.objects.filter(pool=pool).values_list("submitted_count", "complete")) == [(1, False)] * 2
     assert len(drain(pool, carol)) == 2
-    assert selectors.worker_counts(pool) == {bob.pk: 2, carol.pk: 2}
+    assert worker_counts(pool) == {bob.pk: 2, carol.pk: 2}
     progress = selectors.pool_progress(pool)
     assert (progress["complete"], progress["submissions"], progress["excluded_workers"]) == (2, 4, 1)
 
@@ -303,7 +303,7 @@ def test_pool_progress_counts_items_by_submissions(make_pool, listeners):
     assert sum(progress["by_submitted"].values()) == 4
     assert sum(n * count for n, count in progress["by_submitted"].items()) == 3
     assert progress["submissions"] == 3 and progress["live_leases"] == 1
-    assert selectors.worker_counts(pool) == {w.pk: 1 for w in listeners[:3]}
+    assert worker_counts(pool) == {w.pk: 1 for w in listeners[:3]}
     remaining = selectors.remaining_for_worker(pool, listeners[0])
     assert 0 < remaining <= 3
     assert len(drain(pool, listeners[0])) == remaining

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from apps.queues import selectors, services
 from apps.queues.models import Assignment, AssignmentStatus, WorkItem
-from tests.queues.conftest import submit
+from tests.queues.conftest import submit, worker_counts, worker_order
 from tests.race import run_threads
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -197,7 +197,7 @@ def test_one_worker_claiming_from_many_tabs_at_once_gets_one_lease(make_pool, li
 def _worker_starting_with(pool, item_id, make_user, prefix):
     for i in range(200):
         worker = make_user(f"{prefix}{i}", "listener")
-        if selectors.worker_order(pool, worker)[0] == item_id:
+        if worker_order(pool, worker)[0] == item_id:
             return worker
     raise AssertionError("no worker found whose order starts with the item")  # 2 items: about 1 in 2
 
@@ -289,7 +289,7 @@ def test_excluding_a_worker_in_the_middle_of_a_race_keeps_every_count_right(make
         while (assignment := services.claim_next(pool, worker)) is not None:
             submit(assignment.item, worker)
     assert_exactly_k_distinct_workers(pool)
-    assert target.pk not in selectors.worker_counts(pool)
+    assert target.pk not in worker_counts(pool)
 
 
 @pytest.mark.parametrize("bob_index", [1, 2, 3, 4])

@@ -5,8 +5,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from apps.agents.models import AgentCall
-from apps.agents.services import NoProviderConfigured, set_role_assignment
+from apps.agents.models import AgentCall, RoleAssignment
+from apps.agents.services import NoProviderConfigured
 from apps.consultations.models import DecisionQuestion
 from apps.core.errors import Conflict, InvalidInput
 from apps.jobs import services as jobs_services
@@ -112,7 +112,7 @@ def test_an_unresolved_correction_can_go_to_an_expert_instead(
 
 @pytest.mark.django_db
 def test_it_refuses_to_start_with_the_same_model_for_both_agents(source_samples, fake_llm):
-    set_role_assignment(role="meta_reviewer", provider="openai", model="gpt-4.1")
+    RoleAssignment.objects.create(role="meta_reviewer", provider="openai", model="gpt-4.1")
     with pytest.raises(Conflict, match="must be different models"):
         start_ground_truth_review(benchmark="voicebench")
     with pytest.raises(CommandError, match="must be different models"):

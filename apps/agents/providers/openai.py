@@ -29,7 +29,7 @@ class OpenAIProvider(Provider):
         """One request to a named OpenAI-compatible server (not the one OPENAI_BASE_URL names): a model under
         evaluation served by vLLM, whose messages may carry `input_audio` content parts, with its decoding
         settings. `max_tokens` is sent under that name, which vLLM and other compatible servers read."""
-        import openai
+        import openai  # imported where used, as in complete(): the SDK is slow to import
 
         key = api_key or "not-needed-by-this-server"
         client = self.client(timeout, lambda: openai.OpenAI(api_key=key, base_url=base_url, max_retries=0, timeout=timeout),
@@ -39,7 +39,7 @@ class OpenAIProvider(Provider):
 
 
 def _create(client, **request) -> Completion:
-    import openai
+    import openai  # imported where used, as in complete(): the SDK is slow to import
 
     try:
         response = client.chat.completions.create(**request)

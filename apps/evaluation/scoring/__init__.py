@@ -10,7 +10,8 @@ with its source benchmark's metric (seed 000 section 5, "Metrics"; VoiceBench sr
     bbh      BBH / KBBH: VoiceBench's bbh answer reading; accuracy
     kmmau    KMMAU: MMAU's matching (apps.authoring.scoring)
 
-The judge's raw answers (1-5 ratings, yes/no votes) are read with apps.evaluation.scoring.judge.
+The LLM judge (1-5 ratings, yes/no votes) is apps.evaluation.judge: it asks for a JSON answer the agent layer
+validates, so no raw text is parsed here.
 
 `metric_for(subset)` names a subset's metric, `score_response(metric, item, response, language=...)`
 scores one response. An item is a dict: "question", "answer", "aliases" (list), and per metric
@@ -75,7 +76,7 @@ def score_response(metric: str, item: dict, response: str, *, language: str) -> 
         module = importlib.import_module(f"apps.evaluation.scoring.{RULE_MODULES[metric]}")
         return module.score(item, response, language=language)
     if metric == "open":
-        # Only the LLM judge scores an open-ended answer (apps.evaluation.scoring.judge reads its ratings).
+        # Only the LLM judge scores an open-ended answer (apps.evaluation.judge).
         return Scored(score=None, detail={"judge": "needed", "empty_response": not response.strip()},
                       evaluator="open", version=OPEN_VERSION)
     raise InvalidInput(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}", field="metric")

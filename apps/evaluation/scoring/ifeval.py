@@ -40,6 +40,7 @@ from if_verifiable.ifeval import instructions, instructions_registry, instructio
 
 from apps.core.errors import InvalidInput
 from apps.evaluation.scoring.result import Scored
+from apps.speech.assembly import split_sentences  # Kiwi itself loads on the first Korean sentence count
 
 VERSION_EN = "ifeval-en-1"
 VERSION_KO = "ifeval-ko-1"
@@ -87,8 +88,6 @@ class EnglishSentences(instructions.NumberOfSentences):
 
 class KoreanSentences(instructions.NumberOfSentences):
     def check_following(self, value):
-        from apps.speech.assembly import split_sentences  # loads Kiwi only when a Korean count is asked
-
         return _compare(len(split_sentences(value)), self._comparison_relation, self._num_sentences_threshold)
 
 

@@ -8,6 +8,8 @@ from apps.core.errors import ApplicationError
 from apps.evaluation import services
 from apps.evaluation.models import EvaluatedModel, EvaluationRun
 from apps.jobs.services import run_job
+from apps.releases.models import Release
+from apps.transfer.models import SourceBenchmark
 
 
 def add_run_arguments(parser) -> None:
@@ -54,9 +56,6 @@ def the_run(options, user) -> EvaluationRun:
 
 
 def benchmark(spec: str):
-    from apps.releases.models import Release
-    from apps.transfer.models import SourceBenchmark
-
     kind, _, rest = spec.partition(":")
     if kind == "source":
         found = SourceBenchmark.objects.filter(name=rest).first()
