@@ -106,8 +106,3 @@ def analyse_many(texts: list[str]) -> list[Analysis]:
     # One call per text: Kiwi's list form starts a worker pool first, which took seconds for a small batch.
     return [analyse(text) for text in texts]
 
-
-def lemma_count(text: str, lemma: str) -> int | None:
-    """How many times the noun `lemma` is said in `text`, or None when the analysis is ambiguous about it."""
-    analysis = analyse(text)
-    return None if analysis.ambiguity(lemma) else analysis.counts[lemma]

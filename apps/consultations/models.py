@@ -219,10 +219,6 @@ class AnalysisResult(models.Model):
     def __str__(self) -> str:
         return f"sample {self.sample_id} under {self.version}: {self.action}"
 
-    @property
-    def is_undecided(self) -> bool:
-        return self.action == UNDECIDED
-
 
 class QuestionStatus(models.TextChoices):
     OPEN = "open", "Open for answers"

@@ -28,11 +28,6 @@ class ImmutableRelease(Conflict):
     """Raised when code tries to change a published release, its files or its items."""
 
 
-class ReleaseQuerySet(models.QuerySet):
-    def published(self):
-        return self.filter(status=ReleaseStatus.PUBLISHED)
-
-
 class Release(models.Model):
     name = models.SlugField(max_length=100, help_text="the dataset's name, e.g. kvoicebench")
     version = models.CharField(max_length=40, help_text="semantic (1.2.0) or a whole number (3)")
@@ -55,7 +50,6 @@ class Release(models.Model):
     published_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
-    objects = ReleaseQuerySet.as_manager()
 
     class Meta:
         ordering = ["name", "-created_at", "-id"]

@@ -8,7 +8,7 @@ import pytest
 from apps.authoring.capabilities import Capability
 from apps.authoring.generation import ClipFacts, Skip, frequency_question, nearby_counts, order_question
 from apps.authoring.models import Question
-from apps.authoring.morphology import analyse, lemma_count
+from apps.authoring.morphology import analyse
 from apps.authoring.services import generate_rule_questions
 
 # Sentences written for this test with their known counts (nouns; particles attach to the lemma).
@@ -25,6 +25,12 @@ FREQUENCY_CASES = [
     ("비가 와서 우산을 쓰고 우산을 접었다가 다시 우산을 폈다.", "우산", 3),
     ("강아지가 강아지를 보고 짖었다.", "강아지", 2),
 ]
+
+
+def lemma_count(text: str, lemma: str) -> int | None:
+    """How many times `lemma` is said, or None when the analysis is ambiguous about it (as generation reads it)."""
+    analysis = analyse(text)
+    return None if analysis.ambiguity(lemma) else analysis.counts[lemma]
 
 
 @pytest.mark.parametrize("sentence, word, count", FREQUENCY_CASES)

@@ -100,7 +100,7 @@ def test_an_unresolved_correction_can_go_to_an_expert_instead(
 
     run_stage(django_capture_on_commit_callbacks, on_unresolved="expert")
 
-    [waiting] = ground_truth_selectors.corrections_needing_expert()
+    [waiting] = Correction.objects.needing_expert()
     assert waiting.status == CorrectionStatus.NEEDS_EXPERT and waiting.sample.transcription == "Who wrote Hamlet?"
     assert DecisionQuestion.objects.get(origin="ground_truth").correction == waiting  # pushed by the stage itself
     assert selectors.effective_answer(waiting.sample).included is False  # held until the expert answers

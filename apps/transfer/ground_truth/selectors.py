@@ -34,14 +34,6 @@ def pending_in(sample_ids: list[int]) -> list[int]:
     return [pk for pk in sample_ids if pk not in reviewed or pk in waiting]
 
 
-def corrections_needing_expert(benchmark: SourceBenchmark | None = None):
-    """Corrections the admin chose to send to an expert, oldest first (the expert inbox reads this)."""
-    qs = Correction.objects.needing_expert().select_related("sample", "sample__benchmark", "review")
-    if benchmark is not None:
-        qs = qs.filter(sample__benchmark=benchmark)
-    return qs.order_by("created_at", "pk")
-
-
 def reviews_needing_attention(benchmark: SourceBenchmark | None = None):
     """Samples whose reviewer answer stayed invalid or whose provider kept failing (no correction exists)."""
     qs = GroundTruthReview.objects.filter(outcome=ReviewOutcome.NEEDS_ATTENTION).select_related(
