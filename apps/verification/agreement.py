@@ -6,6 +6,7 @@ of Sori. Nominal Krippendorff's alpha comes from the `krippendorff` package."""
 
 import math
 
+import krippendorff
 import numpy as np
 
 
@@ -29,8 +30,6 @@ def fleiss_kappa(counts: list[list[int]]) -> float | None:
 
 def krippendorff_nominal(matrix: list[list[float]]) -> float | None:
     """matrix: raters x units, np.nan where a rater did not rate a unit."""
-    import krippendorff
-
     data = np.asarray(matrix, dtype=float)
     if data.size == 0 or data.ndim != 2:
         return None
@@ -47,8 +46,6 @@ def krippendorff_nominal(matrix: list[list[float]]) -> float | None:
 def krippendorff_nominal_counts(counts) -> float | None:
     """counts: units x categories, how many raters put the unit in each category (the package's
     `value_counts`). The same figure as krippendorff_nominal over the matrix these counts come from."""
-    import krippendorff
-
     table = np.asarray(counts, dtype=float)
     if table.size == 0 or table.ndim != 2:
         return None

@@ -1,6 +1,7 @@
 """Reads of the verification workflow: what an annotator may see of an item (blind until settled), project
 summaries and the dashboard's statistics."""
 
+import random
 from collections import Counter, defaultdict
 
 import numpy as np
@@ -11,6 +12,7 @@ from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.queues.models import Assignment, AssignmentStatus
+from apps.queues.selectors import remaining_for_worker
 from apps.verification.agreement import fleiss_kappa, krippendorff_nominal_counts
 from apps.verification.models import (
     BaselineAnswer,
@@ -24,6 +26,7 @@ from apps.verification.models import (
     VerificationItem,
     VerificationProject,
 )
+from apps.verification.scoring import Prediction, score
 from apps.verification.taxonomy import DOMAINS, PROMPT_VARIANTS, TASKS, TIER_LABELS
 
 # Below this many fully reviewed items an agreement figure is shown with a warning that it is rough.
@@ -248,8 +251,6 @@ def _annotator_rows(project: VerificationProject, reviews) -> list[dict]:
 
 def waiting_for(project: VerificationProject, user) -> int:
     """Items this annotator could still be given (approximate while others are claiming)."""
-    from apps.queues.selectors import remaining_for_worker
-
     return remaining_for_worker(project.pool, user)
 
 
@@ -267,8 +268,6 @@ def unsettled_reviews(project: VerificationProject, user) -> list[Review]:
 
 def baseline_next(session: BaselineSession, user) -> VerificationItem | None:
     """The first sample item (in this annotator's own order) they have not answered."""
-    import random
-
     done = set(BaselineAnswer.objects.filter(session=session, annotator=user).values_list("item_id", flat=True))
     ids = list(BaselineItem.objects.filter(session=session).order_by("position").values_list("item_id", flat=True))
     random.Random(f"{session.seed}:{user.pk}").shuffle(ids)
@@ -280,8 +279,6 @@ def baseline_next(session: BaselineSession, user) -> VerificationItem | None:
 
 def baseline_report(session: BaselineSession) -> dict:
     """Accuracy of the people who answered, scored like a model: per annotator and pooled."""
-    from apps.verification.scoring import Prediction, score
-
     items = list(session.items.all())
     answers = list(BaselineAnswer.objects.filter(session=session).select_related("item", "annotator"))
     by_annotator = defaultdict(list)

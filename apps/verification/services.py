@@ -19,6 +19,7 @@ from apps.core.limits import bounded
 from apps.core.tabular import refuse
 from apps.queues import services as queues
 from apps.queues.models import Assignment, AssignmentStatus, WorkItem
+from apps.verification import scoring
 from apps.verification.hpsu import ParsedItem, parse_records, safe_media_path
 from apps.verification.media import MediaRejected, inspect_visual
 from apps.verification.models import (
@@ -390,9 +391,7 @@ def answer_baseline(*, session: BaselineSession, item: VerificationItem, acting_
     """Store an annotator's blind answer. Idempotent: a second answer to the same item keeps the first."""
     if not BaselineItem.objects.filter(session=session, item=item).exists():
         raise NotFound(f"item {item.external_id} is not in baseline {session.name}")
-    from apps.verification.scoring import yes_no_options
-
-    allowed = yes_no_options(item) if item.format == "yes_no" else item.options
+    allowed = scoring.yes_no_options(item) if item.format == "yes_no" else item.options
     bad = [c for c in chosen if c not in allowed]
     if not chosen or bad:
         raise InvalidInput("choose one of the options shown", field="chosen")
@@ -410,8 +409,6 @@ def answer_baseline(*, session: BaselineSession, item: VerificationItem, acting_
 
 
 def score_predictions_file(*, project: VerificationProject, name: str, path: Path, acting_user=None) -> ScoringRun:
-    from apps.verification import scoring
-
     predictions = scoring.read_predictions(Path(path))
     items = list(project.items.filter(status=ItemStatus.ACCEPTED))
     report = scoring.score(items, predictions)
