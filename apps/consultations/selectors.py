@@ -15,10 +15,12 @@ from apps.consultations.models import (
     UNDECIDED,
     AnalysisResult,
     DecisionQuestion,
+    DraftStatus,
     QuestionStatus,
     Round,
     RulebookKind,
     RulebookVersion,
+    RuleDraft,
 )
 
 
@@ -42,7 +44,7 @@ def sample_fields(sample) -> dict:
 
 def _effective_answer(sample) -> tuple[str, list]:
     """The answer after ground-truth correction when apps.transfer derives one, else the imported answer."""
-    try:
+    try:  # here, not at the top: apps.transfer imports this module (a cycle at import time)
         from apps.transfer.selectors import effective_answer
     except ImportError:
         return sample.answer, list(sample.aliases or [])
@@ -123,8 +125,6 @@ def disputed_questions_for(user):
 
 
 def drafts_for(user):
-    from apps.consultations.models import DraftStatus, RuleDraft
-
     qs = RuleDraft.objects.filter(status=DraftStatus.DRAFTED).select_related("question__round__rulebook")
     if user.is_sori_admin:
         return qs
@@ -183,12 +183,15 @@ def _count(analyses, stats: Stats) -> Stats:
 
 
 def _question_counts(round: Round, stats: Stats) -> Stats:
-    counts = round.questions.aggregate(raised=Count("pk"), answered=Count("pk", filter=Q(status=QuestionStatus.DECIDED)))
-    stats.questions_raised, stats.questions_answered = counts["raised"], counts["answered"]
-    stats.samples_affected = (
-        DecisionQuestion.affected_samples.through.objects.filter(decisionquestion__round=round)
-        .values("sourcesample_id").distinct().count()
+    """Questions raised and decided, and the distinct samples they affect, in one read (distinct counts,
+    since the join to the affected samples repeats each question once per sample)."""
+    counts = round.questions.aggregate(
+        raised=Count("pk", distinct=True),
+        answered=Count("pk", filter=Q(status=QuestionStatus.DECIDED), distinct=True),
+        affected=Count("affected_samples", distinct=True),
     )
+    stats.questions_raised, stats.questions_answered = counts["raised"], counts["answered"]
+    stats.samples_affected = counts["affected"]
     return stats
 
 
@@ -213,7 +216,7 @@ def current_analyses(round: Round):
 
 def round_stats(round: Round) -> Stats:
     """A round as it stands: its questions, and each sample in scope at its current (newest) analysis,
-    counted in the database (three small queries)."""
+    counted in the database (two small queries)."""
     return _count(current_analyses(round), _question_counts(round, Stats()))
 
 

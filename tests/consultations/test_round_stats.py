@@ -5,7 +5,7 @@ import pytest
 from django.db import connection
 
 from apps.consultations import selectors
-from apps.consultations.models import AnalysisResult, Rulebook, RulebookVersion
+from apps.consultations.models import AnalysisResult, DecisionQuestion, Rulebook, RulebookVersion
 from apps.consultations.services import create_round
 from apps.transfer.models import SourceBenchmark, SourceSample
 
@@ -37,15 +37,23 @@ def analysed_round(db):
     AnalysisResult.objects.bulk_create([
         AnalysisResult(sample=samples[i], version=v, round=round, action=a, cited_rule_ids=c) for i, v, a, c in analyses
     ] + [AnalysisResult(sample=samples[0], version=o1, round=other_round, action="deletion", cited_rule_ids=["X"])])
+    # Three questions, one decided, affecting samples 0, 1 and 3 (sample 1 twice); one of another round.
+    for number, status, affected in [(1, "decided", [0, 1]), (2, "open", [1, 3]), (3, "open", [])]:
+        question = DecisionQuestion.objects.create(round=round, number=number, status=status, title="q",
+                                                   decision_needed="which?")
+        question.affected_samples.set([samples[i] for i in affected])
+    DecisionQuestion.objects.create(round=other_round, number=1, title="q", decision_needed="which?",
+                                    status="decided").affected_samples.set(samples)
     return round
 
 
 def _figures(stats):
-    return (stats.samples_analysed, stats.per_action, stats.flagged_by_subset, stats.citations)
+    return (stats.questions_raised, stats.questions_answered, stats.samples_affected,
+            stats.samples_analysed, stats.per_action, stats.flagged_by_subset, stats.citations)
 
 
 EXPECTED = (
-    4,
+    3, 1, 3, 4,
     {"deletion": 2, "direct_translation": 1, "equivalent_replacement": 1},
     {"mmsu": {"deletion": 1}, "web_questions": {"deletion": 1, "equivalent_replacement": 1}},
     {"R1": 3, "R2": 3},
@@ -65,5 +73,5 @@ def test_the_anti_join_for_databases_without_distinct_on_picks_the_same_analyses
 def test_a_version_counts_every_analysis_made_under_it(analysed_round):
     v2 = analysed_round.rulebook.versions.get(number=2)
     stats = selectors.version_stats(v2)
-    assert _figures(stats) == (2, {"direct_translation": 1, "equivalent_replacement": 1},
+    assert _figures(stats) == (0, 0, 0, 2, {"direct_translation": 1, "equivalent_replacement": 1},
                                {"mmsu": {"equivalent_replacement": 1}}, {"R1": 2, "R2": 1})
