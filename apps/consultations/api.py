@@ -7,7 +7,7 @@ GET  /api/rulebooks/{slug}/versions/{n}/          a version with its rules
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.generics import ListAPIView
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -172,8 +172,6 @@ class VersionDetail(APIView):
     @extend_schema(responses=VersionOut)
     def get(self, request, slug: str, number: int):
         if not can(request.user, "consultations.read_rulebooks"):
-            from rest_framework.exceptions import PermissionDenied
-
             raise PermissionDenied("experts and admins read rulebooks")
         version = RulebookVersion.objects.select_related("rulebook").filter(rulebook__slug=slug, number=number).first()
         if version is None:

@@ -1,7 +1,10 @@
 from django.apps import AppConfig
 from django.urls import reverse
 
+from apps.accounts.navigation import NavLink, Panel
 
+
+# The imports left inside the methods wait for the app registry: this module loads before any model does.
 class ConsultationsConfig(AppConfig):
     name = "apps.consultations"
     label = "consultations"
@@ -13,8 +16,6 @@ class ConsultationsConfig(AppConfig):
         from apps.consultations import jobs, rules  # noqa: F401  (register job handlers and permission rules)
 
     def nav_links(self, user):
-        from apps.accounts.navigation import NavLink
-
         links = []
         if user.is_sori_admin:
             links.append(NavLink("Consultations", reverse("consultations:rounds")))
@@ -25,7 +26,6 @@ class ConsultationsConfig(AppConfig):
         return links
 
     def home_panels(self, user):
-        from apps.accounts.navigation import Panel
         from apps.consultations import selectors
 
         panels = []

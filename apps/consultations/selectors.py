@@ -1,7 +1,6 @@
 """Reads for the consultation loop: which samples a round covers, each sample's current analysis, an
 expert's inbox, and the statistics per round and per version."""
 
-import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -17,10 +16,12 @@ from apps.consultations.models import (
     UNDECIDED,
     AnalysisResult,
     DecisionQuestion,
+    DraftStatus,
     QuestionStatus,
     Round,
     RulebookKind,
     RulebookVersion,
+    RuleDraft,
 )
 
 
@@ -110,8 +111,6 @@ def disputed_questions_for(user):
 
 
 def drafts_for(user):
-    from apps.consultations.models import DraftStatus, RuleDraft
-
     qs = RuleDraft.objects.filter(status=DraftStatus.DRAFTED).select_related("question__round__rulebook")
     if user.is_sori_admin:
         return qs
@@ -145,19 +144,23 @@ class Stats:
         return self.per_action.get(NEEDS_ATTENTION, 0)
 
 
-ANALYSIS_FIELDS = ("action", "sample__subset", "cited_rule_ids")
-
-
-def _count(rows, stats: Stats) -> Stats:
-    """Counts from (action, subset, cited rule ids) rows: plain values, no model instances."""
+def _count(analyses, stats: Stats) -> Stats:
+    """Counts of these analyses, grouped in the database by (action, subset, cited rule ids): a few dozen
+    rows however many analyses there are (rules are cited in few distinct combinations), so no per-analysis
+    Python work and no model instances."""
     per_action: Counter = Counter()
     by_subset: dict[str, Counter] = defaultdict(Counter)
     citations: Counter = Counter()
-    for action, subset, cited in rows:
-        per_action[action] += 1
-        citations.update(cited or [])
+    groups = (
+        analyses.order_by().values_list("action", "sample__subset", "cited_rule_ids")
+        .annotate(n=Count("pk")).values_list("action", "sample__subset", "cited_rule_ids", "n")
+    )
+    for action, subset, cited, n in groups:
+        per_action[action] += n
+        for rule_id in cited or []:
+            citations[rule_id] += n
         if action in FLAGGED_ACTIONS:
-            by_subset[str(subset or "")][action] += 1
+            by_subset[str(subset or "")][action] += n
     stats.samples_analysed = sum(per_action.values())
     stats.per_action = dict(sorted(per_action.items()))
     stats.flagged_by_subset = {s: dict(c) for s, c in sorted(by_subset.items())}
@@ -166,37 +169,41 @@ def _count(rows, stats: Stats) -> Stats:
 
 
 def _question_counts(round: Round, stats: Stats) -> Stats:
-    counts = round.questions.aggregate(raised=Count("pk"), answered=Count("pk", filter=Q(status=QuestionStatus.DECIDED)))
-    stats.questions_raised, stats.questions_answered = counts["raised"], counts["answered"]
-    stats.samples_affected = (
-        DecisionQuestion.affected_samples.through.objects.filter(decisionquestion__round=round)
-        .values("sourcesample_id").distinct().count()
+    """Questions raised and decided, and the distinct samples they affect, in one read (distinct counts,
+    since the join to the affected samples repeats each question once per sample)."""
+    counts = round.questions.aggregate(
+        raised=Count("pk", distinct=True),
+        answered=Count("pk", filter=Q(status=QuestionStatus.DECIDED), distinct=True),
+        affected=Count("affected_samples", distinct=True),
     )
+    stats.questions_raised, stats.questions_answered = counts["raised"], counts["answered"]
+    stats.samples_affected = counts["affected"]
     return stats
 
 
-def round_stats(round: Round) -> Stats:
-    """A round as it stands: its questions, and each sample in scope at its current (newest) analysis.
-
-    One read, values only: the analyses of the samples in scope under this rulebook for which no newer
-    version has analysed the same sample (an anti-join the database does in one pass)."""
-    stats = _question_counts(round, Stats())
+def current_analyses(round: Round):
+    """The analyses a round shows: for each sample in its scope under its rulebook, the newest (highest
+    version). PostgreSQL picks them with DISTINCT ON in one sort; elsewhere (SQLite, the demo) an anti-join
+    drops each analysis that a newer version has superseded."""
     analyses = AnalysisResult.objects.filter(version__rulebook=round.rulebook)
-    newer = analyses.filter(sample_id=OuterRef("sample_id"), version__number__gt=OuterRef("version__number"))
-    rows = (
-        analyses.filter(sample__in=scope_samples(round.scope)).exclude(Exists(newer))
-        .order_by().values_list(*ANALYSIS_FIELDS)
+    # The scope as a filter on the analyses' own join to their sample (as scope_samples filters samples).
+    if subsets := round.scope.get("subsets") or []:
+        analyses = analyses.filter(sample__subset__in=subsets)
+    if task_types := round.scope.get("task_types") or []:
+        analyses = analyses.filter(sample__task_type__in=task_types)
+    if connections[analyses.db].features.can_distinct_on_fields:
+        newest = analyses.order_by("sample_id", "-version__number").distinct("sample_id").values("pk")
+        return AnalysisResult.objects.filter(pk__in=newest)
+    newer = AnalysisResult.objects.filter(
+        version__rulebook=round.rulebook, sample_id=OuterRef("sample_id"), version__number__gt=OuterRef("version__number"),
     )
-    return _count(_raw_rows(rows), stats)
+    return analyses.exclude(Exists(newer))
 
 
-def _raw_rows(rows):
-    """The rows of a values_list of ANALYSIS_FIELDS straight from the cursor, the cited ids decoded here:
-    at 10,000 samples the ORM's per-value JSON converter costs more than the query itself."""
-    sql, params = rows.query.sql_with_params()
-    with connections[rows.db].cursor() as cursor:
-        cursor.execute(sql, params)
-        return [(action, subset, json.loads(cited) if isinstance(cited, str) else cited) for action, subset, cited in cursor.fetchall()]
+def round_stats(round: Round) -> Stats:
+    """A round as it stands: its questions, and each sample in scope at its current (newest) analysis,
+    counted in the database (two small queries)."""
+    return _count(current_analyses(round), _question_counts(round, Stats()))
 
 
 def version_stats(version: RulebookVersion) -> Stats:
@@ -205,7 +212,7 @@ def version_stats(version: RulebookVersion) -> Stats:
     source_round = getattr(version, "from_round", None)
     if source_round is not None:
         _question_counts(source_round, stats)
-    return _count(version.analyses.order_by().values_list(*ANALYSIS_FIELDS), stats)
+    return _count(version.analyses.all(), stats)
 
 
 def round_history(round: Round):

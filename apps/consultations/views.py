@@ -2,6 +2,7 @@
 rule drafts from their answers, and the rulebooks. Admins: rounds (analysis, questions, codification,
 statistics, history) on top. Each view: fetch with a permission check, call a service, respond."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -14,6 +15,8 @@ from django.views.decorators.http import require_POST
 from apps.accounts.models import User
 from apps.accounts.permissions import can, require
 from apps.accounts.roles import Role
+from apps.agents.models import AgentCall
+from apps.agents.services import NoProviderConfigured, require_configured
 from apps.consultations import agent_steps, rulebooks, selectors, services
 from apps.consultations.models import (
     ANALYSIS_JOB,
@@ -286,8 +289,6 @@ def round_list(request):
             messages.error(request, str(exc))
             return redirect("consultations:rounds")
         return redirect("consultations:round", pk=round.pk)
-    from django.conf import settings
-
     return render(request, "consultations/rounds.html", {
         "rounds": Round.objects.select_related("rulebook", "base_version", "resulting_version"),
         "rulebooks": Rulebook.objects.all(), "max_questions": settings.CONSULTATION_MAX_QUESTIONS,
@@ -304,8 +305,6 @@ def round_detail(request, pk: int):
     require(request.user, "consultations.manage")
     round = get_object_or_404(Round.objects.select_related("rulebook", "base_version", "resulting_version"), pk=pk)
     jobs = Job.objects.filter(kind__in=[ANALYSIS_JOB, QUESTIONS_JOB, CODIFY_JOB], params__round=round.pk)
-    from apps.agents.models import AgentCall
-
     calls = AgentCall.objects.filter(job__in=jobs)
     attention = round.analyses.filter(action=NEEDS_ATTENTION)
     return render(request, "consultations/round.html", {
@@ -323,8 +322,6 @@ def round_detail(request, pk: int):
 
 
 def _provider_notice() -> str:
-    from apps.agents.services import NoProviderConfigured, require_configured
-
     problems = []
     for role in ("analyst", "question_writer"):
         try:

@@ -15,6 +15,7 @@ from rest_framework.utils import json as drf_json
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from apps.core.errors import ApplicationError
+from apps.core.tabular import hostile, json_number
 
 
 class ErrorOut(serializers.Serializer):
@@ -101,8 +102,6 @@ def _refuse_hostile(serializer, data) -> None:
     a NUL character in a text or a key (PostgreSQL cannot store it: a DataError, a 500), nesting past 32
     levels, a text over 131,072 characters, a number of more than 40 digits or one no bigint holds. Keys
     the serializer does not read are dropped unread, as the schema allows (schemathesis sends them)."""
-    from apps.core.tabular import hostile
-
     if not isinstance(data, dict):
         return
     errors = {}
@@ -145,8 +144,6 @@ class StrictInput(serializers.Serializer):
 # is read as a marker that StrictInput refuses by name instead of a ValueError from int().
 class JSONInput(parsers.JSONParser):
     def parse(self, stream, media_type=None, parser_context=None):
-        from apps.core.tabular import json_number
-
         encoding = parsers.get_encoding(parser_context or {})
         try:  # DRF's JSONParser.parse, with numbers read as an imported file reads them
             return json.load(codecs.getreader(encoding)(stream), parse_int=json_number, parse_float=json_number,

@@ -59,6 +59,7 @@ class DictWriter(csv.DictWriter):
 def write_frame(frame, path: Path | str, **options) -> None:
     """frame.to_csv(path, index=False) with formula cells neutralised; numeric columns are left alone, and in
     a column of mixed values only the text cells change."""
+    # Imported here: pandas takes about half a second to import, and only the writers of frames need it.
     from pandas.api.types import is_object_dtype, is_string_dtype
 
     safe = frame.copy()

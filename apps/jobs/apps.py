@@ -1,7 +1,10 @@
 from django.apps import AppConfig
+from django.urls import reverse
+
+from apps.accounts.navigation import NavLink, Panel
 
 
-# The imports inside the methods wait for the app registry: this module loads before any model does.
+# The imports left inside the methods wait for the app registry: this module loads before any model does.
 class JobsConfig(AppConfig):
     name = "apps.jobs"
     label = "jobs"
@@ -11,16 +14,9 @@ class JobsConfig(AppConfig):
         from apps.jobs import rules  # noqa: F401  (registers the permission rules)
 
     def nav_links(self, user):
-        from django.urls import reverse
-
-        from apps.accounts.navigation import NavLink
-
         return [NavLink("Jobs", reverse("jobs:list"))] if user.is_sori_admin else []
 
     def home_panels(self, user):
-        from django.urls import reverse
-
-        from apps.accounts.navigation import Panel
         from apps.jobs.models import Job, JobStatus
 
         if not user.is_sori_admin:

@@ -7,6 +7,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from apps.queues.models import Assignment, AssignmentStatus, PoolExclusion, WorkItem, WorkPool, live_lease
+from apps.queues.services import eligible_worker_ids
 
 
 def live_assignment(pool: WorkPool, worker, *, now: datetime | None = None) -> Assignment | None:
@@ -116,8 +117,6 @@ def unreachable_items(pool: WorkPool, *, limit: int = 200) -> list[Unreachable] 
     """Open items that cannot get their missing submissions from the eligible workers (as the pool's kind
     defines them; None when it defines none). Someone who skipped an item or let its lease lapse still
     counts as available: the engine offers it to them again when no one else can take it."""
-    from apps.queues.services import eligible_worker_ids
-
     eligible = eligible_worker_ids(pool)
     if eligible is None:
         return None

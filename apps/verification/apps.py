@@ -1,6 +1,11 @@
 from django.apps import AppConfig
+from django.urls import reverse
+
+from apps.accounts.navigation import NavLink, Panel
+from apps.accounts.roles import Role
 
 
+# The imports left inside the methods wait for the app registry: this module loads before any model does.
 class VerificationConfig(AppConfig):
     """Three-annotator verification of benchmark items (HPSU): blind reviews, kept on unanimous approval."""
 
@@ -12,20 +17,11 @@ class VerificationConfig(AppConfig):
         from apps.verification import rules  # noqa: F401
 
     def nav_links(self, user):
-        from django.urls import reverse
-
-        from apps.accounts.navigation import NavLink
-        from apps.accounts.roles import Role
-
         if user.is_sori_admin or user.has_role(Role.ANNOTATOR):
             return [NavLink("Verification", reverse("verification:projects"))]
         return []
 
     def home_panels(self, user):
-        from django.urls import reverse
-
-        from apps.accounts.navigation import Panel
-        from apps.accounts.roles import Role
         from apps.verification.models import VerificationProject
         from apps.verification.selectors import waiting_for
 

@@ -5,6 +5,8 @@ import tempfile
 from pathlib import Path
 
 from apps.audio.espeak import synthesize_wav
+from apps.verification.models import VerificationProject
+from apps.verification.services import import_items
 
 DEMO_PROJECT = "데모 검증 (HPSU demo)"
 
@@ -53,9 +55,6 @@ def demo_records() -> list[dict]:
 
 
 def seed_demo(stdout) -> None:
-    from apps.verification.models import VerificationProject
-    from apps.verification.services import import_items
-
     if VerificationProject.objects.filter(name=DEMO_PROJECT).exists():
         stdout.write(f"verification: demo project {DEMO_PROJECT!r} already there")
         return

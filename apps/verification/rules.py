@@ -1,10 +1,13 @@
 """Who may do what in verification (asked through apps.accounts.permissions.can)."""
 
+from apps.accounts.models import User
 from apps.accounts.permissions import role_rule, rule
 from apps.accounts.roles import Role
 from apps.audio.rules import grants_audio_access
 from apps.queues.models import Assignment, AssignmentStatus
 from apps.queues.services import register_eligible_workers
+from apps.verification.models import BaselineItem, VerificationItem
+from apps.verification.selectors import is_reviewer
 
 role_rule("verification.manage")  # projects, imports, baselines, scoring: admins only
 
@@ -16,8 +19,6 @@ def _may_review(user, project=None):
 
 @rule("verification.view_item")
 def _may_view_item(user, item):
-    from apps.verification.selectors import is_reviewer
-
     return item is not None and user.has_role(Role.ANNOTATOR) and is_reviewer(user, item)
 
 
@@ -30,8 +31,6 @@ def _may_answer_baseline(user, session=None):
 def _reviewer_hears_item_audio(user, asset) -> bool:
     """A reviewer of an item (holding it now, or having reviewed it) may hear its audio; so may an annotator
     answering a baseline that contains it."""
-    from apps.verification.models import BaselineItem, VerificationItem
-
     if not user.has_role(Role.ANNOTATOR):
         return False
     work_items = VerificationItem.objects.filter(audio=asset).values("work_item_id")
@@ -45,6 +44,4 @@ def _reviewer_hears_item_audio(user, asset) -> bool:
 @register_eligible_workers("verification")
 def _annotators(pool):
     """Every annotator may review every project's items (the engine keeps them to three each)."""
-    from apps.accounts.models import User
-
     return User.objects.with_role(Role.ANNOTATOR).filter(is_active=True).values_list("pk", flat=True)

@@ -1,17 +1,20 @@
 """Reads of the verification workflow: what an annotator may see of an item (blind until settled), project
 summaries and the dashboard's statistics."""
 
+import random
 from collections import Counter, defaultdict
 
 import numpy as np
-import pandas as pd
-from django.db.models import Count, Prefetch, Q
+from django.db import connections
+from django.db.models import Case, Count, F, Prefetch, Q, When, Window
+from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.accounts.pseudonyms import pseudonyms_for
 from apps.queues.models import Assignment, AssignmentStatus
-from apps.verification.agreement import fleiss_kappa, krippendorff_nominal
+from apps.queues.selectors import remaining_for_worker
+from apps.verification.agreement import fleiss_kappa, krippendorff_nominal_counts
 from apps.verification.models import (
     BaselineAnswer,
     BaselineItem,
@@ -24,6 +27,7 @@ from apps.verification.models import (
     VerificationItem,
     VerificationProject,
 )
+from apps.verification.scoring import Prediction, score
 from apps.verification.taxonomy import DOMAINS, PROMPT_VARIANTS, TASKS, TIER_LABELS
 
 # Below this many fully reviewed items an agreement figure is shown with a warning that it is rough.
@@ -102,18 +106,15 @@ def _rate(accepted: int, rejected: int) -> float | None:
 
 
 def project_summary(project: VerificationProject) -> dict:
-    counts = project.items.aggregate(
+    """Item counts by status, overall and per task, from one grouped read (the totals are the tasks' sums)."""
+    rows = list(project.items.order_by().values("task").annotate(
         items=Count("id"),
         accepted=Count("id", filter=Q(status=ItemStatus.ACCEPTED)),
         rejected=Count("id", filter=Q(status=ItemStatus.REJECTED)),
         pending=Count("id", filter=Q(status=ItemStatus.PENDING)),
-    )
+    ))
+    counts = {key: sum(r[key] for r in rows) for key in ("items", "accepted", "rejected", "pending")}
     per_task = {}
-    rows = project.items.values("task").annotate(
-        items=Count("id"),
-        accepted=Count("id", filter=Q(status=ItemStatus.ACCEPTED)),
-        rejected=Count("id", filter=Q(status=ItemStatus.REJECTED)),
-    )
     by_task = {r["task"]: r for r in rows}
     for task in TASKS:
         if task.name in by_task:
@@ -148,75 +149,108 @@ REVIEWERS = 3  # three-annotator verification (HPSU): agreement is computed over
 
 
 def dashboard(project: VerificationProject) -> dict:
-    """Everything the admin dashboard shows, computed from the current reviews in a few reads: the review
-    rows (ints and strings only), the non-empty reason lists, the annotators' names and the first split
-    decisions. Counts per item, agreement and per-annotator figures are vectorised over those rows."""
+    """Everything the admin dashboard shows, aggregated in the database: a handful of small reads whatever
+    the project's size (the item counts, reason lists by kind, items by their review and approval counts,
+    per-annotator figures, the first split decisions); no review row is read into Python."""
     summary = project_summary(project)
-    reviews = pd.DataFrame(
-        list(Review.objects.filter(item__project=project).values_list("item_id", "annotator_id", "decision", "seconds_spent")),
-        columns=["item", "annotator", "decision", "seconds"],
-    )
-    # Only rejections usually carry reasons: read just the lists that are not empty.
-    reason_counts = Counter(
-        reason
-        for reasons in Review.objects.filter(item__project=project).exclude(reasons=[]).values_list("reasons", flat=True)
-        for reason in reasons
-    )
-    reasons = [(Reason(r).label, reason_counts.get(r, 0)) for r in Reason.values]
-
-    reviews["approve"] = reviews["decision"] == Decision.APPROVE
-    per_item = reviews.groupby("item")["approve"].agg(["sum", "size"])
-    complete = per_item[per_item["size"] == REVIEWERS]
-    table = np.stack([complete["sum"].to_numpy(), REVIEWERS - complete["sum"].to_numpy()], axis=1)
-    kappa = fleiss_kappa(table.tolist()) if len(table) else None
-    alpha = None
-    if len(reviews):
-        rows, _ = pd.factorize(reviews["annotator"])
-        cols, _ = pd.factorize(reviews["item"])
-        matrix = np.full((rows.max() + 1, cols.max() + 1), np.nan)
-        matrix[rows, cols] = reviews["approve"].to_numpy(dtype=float)
-        alpha = krippendorff_nominal(matrix)
-
-    per_annotator = reviews.groupby("annotator").agg(
-        reviews=("approve", "size"), approvals=("approve", "sum"), median_seconds=("seconds", "median")
-    )
-    names = dict(User.objects.filter(pk__in=per_annotator.index.tolist()).values_list("pk", "username"))
-    pseudonyms = pseudonyms_for(per_annotator.index.tolist(), project.pseudonym_scope)
-    annotator_rows = sorted(
-        (
-            {"username": names[a], "pseudonym": pseudonyms[a], "reviews": int(r["reviews"]),
-             "approval_rate": round(100 * r["approvals"] / r["reviews"], 1),
-             "median_seconds": round(float(r["median_seconds"]), 1)}
-            for a, r in per_annotator.iterrows()
-        ),
-        key=lambda row: row["username"],
-    )
-    split_ids = complete.index[complete["sum"] == REVIEWERS - 1]
-    split = list(
-        VerificationItem.objects.filter(pk__in=split_ids.tolist())
-        .order_by("position").only("pk", "external_id", "task", "position")
-        .prefetch_related(Prefetch("reviews", queryset=Review.objects.only("item_id", "decision", "reasons", "comment")))[:200]
-    )
+    reviews = Review.objects.filter(item__project=project).order_by()
+    by_counts = _items_by_review_counts(reviews)  # (reviews, approvals) -> items
+    complete = {approvals: items for (n, approvals), items in by_counts.items() if n == REVIEWERS}
+    agreement_items = sum(complete.values())
+    split_count = complete.get(REVIEWERS - 1, 0)
+    kappa = fleiss_kappa(_repeat([[a, REVIEWERS - a] for a in complete], list(complete.values())))
+    # Units x (rejections, approvals), one row per item with a review: alpha depends on nothing else.
+    alpha = krippendorff_nominal_counts(_repeat([[n - a, a] for n, a in by_counts], list(by_counts.values())))
+    split = []
+    if split_count:
+        split = list(
+            VerificationItem.objects.filter(project=project)
+            .annotate(n=Count("reviews"), approvals=Count("reviews", filter=Q(reviews__decision=Decision.APPROVE)))
+            .filter(n=REVIEWERS, approvals=REVIEWERS - 1)
+            .order_by("position").only("pk", "external_id", "task", "position")
+            # The page shows why each was rejected: only the one rejection of each item is read.
+            .prefetch_related(Prefetch("reviews", to_attr="rejections", queryset=Review.objects.filter(
+                decision=Decision.REJECT).only("item_id", "decision", "reasons", "comment")))[:200]
+        )
     return {
         "summary": summary,
         "per_domain": per_domain(summary),
-        "reasons": reasons,
+        "reasons": _reason_counts(reviews),
         "fleiss_kappa": None if kappa is None else round(kappa, 3),
         "krippendorff_alpha": None if alpha is None else round(alpha, 3),
-        "agreement_items": int(len(complete)),
+        "agreement_items": agreement_items,
         # Items with at least two reviews: alpha needs one, and says "not enough overlapping reviews" without.
-        "overlap_items": int((per_item["size"] >= 2).sum()),
-        "thin_agreement": 0 < len(complete) < THIN_AGREEMENT_ITEMS,
-        "annotators": annotator_rows,
+        "overlap_items": sum(items for (n, _), items in by_counts.items() if n >= 2),
+        "thin_agreement": 0 < agreement_items < THIN_AGREEMENT_ITEMS,
+        "annotators": _annotator_rows(project, reviews),
         "split_decisions": split,
-        "split_count": int(len(split_ids)),
+        "split_count": split_count,
     }
+
+
+def _repeat(rows: list[list[int]], times: list[int]) -> np.ndarray:
+    """rows[i] repeated times[i] times: the per-item table the agreement functions take, rebuilt from the
+    database's counts of items per distinct row."""
+    return np.repeat(np.asarray(rows, dtype=float).reshape(-1, 2), times, axis=0)
+
+
+def _aggregate(queryset, outer: str) -> list[tuple]:
+    """Run `outer`, an aggregate over the rows of `queryset` (named `inner` in it), in the database: for a
+    second GROUP BY over the first, which the ORM does not write."""
+    sql, inner_params = queryset.query.sql_with_params()
+    with connections[queryset.db].cursor() as cursor:
+        cursor.execute(outer.format(inner=f"({sql}) inner_rows"), inner_params)
+        return cursor.fetchall()
+
+
+def _items_by_review_counts(reviews) -> dict[tuple[int, int], int]:
+    """How many items have each (number of reviews, number of approvals): a few rows for any project."""
+    per_item = reviews.values("item_id").annotate(
+        n=Count("pk"), approvals=Count("pk", filter=Q(decision=Decision.APPROVE)),
+    ).values("n", "approvals")
+    rows = _aggregate(per_item, "SELECT n, approvals, COUNT(*) FROM {inner} GROUP BY n, approvals ORDER BY n, approvals")
+    return {(n, approvals): items for n, approvals, items in rows}
+
+
+def _reason_counts(reviews) -> list[tuple[str, int]]:
+    """(label, reviews giving it) for every reason. Only rejections carry reasons, in few distinct lists:
+    the database counts the reviews per list."""
+    counts: Counter = Counter()
+    for reasons, n in reviews.exclude(reasons=[]).values_list("reasons").annotate(n=Count("pk")).values_list("reasons", "n"):
+        for reason in reasons:
+            counts[reason] += n
+    return [(Reason(r).label, counts.get(r, 0)) for r in Reason.values]
+
+
+def _annotator_rows(project: VerificationProject, reviews) -> list[dict]:
+    """Per annotator: reviews, approval rate and median time, by username. The median is the middle row
+    (or the mean of the two middle rows) of the annotator's times in order, numbered by a window function;
+    the names come in a second read (grouping by a text column would sort every review by collation)."""
+    ranked = reviews.annotate(
+        approved=Case(When(decision=Decision.APPROVE, then=1), default=0),
+        rank=Window(RowNumber(), partition_by=F("annotator_id"), order_by=F("seconds_spent").asc()),
+        total=Window(Count("pk"), partition_by=F("annotator_id")),
+    ).values("annotator_id", "approved", "seconds_spent", "rank", "total")
+    rows = _aggregate(
+        ranked,
+        "SELECT annotator_id, COUNT(*), SUM(approved), "
+        "AVG(CASE WHEN rank IN ((total + 1) / 2, (total + 2) / 2) THEN seconds_spent END) "
+        "FROM {inner} GROUP BY annotator_id",
+    )
+    names = dict(User.objects.filter(pk__in=[row[0] for row in rows]).values_list("pk", "username"))
+    pseudonyms = pseudonyms_for([row[0] for row in rows], project.pseudonym_scope)
+    return sorted(
+        (
+            {"username": names[annotator], "pseudonym": pseudonyms[annotator], "reviews": n,
+             "approval_rate": round(100 * approvals / n, 1), "median_seconds": round(float(median), 1)}
+            for annotator, n, approvals, median in rows
+        ),
+        key=lambda row: row["username"],
+    )
 
 
 def waiting_for(project: VerificationProject, user) -> int:
     """Items this annotator could still be given (approximate while others are claiming)."""
-    from apps.queues.selectors import remaining_for_worker
-
     return remaining_for_worker(project.pool, user)
 
 
@@ -234,8 +268,6 @@ def unsettled_reviews(project: VerificationProject, user) -> list[Review]:
 
 def baseline_next(session: BaselineSession, user) -> VerificationItem | None:
     """The first sample item (in this annotator's own order) they have not answered."""
-    import random
-
     done = set(BaselineAnswer.objects.filter(session=session, annotator=user).values_list("item_id", flat=True))
     ids = list(BaselineItem.objects.filter(session=session).order_by("position").values_list("item_id", flat=True))
     random.Random(f"{session.seed}:{user.pk}").shuffle(ids)
@@ -247,8 +279,6 @@ def baseline_next(session: BaselineSession, user) -> VerificationItem | None:
 
 def baseline_report(session: BaselineSession) -> dict:
     """Accuracy of the people who answered, scored like a model: per annotator and pooled."""
-    from apps.verification.scoring import Prediction, score
-
     items = list(session.items.all())
     answers = list(BaselineAnswer.objects.filter(session=session).select_related("item", "annotator"))
     by_annotator = defaultdict(list)

@@ -5,6 +5,7 @@ import hashlib
 import json
 import random
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.core.files import File
@@ -18,7 +19,8 @@ from apps.core.limits import bounded
 from apps.core.tabular import refuse
 from apps.queues import services as queues
 from apps.queues.models import Assignment, AssignmentStatus, WorkItem
-from apps.verification.hpsu import parse_records, safe_media_path
+from apps.verification import scoring
+from apps.verification.hpsu import ParsedItem, parse_records, safe_media_path
 from apps.verification.media import MediaRejected, inspect_visual
 from apps.verification.models import (
     BaselineAnswer,
@@ -55,77 +57,157 @@ def create_project(*, name: str, settle_on_first_rejection: bool = False, descri
         )
 
 
+@dataclass(frozen=True)
+class CheckedImport:
+    """An HPSU file that passed every check, with what storing it needs: nothing is written yet."""
+
+    name: str  # the file name problems and the import row carry
+    raw: bytes
+    media_dir: Path
+    project: VerificationProject | None  # None: the project is new and is created when stored
+    items: list[ParsedItem]
+    audio_files: dict[str, Path]  # audio_path as written -> the checked file under media_dir
+    visual_files: dict[str, Path]  # visual_path as written -> the checked file under media_dir
+
+
 def import_items(*, project_name: str, file_path: Path, media_dir: Path, acting_user=None,
                  settle_on_first_rejection: bool | None = None, display_name: str | None = None) -> ItemImport:
     """Import an HPSU file into the named project (created when new). All or nothing: every problem is
-    collected first and raised together as FileRefused, naming each record's file, line and field."""
+    collected first and raised together as FileRefused, naming each record's file, line and field; only a
+    file with none is stored, in one transaction."""
+    checked = check_import(project_name=project_name, file_path=file_path, media_dir=media_dir,
+                           display_name=display_name)
+    return store_import(checked, project_name=project_name, acting_user=acting_user,
+                        settle_on_first_rejection=settle_on_first_rejection)
+
+
+def check_import(*, project_name: str, file_path: Path, media_dir: Path,
+                 display_name: str | None = None) -> CheckedImport:
+    """Read and check the file and every media file it names, writing nothing. Raises FileRefused with
+    every problem found (records first read, then their media)."""
     file_path, media_dir = Path(file_path), Path(media_dir)
     name = display_name or file_path.name
     raw = file_path.read_bytes()
     project = VerificationProject.objects.filter(name=project_name).first()
     existing = set(project.items.values_list("external_id", flat=True)) if project else set()
     parsed, problems = parse_records(raw, name=name, existing_ids=existing)
-    # Media: every file must exist under the media folder and be what its field says, from its content:
-    # decodable audio, an image or a video the review page shows (never SVG or HTML, which run script).
+    audio_files, visual_files = _check_media(parsed, media_dir=media_dir, name=name, problems=problems)
+    refuse(problems)
+    return CheckedImport(name=name, raw=raw, media_dir=media_dir, project=project, items=parsed,
+                         audio_files=audio_files, visual_files=visual_files)
+
+
+def _check_media(parsed: list[ParsedItem], *, media_dir: Path, name: str,
+                 problems: list[FileProblem]) -> tuple[dict[str, Path], dict[str, Path]]:
+    """Every media file must exist under the media folder and be what its field says, from its content:
+    decodable audio, an image or a video the review page shows (never SVG or HTML, which run script).
+    Each file is inspected once however many records name it; problems are appended to `problems`.
+    Returns the files that passed (audio, visual), keyed by the path as the records write it."""
     audio_files: dict[str, Path] = {}
+    visual_files: dict[str, Path] = {}
     checked_visuals: set[tuple[str, str]] = set()
     for item in parsed:
-        path = safe_media_path(media_dir, item.audio_path)
-        if path is None or not path.is_file():
-            problems.append(FileProblem(file=name, line=item.line, field="audio_path", reason=f"missing media {item.audio_path!r} (not found under {media_dir})"))
-            continue
-        if item.audio_path not in audio_files:
-            try:
-                inspect_audio(path, name=item.audio_path)
-            except AudioRejected as exc:
-                problems.append(FileProblem(file=name, line=item.line, field="audio_path", reason=f"media {exc}"))
-                continue
-            audio_files[item.audio_path] = path
+        problem = _check_audio(item, media_dir=media_dir, name=name, checked=audio_files)
+        if problem is not None:
+            problems.append(problem)
+            continue  # as before: a record with bad audio is not checked further
         if item.visual_path:
-            visual = safe_media_path(media_dir, item.visual_path)
-            if visual is None or not visual.is_file():
-                problems.append(FileProblem(file=name, line=item.line, field=f"{item.visual_kind}_path", reason=f"missing media {item.visual_path!r} (not found under {media_dir})"))
-            elif (item.visual_path, item.visual_kind) not in checked_visuals:
-                try:
-                    inspect_visual(visual, kind=item.visual_kind, name=item.visual_path)
-                    checked_visuals.add((item.visual_path, item.visual_kind))
-                except MediaRejected as exc:
-                    problems.append(FileProblem(file=name, line=item.line, field=f"{item.visual_kind}_path", reason=f"media {exc.name!r} {exc.reason}"))
-    refuse(problems)
+            problem = _check_visual(item, media_dir=media_dir, name=name, checked=checked_visuals,
+                                    files=visual_files)
+            if problem is not None:
+                problems.append(problem)
+    return audio_files, visual_files
+
+
+def _missing(name: str, item: ParsedItem, field: str, path: str, media_dir: Path) -> FileProblem:
+    return FileProblem(file=name, line=item.line, field=field,
+                       reason=f"missing media {path!r} (not found under {media_dir})")
+
+
+def _check_audio(item: ParsedItem, *, media_dir: Path, name: str, checked: dict[str, Path]) -> FileProblem | None:
+    """The record's audio exists and decodes; a file already checked is not inspected again."""
+    path = safe_media_path(media_dir, item.audio_path)
+    if path is None or not path.is_file():
+        return _missing(name, item, "audio_path", item.audio_path, media_dir)
+    if item.audio_path not in checked:
+        try:
+            inspect_audio(path, name=item.audio_path)
+        except AudioRejected as exc:
+            return FileProblem(file=name, line=item.line, field="audio_path", reason=f"media {exc}")
+        checked[item.audio_path] = path
+    return None
+
+
+def _check_visual(item: ParsedItem, *, media_dir: Path, name: str, checked: set[tuple[str, str]],
+                  files: dict[str, Path]) -> FileProblem | None:
+    """The record's image or video exists and is that kind of file, from its content."""
+    field = f"{item.visual_kind}_path"
+    visual = safe_media_path(media_dir, item.visual_path)
+    if visual is None or not visual.is_file():
+        return _missing(name, item, field, item.visual_path, media_dir)
+    if (item.visual_path, item.visual_kind) not in checked:
+        try:
+            inspect_visual(visual, kind=item.visual_kind, name=item.visual_path)
+        except MediaRejected as exc:
+            return FileProblem(file=name, line=item.line, field=field, reason=f"media {exc.name!r} {exc.reason}")
+        checked.add((item.visual_path, item.visual_kind))
+    files[item.visual_path] = visual
+    return None
+
+
+def store_import(checked: CheckedImport, *, project_name: str, acting_user=None,
+                 settle_on_first_rejection: bool | None = None) -> ItemImport:
+    """Write a checked file in one transaction: the project (created or its setting updated), the import
+    row, the audio assets, one work item and one item per record. A failure rolls all of it back, and the
+    audio files it stored with it (atomic_import)."""
+    acting_user = acting_user if acting_user and acting_user.pk else None
     with atomic_import():
-        if project is None:
-            project = create_project(
-                name=project_name, acting_user=acting_user, settle_on_first_rejection=bool(settle_on_first_rejection)
-            )
-        elif settle_on_first_rejection is not None:
-            project.settle_on_first_rejection = settle_on_first_rejection
-            project.save(update_fields=["settle_on_first_rejection"])
+        project = _project_for_import(checked.project, name=project_name, acting_user=acting_user,
+                                      settle_on_first_rejection=settle_on_first_rejection)
         batch = ItemImport.objects.create(
-            project=project, file_name=name, file_sha256=hashlib.sha256(raw).hexdigest(), media_dir=str(media_dir),
-            item_count=len(parsed), imported_by=acting_user if acting_user and acting_user.pk else None,
+            project=project, file_name=checked.name, file_sha256=hashlib.sha256(checked.raw).hexdigest(),
+            media_dir=str(checked.media_dir), item_count=len(checked.items), imported_by=acting_user,
         )
-        assets = {rel: import_audio_file(path, name=rel)[0] for rel, path in audio_files.items()}
-        work_items = queues.add_items(project.pool, len(parsed))
+        assets = {rel: import_audio_file(path, name=rel)[0] for rel, path in checked.audio_files.items()}
+        work_items = queues.add_items(project.pool, len(checked.items))
         start = (project.items.order_by("-position").values_list("position", flat=True).first() or 0) + 1
-        rows = []
-        for offset, (item, work_item) in enumerate(zip(parsed, work_items, strict=True)):
-            row = VerificationItem(
-                project=project, work_item=work_item, external_id=item.external_id, position=start + offset,
-                audio=assets[item.audio_path], audio_path=item.audio_path, transcript=item.transcript,
-                task=item.task, domain=item.domain, format=item.format, language=item.language,
-                question=item.question, options=item.options, answers=item.answers, tiers=item.tiers,
-                statement=item.statement, expected_yes=item.expected_yes, prompts=item.prompts,
-                source=item.source, metric=item.metric, item_import=batch,
-                record=json.dumps(item.record, ensure_ascii=False),
-            )
-            if item.visual_path:
-                visual = safe_media_path(media_dir, item.visual_path)
-                with open(visual, "rb") as fh:
-                    row.visual.save(Path(item.visual_path).name, File(fh), save=False)
-                row.visual_kind = item.visual_kind
-            rows.append(row)
+        rows = [
+            _item_row(item, project=project, batch=batch, work_item=work_item, position=start + offset,
+                      audio=assets[item.audio_path], visual=checked.visual_files.get(item.visual_path))
+            for offset, (item, work_item) in enumerate(zip(checked.items, work_items, strict=True))
+        ]
         VerificationItem.objects.bulk_create(rows, batch_size=500)
     return batch
+
+
+def _project_for_import(project: VerificationProject | None, *, name: str, acting_user,
+                        settle_on_first_rejection: bool | None) -> VerificationProject:
+    """The project the items go into: created when new, else its setting updated when one is given."""
+    if project is None:
+        return create_project(name=name, acting_user=acting_user,
+                              settle_on_first_rejection=bool(settle_on_first_rejection))
+    if settle_on_first_rejection is not None:
+        project.settle_on_first_rejection = settle_on_first_rejection
+        project.save(update_fields=["settle_on_first_rejection"])
+    return project
+
+
+def _item_row(item: ParsedItem, *, project, batch, work_item, position: int, audio, visual: Path | None):
+    """One unsaved VerificationItem for a checked record; its image or video is copied to storage."""
+    row = VerificationItem(
+        project=project, work_item=work_item, external_id=item.external_id, position=position,
+        audio=audio, audio_path=item.audio_path, transcript=item.transcript,
+        task=item.task, domain=item.domain, format=item.format, language=item.language,
+        question=item.question, options=item.options, answers=item.answers, tiers=item.tiers,
+        statement=item.statement, expected_yes=item.expected_yes, prompts=item.prompts,
+        source=item.source, metric=item.metric, item_import=batch,
+        record=json.dumps(item.record, ensure_ascii=False),
+    )
+    if item.visual_path:
+        with open(visual, "rb") as fh:
+            row.visual.save(Path(item.visual_path).name, File(fh), save=False)
+        row.visual_kind = item.visual_kind
+    return row
 
 
 # ---- reviewing --------------------------------------------------------------------------------------------
@@ -309,9 +391,7 @@ def answer_baseline(*, session: BaselineSession, item: VerificationItem, acting_
     """Store an annotator's blind answer. Idempotent: a second answer to the same item keeps the first."""
     if not BaselineItem.objects.filter(session=session, item=item).exists():
         raise NotFound(f"item {item.external_id} is not in baseline {session.name}")
-    from apps.verification.scoring import yes_no_options
-
-    allowed = yes_no_options(item) if item.format == "yes_no" else item.options
+    allowed = scoring.yes_no_options(item) if item.format == "yes_no" else item.options
     bad = [c for c in chosen if c not in allowed]
     if not chosen or bad:
         raise InvalidInput("choose one of the options shown", field="chosen")
@@ -329,8 +409,6 @@ def answer_baseline(*, session: BaselineSession, item: VerificationItem, acting_
 
 
 def score_predictions_file(*, project: VerificationProject, name: str, path: Path, acting_user=None) -> ScoringRun:
-    from apps.verification import scoring
-
     predictions = scoring.read_predictions(Path(path))
     items = list(project.items.filter(status=ItemStatus.ACCEPTED))
     report = scoring.score(items, predictions)

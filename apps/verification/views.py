@@ -6,6 +6,7 @@ from pathlib import Path
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -192,8 +193,6 @@ def _with_items(unreachable, project):
 @login_required
 def item_list(request, pk):
     """Every item of a project, filterable by status and task, for an admin to read."""
-    from django.core.paginator import Paginator
-
     require(request.user, "verification.manage")
     project = get_object_or_404(VerificationProject, pk=pk)
     items = project.items.order_by("position").prefetch_related("reviews")

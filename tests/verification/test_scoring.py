@@ -5,7 +5,7 @@ import math
 import pytest
 
 from apps.core.errors import FileRefused
-from apps.verification.agreement import fleiss_kappa, krippendorff_nominal
+from apps.verification.agreement import fleiss_kappa, krippendorff_nominal, krippendorff_nominal_counts
 from apps.verification.models import ItemStatus, VerificationItem
 from apps.verification.scoring import parse_predictions, score, score_item
 from apps.verification.selectors import baseline_next, baseline_report, dashboard
@@ -201,3 +201,61 @@ def test_an_admin_lists_items_by_status(make_project, annotators, admin, client_
     assert "item-1" in page and "item-2" in page and "approve" in page
     assert "item-1" not in client_for(admin).get(f"/verification/projects/{project.pk}/items/?status=accepted").content.decode()
     assert client_for(annotators[0]).get(f"/verification/projects/{project.pk}/items/").status_code == 403
+
+
+def test_krippendorff_alpha_from_counts_per_unit_equals_alpha_from_the_matrix():
+    nan = math.nan
+    matrix = [[1, 0, 1, nan, 0], [1, 0, 0, 1, nan], [nan, 0, 1, 1, 1]]
+    counts = [[0, 2], [3, 0], [1, 2], [0, 2], [1, 1]]  # per unit: (zeros, ones)
+    assert krippendorff_nominal_counts(counts) == pytest.approx(krippendorff_nominal(matrix), abs=1e-12)
+    assert krippendorff_nominal_counts([[0, 1], [1, 0]]) is None  # no unit with two ratings
+    assert krippendorff_nominal_counts([[0, 3], [0, 2]]) is None  # one category only
+
+
+@pytest.mark.django_db
+def test_the_dashboard_figures_equal_those_computed_from_every_review_row(make_project, make_user):
+    """The dashboard aggregates in the database; here the same figures come from the rows in Python. Items
+    have one, two or three reviews, and one annotator an even number of them (median of the middle two)."""
+    import statistics
+    from collections import Counter
+
+    from apps.verification.models import Reason, Review
+
+    project = make_project(7)
+    people = [make_user(f"reviewer{i}", "annotator") for i in range(4)]
+    items = list(project.items.order_by("position"))
+    plan = {  # item index -> (annotator index, decision, seconds)
+        0: [(0, "approve", 5.0), (1, "approve", 7.5), (2, "approve", 9.0)],
+        1: [(0, "approve", 12.0), (1, "reject", 3.0), (3, "approve", 4.25)],
+        2: [(1, "reject", 30.0), (2, "reject", 8.0), (3, "reject", 1.0)],
+        3: [(0, "approve", 2.0), (2, "reject", 6.5)],
+        4: [(3, "approve", 11.0)],
+        5: [(0, "reject", 40.0), (1, "approve", 2.5), (2, "approve", 3.5)],
+        6: [(1, "approve", 10.0), (2, "approve", 20.0), (3, "reject", 0.5)],
+    }
+    def reasons_for(i, decision):  # two kinds of list, so the lists are grouped and their counts spread
+        return [] if decision == "approve" else ["wrong_answer", "ambiguous_question"] if i % 2 else ["wrong_answer"]
+
+    Review.objects.bulk_create([
+        Review(item=items[i], annotator=people[a], decision=d, seconds_spent=s, reasons=reasons_for(i, d))
+        for i, reviews in plan.items() for a, d, s in reviews
+    ])
+    stats = dashboard(project)
+
+    complete = [[sum(d == "approve" for _, d, _ in r), sum(d == "reject" for _, d, _ in r)] for r in plan.values() if len(r) == 3]
+    matrix = [[next((float(d == "approve") for a, d, _ in plan[i] if a == p), math.nan) for i in plan] for p in range(4)]
+    assert stats["fleiss_kappa"] == round(fleiss_kappa(complete), 3)
+    assert stats["krippendorff_alpha"] == round(krippendorff_nominal(matrix), 3)
+    assert (stats["agreement_items"], stats["overlap_items"], stats["split_count"]) == (5, 6, 3)
+    assert [i.external_id for i in stats["split_decisions"]] == ["item-2", "item-6", "item-7"]
+    given = Counter(r for i, reviews in plan.items() for _, d, _ in reviews for r in reasons_for(i, d))
+    assert stats["reasons"] == [(Reason(r).label, given[r]) for r in Reason.values]
+    assert (given["wrong_answer"], given["ambiguous_question"]) == (7, 3)
+    expected = []
+    for p, person in enumerate(people):
+        mine = [(d, s) for r in plan.values() for a, d, s in r if a == p]
+        expected.append({"username": person.username, "reviews": len(mine),
+                         "approval_rate": round(100 * sum(d == "approve" for d, _ in mine) / len(mine), 1),
+                         "median_seconds": round(statistics.median(s for _, s in mine), 1)})
+    assert [{k: row[k] for k in ("username", "reviews", "approval_rate", "median_seconds")} for row in stats["annotators"]] == expected
+    assert [row["reviews"] for row in stats["annotators"]] == [4, 5, 5, 4]  # even counts take the middle two

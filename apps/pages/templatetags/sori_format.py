@@ -8,6 +8,7 @@ its n): `rate`, `mean`, `cost` and `empty_state` render them alike on every dash
 from datetime import UTC, datetime
 
 from django import template
+from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
@@ -158,8 +159,6 @@ _STARTED_FROM = {
 @register.simple_tag
 def started_from(job) -> dict | None:
     """{"label", "url"} of the page the job works for (a question set's dashboard), or None."""
-    from django.urls import reverse
-
     known = _STARTED_FROM.get(job.kind)
     if not known or (job.params or {}).get(known[2]) is None:
         return None
@@ -171,8 +170,6 @@ def started_from(job) -> dict | None:
 def job_result_rows(job) -> list[dict]:
     """A job's result as a person reads it: one row per value (label, text, optional link), lists and
     nested counts spelled out, never a Python dict."""
-    from django.urls import NoReverseMatch, reverse
-
     rows = []
     for key, value in (job.result or {}).items():
         if key in ("errors", "attention"):
@@ -203,8 +200,6 @@ def _readable(value) -> str:
 @register.filter
 def upload_again_url(job) -> str:
     """The page to fix and upload again after the job refused its input, or ""."""
-    from django.urls import reverse
-
     name = _UPLOAD_AGAIN.get(job.kind)
     return reverse(name) if name and (job.result or {}).get("errors") else ""
 
