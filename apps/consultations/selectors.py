@@ -132,10 +132,6 @@ class Stats:
         return sum(self.per_action.get(a, 0) for a in FLAGGED_ACTIONS)
 
     @property
-    def flagged_percent(self) -> float:
-        return round(100 * self.flagged / self.samples_analysed, 1) if self.samples_analysed else 0.0
-
-    @property
     def undecided(self) -> int:
         return self.per_action.get(UNDECIDED, 0)
 
