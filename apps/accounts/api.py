@@ -4,7 +4,6 @@ from axes.handlers.proxy import AxesProxyHandler
 from drf_spectacular.utils import extend_schema
 from redis.exceptions import RedisError
 from rest_framework import serializers
-from rest_framework.authentication import TokenAuthentication
 from rest_framework.authtoken.models import Token
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.exceptions import AuthenticationFailed, Throttled, ValidationError
@@ -12,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle, ScopedRateThrottle
 from rest_framework.views import APIView
 
+from apps.accounts.authentication import TokenAuthentication
 from apps.core.api import StrictInput, error_responses
 from apps.core.errors import Unavailable
 

@@ -5,8 +5,9 @@ from functools import wraps
 
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpResponse
-from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
+
+from apps.accounts.authentication import TokenAuthentication
 
 
 def login_or_token_required(view):
