@@ -8,7 +8,7 @@ sentence by sentence, join, ASR check, re-synthesis), and the admin's accept-by-
 import hashlib
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Max
 
 from apps.audio.services import atomic_import, import_uploaded_file, store_generated_wav
@@ -120,14 +120,16 @@ def start_run(*, acting_user, benchmark, subset: str = "", limit: int | None = N
 def synthesize_sample(synthesis_id: int) -> str:
     """Synthesize, check and re-synthesize one sample until it passes or its attempts run out. Safe to run
     again: a sample that is no longer pending is left alone, and a finished attempt is reused."""
-    synthesis = SampleSynthesis.objects.select_related("run", "normalized").get(pk=synthesis_id)
+    # One query for everything the attempts read (the gate's normalizer needs the rulebook version).
+    synthesis = SampleSynthesis.objects.select_related("run", "normalized__rulebook_version").get(pk=synthesis_id)
     if synthesis.status != SampleStatus.PENDING:
         return synthesis.status
     run = synthesis.run
     job = Job.objects.filter(pk=run.job_id).first() if run.job_id else None
     if job is not None and job.cancel_requested:
         return synthesis.status  # stays pending; a resumed run picks it up
-    candidates = list(ReferenceVoice.objects.filter(gender=synthesis.gender, active=True).order_by("pk")) or [synthesis.voice]
+    candidates = list(ReferenceVoice.objects.filter(gender=synthesis.gender, active=True).select_related("clip")
+                      .order_by("pk")) or [synthesis.voice]
     tts, asr = tts_backend(), asr_backend()
     tried = []
     for index in range(run.max_attempts):
@@ -158,12 +160,25 @@ def _attempt(synthesis, number, voice, seed, tts, asr, job) -> SynthesisAttempt:
     existing = SynthesisAttempt.objects.filter(idempotency_key=key).first()
     if existing is not None and existing.checked:
         return existing  # a redelivered task: this attempt is done
-    attempt, _ = SynthesisAttempt.objects.update_or_create(
-        idempotency_key=key,
-        defaults={"synthesis": synthesis, "number": number, "voice": voice, "seed": seed, "text": text,
-                  "text_sha256": text_sha, "tts_backend": tts.name, "tts_model": tts.model, "asr_model": asr.model,
-                  "error": ""},
-    )
+    fields = {"synthesis": synthesis, "number": number, "voice": voice, "seed": seed, "text": text,
+              "text_sha256": text_sha, "tts_backend": tts.name, "tts_model": tts.model, "asr_model": asr.model,
+              "error": ""}
+    # The lookup above already tells a new attempt from an unfinished one, so each is one write (not
+    # update_or_create's locking read, savepoint and write); a concurrent delivery that inserted the same
+    # key first is updated instead.
+    attempt = existing
+    if attempt is None:
+        try:
+            with transaction.atomic():
+                attempt = SynthesisAttempt.objects.create(idempotency_key=key, **fields)
+        except IntegrityError:
+            attempt = SynthesisAttempt.objects.get(idempotency_key=key)
+        else:
+            fields = {}
+    if fields:
+        for name, value in fields.items():
+            setattr(attempt, name, value)
+        attempt.save(update_fields=[*fields, "updated_at"])
     sentences = assembly.split_sentences(text)
     if not sentences:
         raise ValueError("the text to synthesize is empty")

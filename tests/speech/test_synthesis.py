@@ -305,3 +305,20 @@ def test_a_span_heard_as_another_number_is_not_given_the_texts_reading(admin, vo
     fake_speech.hear_as("하루에 4번 먹어요.")
     first = _run(admin, benchmark).samples.get().attempts.get(number=1)
     assert first.passed is False and first.context_readings == [] and "4번" in first.compared_hypothesis
+
+
+def test_a_sample_costs_a_bounded_number_of_queries(admin, voices, ready, fake_speech):
+    # Two sentences, passing at once: per sample the database work is a fixed plan (load, cancel check,
+    # voices, the attempt, two TTS calls and one ASR call with their cache rows, the asset, the verdict);
+    # a query per sentence or per voice added by accident shows here.
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    benchmark = ready(["스위스에서는 어떤 언어를 쓰나요? 독일어와 프랑스어를 씁니다."])
+    run = services.start_run(acting_user=admin, benchmark=benchmark)  # its job is not started: on commit
+    synthesis = run.samples.get()
+    with CaptureQueriesContext(connection) as queries:
+        assert services.synthesize_sample(synthesis.pk) == SampleStatus.PASSED
+    # 34 here, savepoints included (3 for each cache row, 6 for the asset), and the normalizer's rules read
+    # once per process; update_or_create and the lazy voice-clip and rulebook reads made it 39.
+    assert len(queries) <= 34, "\n".join(q["sql"][:120] for q in queries.captured_queries)
