@@ -29,7 +29,7 @@ from typing import TypeVar
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
-from django.db import connection, connections, models, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -299,30 +299,42 @@ class _Heartbeat(threading.Thread):
 def results_in_parallel(items: Iterable, work: Callable, *, workers: int, name: str = "job") -> Iterator[tuple]:
     """Yield (item, work(item)) as each finishes, with at most `workers` calls in flight. The caller's loop
     (progress, cancel checks, errors) stays on the job's thread; when it stops, the calls in flight finish
-    and nothing more is submitted. Each worker thread closes its own database connection."""
+    and nothing more is submitted. Each worker thread keeps one database connection for all its items (a new
+    connection per item cost more than the item's own queries) and it is closed when the pool is done."""
     if workers <= 1:
         for item in items:
             yield item, work(item)
         return
 
+    opened = {}  # worker thread -> its connection, shared so the job's thread can close it at the end
+
     def run(item):
+        if threading.get_ident() not in opened:
+            connections[DEFAULT_DB_ALIAS].inc_thread_sharing()
+            opened[threading.get_ident()] = connections[DEFAULT_DB_ALIAS]
         try:
             return item, work(item)
-        finally:
-            connection.close()
+        except BaseException:
+            connection.close()  # the next item starts on a fresh connection, whatever state this one was left in
+            raise
 
     queue = iter(items)
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name) as pool:
-        in_flight = {pool.submit(run, item) for item in islice(queue, workers)}
-        try:
-            while in_flight:
-                done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
-                for future in done:
-                    yield future.result()
-                    following = next(queue, None)
-                    if following is not None:
-                        in_flight.add(pool.submit(run, following))
-        except BaseException:
-            for future in in_flight:
-                future.cancel()
-            raise
+    try:
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name) as pool:
+            in_flight = {pool.submit(run, item) for item in islice(queue, workers)}
+            try:
+                while in_flight:
+                    done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        yield future.result()
+                        following = next(queue, None)
+                        if following is not None:
+                            in_flight.add(pool.submit(run, following))
+            except BaseException:
+                for future in in_flight:
+                    future.cancel()
+                raise
+    finally:
+        for wrapper in opened.values():
+            wrapper.close()
+            wrapper.dec_thread_sharing()

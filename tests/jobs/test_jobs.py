@@ -155,3 +155,38 @@ def test_results_in_parallel_keeps_at_most_n_calls_in_flight_and_stops_with_the_
         for _ in services.results_in_parallel(range(100), work, workers=3):
             raise services.JobCancelled()  # e.g. progress.advance() saw a cancel
     assert len(started) <= 4  # the calls in flight finish; nothing more is submitted
+
+
+@pytest.mark.django_db(transaction=True)
+def test_results_in_parallel_gives_each_worker_thread_one_connection_and_closes_them_at_the_end():
+    def backend(_item):
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            return cursor.fetchone()[0]
+
+    def alive(pids):
+        # A backend leaves pg_stat_activity a moment after its client hangs up: look for up to 5 s.
+        for _ in range(50):
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = ANY(%s)", [list(pids)])
+                count = cursor.fetchone()[0]
+            if count == 0:
+                break
+            time.sleep(0.1)
+        return count
+
+    pids = {pid for _item, pid in services.results_in_parallel(range(40), backend, workers=3)}
+    assert 1 <= len(pids) <= 3  # not one connection per item
+    assert alive(pids) == 0  # closed when the pool is done
+
+    seen = set()
+
+    def fail_late(item):
+        seen.add(backend(item))
+        if item == 5:
+            raise ValueError(item)
+        return item
+
+    with pytest.raises(ValueError):
+        list(services.results_in_parallel(range(10), fail_late, workers=2))
+    assert seen and alive(seen) == 0  # closed when the caller stops on an error, too
