@@ -149,8 +149,15 @@ def discard_unnamed_files(files: list[tuple[str, str]]) -> list[str]:
 
 
 # PostgreSQL advisory locks, in the two-key space (which never meets the one-key space other code may use):
-# the first key says "audio content", the second is 32 bits of the sha256.
+# the first key says "audio content", the second is 32 bits of the sha256. PostgreSQL's lock table holds a
+# few thousand locks for all sessions together (max_locks_per_transaction x connections), so a store of
+# many files (an import of 100,000 clips in one transaction) cannot hold a lock per file: it locks buckets
+# of contents instead (the first 10 bits of the key, class "SORB"), exclusively. A store of a few files
+# holds its buckets shared and its contents exclusively, so two small stores wait for each other only on
+# the same content, and either waits for a large store that has one of its buckets.
 _LOCK_CLASS = 0x534F5249  # "SORI"
+_BUCKET_CLASS = 0x534F5242  # "SORB"
+CONTENT_LOCKS_MAX = 1000  # more contents than this in one store: bucket locks (at most 1,024)
 
 
 def _lock_key(digest: str) -> int:
@@ -159,29 +166,41 @@ def _lock_key(digest: str) -> int:
     return value - (1 << 32) if value >= 1 << 31 else value
 
 
+def _bucket(key: int) -> int:
+    return (key % (1 << 32)) >> 22
+
+
+# Takes the locks of the keys in ascending order, one statement for all (OFFSET 0 keeps the ordered
+# subquery from being flattened, so they are taken row by row in that order).
+_LOCK_IN_ORDER = "SELECT count({fn}(%s, key)) FROM (SELECT unnest(%s::integer[]) AS key ORDER BY 1 OFFSET 0) AS ordered"
+
+
 def _lock_contents(digests) -> None:
-    """Hold the content locks of these hashes until the current transaction ends, taken in one order (so
-    two imports never deadlock on them). Other databases (SQLite) serialise writers on their own."""
+    """Hold the content locks of these hashes until the current transaction ends: buckets first, then
+    contents, each in ascending order (so two imports never deadlock on them). Other databases (SQLite)
+    serialise writers on their own."""
     if connection.vendor != "postgresql":
         return
     keys = sorted({_lock_key(d) for d in digests})
     if not keys:
         return
+    buckets = sorted({_bucket(k) for k in keys})
     with connection.cursor() as cursor:
-        # One statement for all of them, in ascending order (OFFSET 0 keeps the ordered subquery from being
-        # flattened, so the locks are taken row by row in that order).
-        cursor.execute(
-            "SELECT count(pg_advisory_xact_lock(%s, key)) FROM"
-            " (SELECT unnest(%s::integer[]) AS key ORDER BY 1 OFFSET 0) AS ordered",
-            [_LOCK_CLASS, keys],
-        )
+        if len(keys) > CONTENT_LOCKS_MAX:
+            cursor.execute(_LOCK_IN_ORDER.format(fn="pg_advisory_xact_lock"), [_BUCKET_CLASS, buckets])
+            return
+        cursor.execute(_LOCK_IN_ORDER.format(fn="pg_advisory_xact_lock_shared"), [_BUCKET_CLASS, buckets])
+        cursor.execute(_LOCK_IN_ORDER.format(fn="pg_advisory_xact_lock"), [_LOCK_CLASS, keys])
 
 
 def _try_lock_content(digest: str) -> bool:
+    """The content's lock, if nobody storing it holds it: its own and (shared) its bucket's."""
     if connection.vendor != "postgresql":
         return True
+    key = _lock_key(digest)
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_xact_lock(%s, %s)", [_LOCK_CLASS, _lock_key(digest)])
+        cursor.execute("SELECT pg_try_advisory_xact_lock(%s, %s) AND pg_try_advisory_xact_lock_shared(%s, %s)",
+                       [_LOCK_CLASS, key, _BUCKET_CLASS, _bucket(key)])
         return cursor.fetchone()[0]
 
 
