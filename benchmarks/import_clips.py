@@ -1,14 +1,16 @@
 #!/usr/bin/env python
 """Clips per second when importing a listening test from a manifest and its audio.
 
-(Re)creates the PostgreSQL database `sori_import_bench`, migrates it, then for each size (1,000 and
-10,000 clips by default) writes a manifest of N rows over short WAV files (0.5-2 s, 16 kHz mono; every
+(Re)creates the PostgreSQL database `sori_import_bench`, migrates it, then for each size (1,000, 10,000
+and 100,000 clips by default) writes a manifest of N rows over short WAV files (0.5-1.7 s, 16 kHz mono; every
 `--share`-th row reuses the file of the row before it, as manifests with one recording rated in several
-conditions do) and times `apps.listening.services.import_listening_test` on it: reading the manifest,
-validating every distinct audio file, storing the files and creating the pool, its items and the clips.
+conditions do) and times `apps.listening.services.import_listening_test` on it, as the
+`import_listening_test` command runs it (one transaction): reading the manifest, checking every distinct
+audio file, storing the files and creating the pool, its items and the clips. Each size's bundle is
+deleted after its run (100,000 clips are about 3 GB, twice: the bundle and the stored copies).
 
-    .venv/bin/python benchmarks/import_clips.py                   # 1,000 and 10,000 clips
-    .venv/bin/python benchmarks/import_clips.py --sizes 1000 --share 0
+    .venv/bin/python benchmarks/import_clips.py                   # 1,000, 10,000 and 100,000 clips
+    .venv/bin/python benchmarks/import_clips.py --sizes 5000 --share 0
 
 Run it from the repository root with the project's virtualenv.
 """
@@ -19,9 +21,11 @@ import argparse
 import csv
 import os
 import shutil
+import struct
 import sys
 import tempfile
 import time
+import wave
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,12 +43,21 @@ def recreate_database() -> None:
         conn.execute(f'CREATE DATABASE "{DB_NAME}"' + (f' TEMPLATE "{TEMPLATE}"' if TEMPLATE else ""))
 
 
-def write_bundle(folder: Path, n: int, share: int) -> tuple[Path, int]:
-    """A manifest of n rows and its WAV files; returns (manifest, number of distinct files)."""
-    from tests.conftest import write_wav
+def tone_frames(seconds: float, freq: float, rate: int = 16000) -> bytes:
+    """16-bit mono samples of a sine tone (numpy: writing 100,000 files sample by sample in Python takes
+    longer than the import being measured)."""
+    import numpy as np
 
+    n = np.arange(int(seconds * rate))
+    return (12000 * np.sin(2 * np.pi * freq * n / rate)).astype("<i2").tobytes()
+
+
+def write_bundle(folder: Path, n: int, share: int) -> tuple[Path, int]:
+    """A manifest of n rows and its WAV files; returns (manifest, number of distinct files). Each file is
+    a 16 kHz mono tone of 0.5 to 1.7 s whose first samples carry its number, so no two files are alike."""
     folder.mkdir(parents=True)
     header = ["clip_id", "audio", "text", "speaker", "source_type", "style", "category", "system"]
+    tones = {k: tone_frames(0.5 + k / 2.5, 200 + 97 * k) for k in range(4)}
     files = 0
     with open(folder / "manifest.csv", "w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
@@ -52,10 +65,15 @@ def write_bundle(folder: Path, n: int, share: int) -> tuple[Path, int]:
         audio = ""
         for i in range(n):
             if not (share and i % share == share - 1 and audio):
-                audio = f"clip{i:05d}.wav"
-                write_wav(folder / audio, seconds=0.5 + (i % 4) / 2.5, freq=200 + i % 997)
+                audio = f"clip{i:06d}.wav"
+                frames = tones[i % 4]
+                with wave.open(str(folder / audio), "wb") as wav:
+                    wav.setnchannels(1)
+                    wav.setsampwidth(2)
+                    wav.setframerate(16000)
+                    wav.writeframes(struct.pack("<i", i) + frames[4:])
                 files += 1
-            writer.writerow([f"c{i:05d}", audio, f"문장 {i % 900}", f"spk{i % 120}", ("real", "tts", "degraded")[i % 3],
+            writer.writerow([f"c{i:06d}", audio, f"문장 {i % 900}", f"spk{i % 120}", ("real", "tts", "degraded")[i % 3],
                              ("read", "spontaneous")[i % 2], "CFQEPS"[i % 6], f"sys{i % 8}"])
     return folder / "manifest.csv", files
 
@@ -63,7 +81,7 @@ def write_bundle(folder: Path, n: int, share: int) -> tuple[Path, int]:
 def main() -> None:
     global DB_NAME, TEMPLATE
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default="1000,10000", help="comma-separated clip counts")
+    parser.add_argument("--sizes", default="1000,10000,100000", help="comma-separated clip counts")
     parser.add_argument("--share", type=int, default=5,
                         help="every share-th row reuses the previous row's file (0: every row has its own file)")
     parser.add_argument("--db", default=DB_NAME, help=f"the PostgreSQL database to (re)create (default {DB_NAME})")
@@ -99,6 +117,7 @@ def main() -> None:
             seconds = time.perf_counter() - start
             assert test.clips.count() == n
             print(f"{n:>7}{files:>7}{seconds:>9.1f}{n / seconds:>9.0f}", flush=True)
+            shutil.rmtree(manifest.parent, ignore_errors=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

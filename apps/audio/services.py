@@ -19,18 +19,23 @@ removes them."""
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
+import ctypes
+import functools
 import hashlib
 import io
 import logging
 import os
+import stat
 import subprocess
+import sys
 import tempfile
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from django.conf import settings
@@ -44,6 +49,7 @@ from pydub.utils import mediainfo_json
 
 from apps.audio.models import AudioAsset, _asset_path
 from apps.audio.selectors import asset_file_problems, orphan_files, stored_file_problem
+from apps.core.bulk import insert_rows
 from apps.core.errors import FileRefused
 from apps.core.tabular import refuse
 
@@ -70,6 +76,9 @@ class AudioInfo:
     channels: int
     size_bytes: int
     sha256: str
+    # The file itself is what Sori stores (a WAV with nothing to strip): it is copied as it is, its bytes
+    # checked against sha256 on the way (see _keep_files). About the file, not the audio: not compared.
+    stored_as_is: bool = field(default=False, compare=False)
 
 
 # The files (storage name, sha256) the current atomic_import() wrote, to discard if it rolls back.
@@ -140,8 +149,15 @@ def discard_unnamed_files(files: list[tuple[str, str]]) -> list[str]:
 
 
 # PostgreSQL advisory locks, in the two-key space (which never meets the one-key space other code may use):
-# the first key says "audio content", the second is 32 bits of the sha256.
+# the first key says "audio content", the second is 32 bits of the sha256. PostgreSQL's lock table holds a
+# few thousand locks for all sessions together (max_locks_per_transaction x connections), so a store of
+# many files (an import of 100,000 clips in one transaction) cannot hold a lock per file: it locks buckets
+# of contents instead (the first 10 bits of the key, class "SORB"), exclusively. A store of a few files
+# holds its buckets shared and its contents exclusively, so two small stores wait for each other only on
+# the same content, and either waits for a large store that has one of its buckets.
 _LOCK_CLASS = 0x534F5249  # "SORI"
+_BUCKET_CLASS = 0x534F5242  # "SORB"
+CONTENT_LOCKS_MAX = 1000  # more contents than this in one store: bucket locks (at most 1,024)
 
 
 def _lock_key(digest: str) -> int:
@@ -150,21 +166,41 @@ def _lock_key(digest: str) -> int:
     return value - (1 << 32) if value >= 1 << 31 else value
 
 
+def _bucket(key: int) -> int:
+    return (key % (1 << 32)) >> 22
+
+
+# Takes the locks of the keys in ascending order, one statement for all (OFFSET 0 keeps the ordered
+# subquery from being flattened, so they are taken row by row in that order).
+_LOCK_IN_ORDER = "SELECT count({fn}(%s, key)) FROM (SELECT unnest(%s::integer[]) AS key ORDER BY 1 OFFSET 0) AS ordered"
+
+
 def _lock_contents(digests) -> None:
-    """Hold the content locks of these hashes until the current transaction ends, taken in one order (so
-    two imports never deadlock on them). Other databases (SQLite) serialise writers on their own."""
+    """Hold the content locks of these hashes until the current transaction ends: buckets first, then
+    contents, each in ascending order (so two imports never deadlock on them). Other databases (SQLite)
+    serialise writers on their own."""
     if connection.vendor != "postgresql":
         return
+    keys = sorted({_lock_key(d) for d in digests})
+    if not keys:
+        return
+    buckets = sorted({_bucket(k) for k in keys})
     with connection.cursor() as cursor:
-        for key in sorted({_lock_key(d) for d in digests}):
-            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_LOCK_CLASS, key])
+        if len(keys) > CONTENT_LOCKS_MAX:
+            cursor.execute(_LOCK_IN_ORDER.format(fn="pg_advisory_xact_lock"), [_BUCKET_CLASS, buckets])
+            return
+        cursor.execute(_LOCK_IN_ORDER.format(fn="pg_advisory_xact_lock_shared"), [_BUCKET_CLASS, buckets])
+        cursor.execute(_LOCK_IN_ORDER.format(fn="pg_advisory_xact_lock"), [_LOCK_CLASS, keys])
 
 
 def _try_lock_content(digest: str) -> bool:
+    """The content's lock, if nobody storing it holds it: its own and (shared) its bucket's."""
     if connection.vendor != "postgresql":
         return True
+    key = _lock_key(digest)
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_xact_lock(%s, %s)", [_LOCK_CLASS, _lock_key(digest)])
+        cursor.execute("SELECT pg_try_advisory_xact_lock(%s, %s) AND pg_try_advisory_xact_lock_shared(%s, %s)",
+                       [_LOCK_CLASS, key, _BUCKET_CLASS, _bucket(key)])
         return cursor.fetchone()[0]
 
 
@@ -176,6 +212,11 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
+# A file up to this size is read once into memory and checked from those bytes (header, chunks, sha256);
+# a larger one is read from disk by each step.
+READ_WHOLE_BYTES = 16 << 20
+
+
 def inspect_audio(path: Path, *, name: str | None = None) -> AudioInfo:
     """Validate a file as audio and describe it, or raise AudioRejected naming the file and the reason.
 
@@ -183,15 +224,32 @@ def inspect_audio(path: Path, *, name: str | None = None) -> AudioInfo:
     and bytes per frame, the data chunk's size what the file promises, the file's length what it holds, so
     nothing needs decoding to know the duration or to catch truncation. Anything else (other containers,
     other WAV codecs, a file that only pretends to be a WAV) is probed with ffprobe and decoded by ffmpeg."""
+    path = Path(path)
     name = name or path.name
-    if not path.is_file():
+    try:
+        st = os.stat(path)
+    except OSError:
+        st = None
+    if st is None or not stat.S_ISREG(st.st_mode):
         raise AudioRejected(name, "no such file")
-    size = path.stat().st_size
+    size = st.st_size
     if size == 0:
         raise AudioRejected(name, "the file is empty")
     if size > settings.AUDIO_MAX_BYTES:
         raise AudioRejected(name, f"the file is {size:,} bytes, over the limit of {settings.AUDIO_MAX_BYTES:,} bytes")
-    header = _wav_header(path)
+    if size <= READ_WHOLE_BYTES:
+        # One read: the header, the chunks and the hash all come from these bytes.
+        data = path.read_bytes()
+        size = len(data)
+        header = _read_wav_header(io.BytesIO(data))
+        if header is not None and header.codec in _WAV_SIZED_CODECS:
+            info = _inspect_wav(path, name, size, header, sha256=hashlib.sha256(data).hexdigest())
+            chunks = _read_riff_chunks(io.BytesIO(data), size)
+            if chunks is not None and len(chunks) <= _WAV_MAX_CHUNKS and _chunks_are_bare(chunks, size):
+                return replace(info, stored_as_is=True)
+            return _as_stored(path, name, info)
+    else:
+        header = _wav_header(path)
     if header is not None and header.codec in _WAV_SIZED_CODECS:
         info = _inspect_wav(path, name, size, header)
     else:
@@ -203,11 +261,11 @@ def _as_stored(path: Path, name: str, info: AudioInfo) -> AudioInfo:
     """The description of what Sori stores of the file: its size and sha256 without the metadata."""
     with stored_form(path, format=info.format, name=name) as kept:
         if kept == path:
-            return info
-        return replace(info, size_bytes=kept.stat().st_size, sha256=sha256_of(kept))
+            return replace(info, stored_as_is=True)
+        return replace(info, size_bytes=kept.stat().st_size, sha256=sha256_of(kept), stored_as_is=False)
 
 
-def _inspect_wav(path: Path, name: str, size: int, header: WavHeader) -> AudioInfo:
+def _inspect_wav(path: Path, name: str, size: int, header: WavHeader, *, sha256: str | None = None) -> AudioInfo:
     held_frames = (size - header.data_offset) // header.block_align
     if header.data_size in (0, 0xFFFFFFFF):
         # 0 and 0xFFFFFFFF mean "unknown length" (streamed WAV): nothing was promised, the file is what it holds.
@@ -222,7 +280,7 @@ def _inspect_wav(path: Path, name: str, size: int, header: WavHeader) -> AudioIn
         raise AudioRejected(name, f"the file is truncated: its header promises {promised:.2f} s, it holds {held:.2f} s")
     return AudioInfo(
         format="wav", duration_seconds=round(held, 3), sample_rate=header.sample_rate, channels=header.channels,
-        size_bytes=size, sha256=sha256_of(path),
+        size_bytes=size, sha256=sha256 or sha256_of(path),
     )
 
 
@@ -259,26 +317,34 @@ def inspect_many(files: list[tuple[Path, str]], *, threads: int | None = None,
     `on_checked()` is called after each file, in order (a job's progress); if it raises, the checks not
     started yet are dropped and the exception goes on."""
     names: dict[Path, str] = {}
+    given: set = set()
     for path, name in files:
-        names.setdefault(Path(path).resolve(), name)
+        if path not in given:  # rows sharing a file name it alike: resolve it once
+            given.add(path)
+            names.setdefault(Path(path).resolve(), name)
+    items = list(names.items())
 
-    def check(item: tuple[Path, str]) -> AudioInfo | AudioRejected:
-        path, name = item
+    def check(path: Path, name: str) -> AudioInfo | AudioRejected:
         try:
             return inspect_audio(path, name=name)
         except AudioRejected as exc:
             return exc
 
+    def check_slice(start: int) -> list[AudioInfo | AudioRejected]:
+        # Slices of files per task: a future per file would cost as much as reading a short clip's header.
+        return [check(path, name) for path, name in items[start:start + _SLICE]]
+
     workers = threads or min(8, (os.cpu_count() or 2) * 2)
     pool = ThreadPoolExecutor(max_workers=workers)
     results: dict[Path, AudioInfo | AudioRejected] = {}
+    outcomes = (outcome for done in pool.map(check_slice, range(0, len(items), _SLICE)) for outcome in done)
     try:
-        for path, outcome in zip(names, pool.map(check, names.items()), strict=True):
+        for (path, _), outcome in zip(items, outcomes, strict=True):
             results[path] = outcome
             if on_checked is not None:
                 on_checked()
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)  # a cancelled job stops within the files in flight
+        pool.shutdown(wait=False, cancel_futures=True)  # a cancelled job stops within the slices in flight
         raise
     pool.shutdown()
     return results
@@ -393,10 +459,10 @@ def _new_asset(info: AudioInfo, *, original_name: str, converted_from: AudioAsse
 
 def store_validated(files: list[tuple[Path, AudioInfo, str]]) -> dict[str, AudioAsset]:
     """Store files already validated (inspect_many), each distinct content once: one query finds what is
-    stored already, one bulk insert adds the rest, under the content locks (see _storing; taken in hash
-    order, so two imports of the same files wait for each other and never deadlock). `files`:
-    (path, info, name). Returns sha256 -> asset. Inside atomic_import(), a failure later removes the
-    files written here."""
+    stored already, the new files are written side by side and made durable together (_keep_files), one
+    bulk insert adds their assets, all under the content locks (see _storing; taken in hash order, so two
+    imports of the same files wait for each other and never deadlock). `files`: (path, info, name).
+    Returns sha256 -> asset. Inside atomic_import(), a failure later removes the files written here."""
     by_digest: dict[str, tuple[Path, AudioInfo, str]] = {}
     for path, info, name in files:
         by_digest.setdefault(info.sha256, (path, info, name))
@@ -404,18 +470,132 @@ def store_validated(files: list[tuple[Path, AudioInfo, str]]) -> dict[str, Audio
         assets = AudioAsset.objects.in_bulk(list(by_digest), field_name="sha256")
         new = []
         for digest in sorted(by_digest):
-            if digest in assets:
-                continue
-            path, info, name = by_digest[digest]
-            asset = _new_asset(info, original_name=name)
-            with stored_form(path, format=info.format, name=name) as kept:
-                asset.file.name = _keep_file(kept, _asset_path(asset, name), info, name=name)
-            new.append(asset)
+            if digest not in assets:
+                path, info, name = by_digest[digest]
+                new.append((_new_asset(info, original_name=name), path, info, name))
         if new:
-            with transaction.atomic():
-                AudioAsset.objects.bulk_create(new, batch_size=1000)
-            assets.update(AudioAsset.objects.in_bulk([a.sha256 for a in new], field_name="sha256"))
+            names = _keep_files([(path, _asset_path(asset, name), info, name) for asset, path, info, name in new])
+            for (asset, *_), stored_name in zip(new, names, strict=True):
+                asset.file.name = stored_name
+            now = timezone.now()
+            for asset, *_ in new:
+                asset.created_at = now
+            with transaction.atomic():  # one statement on PostgreSQL; several elsewhere
+                ids = dict(insert_rows(AudioAsset, _ASSET_COLUMNS, [
+                    tuple(getattr(asset, c) if c != "file" else asset.file.name for c in _ASSET_COLUMNS)
+                    for asset, *_ in new
+                ], returning=("sha256", "id")))
+            for asset, *_ in new:
+                asset.pk = ids[asset.sha256]
+                asset._state.adding = False
+                assets[asset.sha256] = asset
     return assets
+
+
+_ASSET_COLUMNS = ("public_id", "file", "sha256", "original_name", "format", "duration_seconds", "sample_rate",
+                  "channels", "size_bytes", "converted_from_id", "created_at")
+STORE_THREADS = 8  # files copied side by side: the copies wait on the disk, not on the GIL
+
+
+def _keep_files(files: list[tuple[Path, str, AudioInfo, str]]) -> list[str]:
+    """_keep_file for many files (path, target, info, name) at once; returns their stored names. On a
+    filesystem each new file is copied to a `.part` name and checked as _keep_file does, several at a time;
+    then all of them are made durable together (_make_durable: one flush, not one per file) and only then
+    renamed into place, so a content-addressed name still only ever holds the bytes it names. Call under the
+    content locks. A failure removes the `.part` files; the files already renamed are the caller's
+    atomic_import()'s to discard."""
+    try:
+        default_storage.path("audio")
+    except NotImplementedError:  # object storage: each upload appears whole or not at all
+        return [_keep_in_storage(path, target, info, name) for path, target, info, name in files]
+    finals = [default_storage.path(target) for _, target, _, _ in files]
+    for folder in {os.path.dirname(final) for final in finals}:
+        os.makedirs(folder, exist_ok=True)
+    parts: list[str] = []
+    suffix = f".{uuid.uuid4().hex}.part"  # one run's own temporary names
+
+    def copy(path: Path, target: str, final: str, info: AudioInfo, name: str) -> tuple[str, str] | None:
+        if os.path.lexists(final):
+            if stored_file_problem(target, size_bytes=info.size_bytes, sha256=info.sha256) is None:
+                return None  # already there, whole
+            log.warning("%s does not hold the bytes its name promises; storing them again", target)
+        part = final + suffix
+        parts.append(part)
+        if info.stored_as_is:  # the file is its own stored form: copied as it is, its hash checked on the way
+            _copy_checked(path, Path(part), info, name=name, sync=False)
+        else:
+            with stored_form(path, format=info.format, name=name) as kept:
+                _copy_checked(kept, Path(part), info, name=name, sync=False)
+        if default_storage.file_permissions_mode is not None:
+            os.chmod(part, default_storage.file_permissions_mode)
+        return part, final
+
+    def copy_slice(start: int) -> list[tuple[str, str] | None]:
+        return [copy(path, target, final, info, name)
+                for (path, target, info, name), final in zip(files[start:start + _SLICE], finals[start:start + _SLICE],
+                                                             strict=True)]
+
+    try:
+        # Slices of files per task: a future per file would cost more than copying a short clip.
+        with ThreadPoolExecutor(max_workers=max(1, min(STORE_THREADS, len(files) // _SLICE))) as pool:
+            copied = [c for done in pool.map(copy_slice, range(0, len(files), _SLICE)) for c in done]
+        _make_durable([c[0] for c in copied if c is not None])
+        for (_, target, info, _), done in zip(files, copied, strict=True):
+            if done is not None:
+                os.replace(*done)
+                _remember_written(target, info.sha256)
+        parts.clear()  # all of them renamed into place
+    finally:
+        for part in parts:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(part)
+    return [target for _, target, _, _ in files]
+
+
+_SLICE = 32  # files per task of _keep_files and inspect_many
+
+
+def _make_durable(paths: list[Path]) -> None:
+    """Flush these written files to disk before they are renamed into place. On Linux one syncfs of their
+    filesystem does it for all of them (one journal commit, where an fsync per file costs a commit each);
+    elsewhere, or if it reports an error, each file is fsynced, several at a time."""
+    if not paths:
+        return
+    syncfs = _syncfs()
+    if syncfs is not None:
+        devices = {}
+        for path in paths:
+            devices.setdefault(os.stat(path).st_dev, path)
+        ok = True
+        for path in devices.values():
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                ok = syncfs(fd) == 0 and ok
+            finally:
+                os.close(fd)
+        if ok:
+            return
+
+    def fsync(path: Path) -> None:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    with ThreadPoolExecutor(max_workers=min(STORE_THREADS, len(paths))) as pool:
+        list(pool.map(fsync, paths))
+
+
+@functools.cache
+def _syncfs():
+    """libc's syncfs(fd) (Linux), or None."""
+    if sys.platform != "linux":
+        return None
+    try:
+        return getattr(ctypes.CDLL(None, use_errno=True), "syncfs", None)
+    except OSError:
+        return None
 
 
 # --- what is stored: the audio without its metadata ---------------------------------------------------
@@ -464,31 +644,38 @@ def _riff_chunks(path: Path) -> list[tuple[bytes, int, int]] | None:
     """(id, offset of its body, bytes of its body in the file) for each chunk of a RIFF/WAVE file; None for
     anything else. A data chunk whose size is unknown (0 or 0xFFFFFFFF, streamed) or larger than the file
     runs to the end of the file."""
-    file_size = path.stat().st_size
     with open(path, "rb") as fh:
-        riff = fh.read(12)
-        if len(riff) < 12 or riff[:4] != b"RIFF" or riff[8:12] != b"WAVE":
-            return None
-        chunks, offset = [], 12
-        while offset + 8 <= file_size:
-            fh.seek(offset)
-            head = fh.read(8)
-            chunk_id, size = head[:4], int.from_bytes(head[4:], "little")
-            body = offset + 8
-            if size > file_size - body or (chunk_id == b"data" and size in (0, 0xFFFFFFFF)):
-                size = file_size - body
-            chunks.append((chunk_id, body, size))
-            if len(chunks) > _WAV_MAX_CHUNKS:
-                break  # a hostile file of millions of empty chunks; refused by the caller
-            offset = body + size + (size & 1)
-        return chunks
+        return _read_riff_chunks(fh, os.fstat(fh.fileno()).st_size)
+
+
+def _read_riff_chunks(fh, file_size: int) -> list[tuple[bytes, int, int]] | None:
+    riff = fh.read(12)
+    if len(riff) < 12 or riff[:4] != b"RIFF" or riff[8:12] != b"WAVE":
+        return None
+    chunks, offset = [], 12
+    while offset + 8 <= file_size:
+        fh.seek(offset)
+        head = fh.read(8)
+        chunk_id, size = head[:4], int.from_bytes(head[4:], "little")
+        body = offset + 8
+        if size > file_size - body or (chunk_id == b"data" and size in (0, 0xFFFFFFFF)):
+            size = file_size - body
+        chunks.append((chunk_id, body, size))
+        if len(chunks) > _WAV_MAX_CHUNKS:
+            break  # a hostile file of millions of empty chunks; refused by the caller
+        offset = body + size + (size & 1)
+    return chunks
 
 
 def _wav_is_bare(path: Path, chunks) -> bool:
+    return _chunks_are_bare(chunks, path.stat().st_size)
+
+
+def _chunks_are_bare(chunks, file_size: int) -> bool:
     if any(chunk_id not in _WAV_KEPT_CHUNKS for chunk_id, _, _ in chunks):
         return False
     end = max((body + size + (size & 1) for _, body, size in chunks), default=12)
-    return end >= path.stat().st_size  # nothing after the last chunk (an ID3 tag appended to a WAV)
+    return end >= file_size  # nothing after the last chunk (an ID3 tag appended to a WAV)
 
 
 def _write_bare_wav(path: Path, chunks, out: Path) -> None:
@@ -562,6 +749,20 @@ def _keep_file(kept: Path, target: str, info: AudioInfo, *, name: str) -> str:
             part.unlink(missing_ok=True)
         _remember_written(target, info.sha256)
         return target
+    return _upload_checked(kept, target, info, name=name)
+
+
+def _keep_in_storage(path: Path, target: str, info: AudioInfo, *, name: str) -> str:
+    """_keep_file on object storage, from the original file (its stored form is made here)."""
+    if default_storage.exists(target):
+        if stored_file_problem(target, size_bytes=info.size_bytes, sha256=info.sha256) is None:
+            return target
+        log.warning("%s does not hold the bytes its name promises; storing them again", target)
+    with stored_form(path, format=info.format, name=name) as kept:
+        return _upload_checked(kept, target, info, name=name)
+
+
+def _upload_checked(kept: Path, target: str, info: AudioInfo, *, name: str) -> str:
     with tempfile.TemporaryDirectory(prefix="sori-audio-") as tmp:
         checked = Path(tmp) / "checked"
         _copy_checked(kept, checked, info, name=name)
@@ -575,8 +776,9 @@ def _keep_file(kept: Path, target: str, info: AudioInfo, *, name: str) -> str:
     return saved
 
 
-def _copy_checked(source: Path, dest: Path, info: AudioInfo, *, name: str) -> None:
-    """Copy, hashing what is written, and flush it to disk; refuse bytes that are not the ones inspected."""
+def _copy_checked(source: Path, dest: Path, info: AudioInfo, *, name: str, sync: bool = True) -> None:
+    """Copy, hashing what is written, and flush it to disk (unless `sync` is False: the caller flushes it,
+    before the rename); refuse bytes that are not the ones inspected."""
     digest, size = hashlib.sha256(), 0
     fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     with open(fd, "wb") as out, open(source, "rb") as src:
@@ -585,7 +787,8 @@ def _copy_checked(source: Path, dest: Path, info: AudioInfo, *, name: str) -> No
             digest.update(block)
             size += len(block)
         out.flush()
-        os.fsync(out.fileno())
+        if sync:
+            os.fsync(out.fileno())
     if size != info.size_bytes or digest.hexdigest() != info.sha256:
         raise AudioRejected(name, "the file changed after it was checked; import it again")
 
@@ -685,32 +888,36 @@ def _wav_header(path: Path) -> WavHeader | None:
     """The fmt and data chunks of a RIFF/WAVE file; None for anything else, including a header that is
     cut short or inconsistent."""
     with open(path, "rb") as fh:
-        riff = fh.read(12)
-        if len(riff) < 12 or riff[:4] != b"RIFF" or riff[8:12] != b"WAVE":
+        return _read_wav_header(fh)
+
+
+def _read_wav_header(fh) -> WavHeader | None:
+    riff = fh.read(12)
+    if len(riff) < 12 or riff[:4] != b"RIFF" or riff[8:12] != b"WAVE":
+        return None
+    fmt = None
+    while True:
+        chunk = fh.read(8)
+        if len(chunk) < 8:
             return None
-        fmt = None
-        while True:
-            chunk = fh.read(8)
-            if len(chunk) < 8:
+        chunk_id, size = chunk[:4], int.from_bytes(chunk[4:], "little")
+        if chunk_id == b"fmt ":
+            fmt = fh.read(size + (size & 1))
+            if len(fmt) < 16:
                 return None
-            chunk_id, size = chunk[:4], int.from_bytes(chunk[4:], "little")
-            if chunk_id == b"fmt ":
-                fmt = fh.read(size + (size & 1))
-                if len(fmt) < 16:
-                    return None
-            elif chunk_id == b"data":
-                if fmt is None:
-                    return None
-                codec = int.from_bytes(fmt[0:2], "little")
-                channels = int.from_bytes(fmt[2:4], "little")
-                rate = int.from_bytes(fmt[4:8], "little")
-                byte_rate = int.from_bytes(fmt[8:12], "little")
-                block_align = int.from_bytes(fmt[12:14], "little")
-                if not channels or not rate or not block_align or not byte_rate:
-                    return None
-                return WavHeader(codec, byte_rate, channels, rate, block_align, size, fh.tell())
-            else:
-                fh.seek(size + (size & 1), 1)
+        elif chunk_id == b"data":
+            if fmt is None:
+                return None
+            codec = int.from_bytes(fmt[0:2], "little")
+            channels = int.from_bytes(fmt[2:4], "little")
+            rate = int.from_bytes(fmt[4:8], "little")
+            byte_rate = int.from_bytes(fmt[8:12], "little")
+            block_align = int.from_bytes(fmt[12:14], "little")
+            if not channels or not rate or not block_align or not byte_rate:
+                return None
+            return WavHeader(codec, byte_rate, channels, rate, block_align, size, fh.tell())
+        else:
+            fh.seek(size + (size & 1), 1)
 
 
 def _wav_declared_seconds(path: Path) -> float | None:

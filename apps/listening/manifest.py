@@ -7,6 +7,7 @@ unless every row is good."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from pydantic import PrivateAttr, ValidationInfo, field_validator, model_validator
@@ -18,6 +19,7 @@ from apps.core.tabular import RowModel, parse_table, refuse
 SOURCE_TYPES = ("real", "tts", "degraded")
 STYLES = ("read", "spontaneous")
 MANIFEST_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+PROGRESS_SECONDS = 0.25  # how often the file checks update the job's bar
 
 
 class ManifestRow(RowModel):
@@ -77,12 +79,9 @@ class ManifestRow(RowModel):
     @field_validator("audio")
     @classmethod
     def _audio_inside_the_folder(cls, value: str, info: ValidationInfo) -> str:
-        base = info.context["base"]
-        path = (base / value).resolve()
-        if Path(value).is_absolute() or not path.is_relative_to(base.resolve()):
-            raise ValueError(f"audio path {value!r} must stay inside the manifest's folder")
-        if not path.is_file():
-            raise ValueError(f"missing audio file {value}")
+        path, problem = _resolve_audio(value, info.context)
+        if problem:
+            raise ValueError(problem)
         return value
 
     @model_validator(mode="after")
@@ -91,8 +90,25 @@ class ManifestRow(RowModel):
             raise ValueError("gold_min and gold_max go together: give both or neither")
         if self.gold_min is not None and self.gold_min > self.gold_max:
             raise ValueError(f"gold_min {self.gold_min} is above gold_max {self.gold_max}")
-        self._audio_path = (info.context["base"] / self.audio).resolve()
+        self._audio_path = _resolve_audio(self.audio, info.context)[0]
         return self
+
+
+def _resolve_audio(value: str, context: dict) -> tuple[Path, str]:
+    """The audio file's resolved path (symlinks followed) and what is wrong with it ("" when nothing).
+    Rows often share a file: each distinct value is resolved and looked at once per manifest (the answers
+    are kept in `context`), since resolving a path costs a system call per folder on the way."""
+    seen = context.setdefault("_audio_paths", {})
+    if value not in seen:
+        base = context.setdefault("_resolved_base", context["base"].resolve())
+        path = (base / value).resolve()
+        if Path(value).is_absolute() or not path.is_relative_to(base):
+            seen[value] = (path, f"audio path {value!r} must stay inside the manifest's folder")
+        elif not path.is_file():
+            seen[value] = (path, f"missing audio file {value}")
+        else:
+            seen[value] = (path, "")
+    return seen[value]
 
 
 def read_manifest(path: Path, *, check_audio: bool = True, progress=None, stored=frozenset()) -> list[ManifestRow]:
@@ -102,8 +118,8 @@ def read_manifest(path: Path, *, check_audio: bool = True, progress=None, stored
     again; their audio, checked by that run and stored since, is not (audio_info stays None).
     `progress` (a jobs Progress) shows one bar across what this run still has to do, in two steps: the
     distinct audio files to check, then the rows to store (on a resume, only the files and rows not stored
-    yet, so the bar never counts a re-check). Its message names the step and counts it, each file checked
-    advances it, and a cancel stops the checks between files."""
+    yet, so the bar never counts a re-check). Its message names the step and counts it, the checks advance
+    it as they go (every PROGRESS_SECONDS), and a cancel stops them."""
     path = Path(path)
     if path.suffix.lower() not in MANIFEST_FORMATS:
         raise FileRefused("a manifest must be a .csv or .jsonl file", file=path.name)
@@ -120,9 +136,16 @@ def read_manifest(path: Path, *, check_audio: bool = True, progress=None, stored
             progress.set_done(0)  # first: a resume's total is smaller than the count it stopped at
             progress.set_total(to_check + to_store, message=f"{before}Step 1 of 2: checking {to_check} audio files")
             count = iter(range(1, to_check + 1))
+            written = [0, time.monotonic()]  # files counted in the job row, and when
 
             def on_checked():  # the page's bar moves with the checks; a cancel stops them
-                progress.advance(message=f"{before}Step 1 of 2: checked {next(count)} of {to_check} audio files")
+                checked = next(count)
+                # A write (and a look for a cancel) every PROGRESS_SECONDS and at the last file, not per
+                # file: two queries per file would cost more than checking a short clip.
+                if checked == to_check or time.monotonic() - written[1] >= PROGRESS_SECONDS:
+                    progress.advance(checked - written[0],
+                                     message=f"{before}Step 1 of 2: checked {checked} of {to_check} audio files")
+                    written[:] = [checked, time.monotonic()]
         checked = inspect_many(files, on_checked=on_checked)
         for line, row in parsed:
             if row.clip_id in stored:

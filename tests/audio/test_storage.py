@@ -244,3 +244,42 @@ def test_on_s3_a_wrong_object_is_replaced_a_rolled_back_one_deleted_and_orphans_
     assert (audit.orphans, audit.removed, audit.problems) == (["audio/ef/" + "ef" * 32 + ".wav"],) * 2 + ([],)
     assert {o["Key"] for o in s3.list_objects_v2(Bucket="sori-audio")["Contents"]} == {f"sori/{key}"}
     assert_every_asset_holds_its_bytes()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("many", [False, True])
+def test_a_store_holds_its_contents_against_a_discard_and_a_large_one_holds_buckets_not_a_lock_per_file(
+    monkeypatch, many
+):
+    """Issue 23: an import of 100,000 clips held a lock per file until its commit, past PostgreSQL's lock
+    table ("out of shared memory"). Past CONTENT_LOCKS_MAX contents a store locks buckets of contents; a
+    discard of any of them (another session) still waits for its commit either way."""
+    import psycopg
+
+    if connection.vendor != "postgresql":
+        pytest.skip("advisory locks are PostgreSQL's")
+    monkeypatch.setattr(services, "CONTENT_LOCKS_MAX", 50 if many else 1000)
+    digests = [hashlib.sha256(str(i).encode()).hexdigest() for i in range(200)]
+    stored, other = digests[:100], digests[100:]
+    buckets_held = {services._bucket(services._lock_key(d)) for d in stored}
+    elsewhere = next(d for d in other if services._bucket(services._lock_key(d)) not in buckets_held)
+    params = connection.get_connection_params()
+    with psycopg.connect(**{k: v for k, v in params.items() if k in {"dbname", "user", "host", "port", "password"}},
+                         autocommit=True) as other_session:
+
+        def discard_would_go_on(digest: str) -> bool:
+            key = services._lock_key(digest)
+            with other_session.transaction():
+                return other_session.execute(
+                    "SELECT pg_try_advisory_xact_lock(%s, %s) AND pg_try_advisory_xact_lock_shared(%s, %s)",
+                    [services._LOCK_CLASS, key, services._BUCKET_CLASS, services._bucket(key)]).fetchone()[0]
+
+        with services.atomic_import():
+            services._lock_contents(stored)
+            held = connection.cursor()
+            held.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()")
+            count = held.fetchone()[0]
+            assert not any(discard_would_go_on(d) for d in stored)
+            assert discard_would_go_on(elsewhere)
+        assert count == (len(buckets_held) if many else len(buckets_held) + len(stored))
+        assert all(discard_would_go_on(d) for d in stored)  # released with the commit

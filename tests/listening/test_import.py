@@ -135,3 +135,24 @@ def test_wav_clips_are_validated_from_their_headers_without_decoding(write_manif
     test = import_listening_test(name="headers", manifest=write_manifest(clip_rows(3), seconds=0.75))
     durations = {c.asset.duration_seconds for c in test.clips.select_related("asset")}
     assert durations == {0.75}
+
+
+def test_an_import_takes_the_same_queries_for_ten_clips_as_for_sixty(write_manifest, tmp_path, monkeypatch):
+    """Issue 23: the audio is stored in one pass and the clips in one INSERT per batch, so the number of
+    queries does not grow with the clips (it grew by six or so per twenty clips, and a lock query per file)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from apps.listening import services
+
+    monkeypatch.setattr(services, "IMPORT_BATCH", 1000)
+    counts = []
+    for n, name in ((10, "ten"), (60, "sixty")):
+        path = write_manifest(clip_rows(n, gold=2, prefix=name), name=f"{name}.csv")
+        with CaptureQueriesContext(connection) as queries:
+            test = import_listening_test(name=name, manifest=path)
+        assert test.clips.count() == n + 2
+        counts.append(len(queries))
+        clip_inserts = [q["sql"] for q in queries.captured_queries if q["sql"].startswith('INSERT INTO "listening_clip"')]
+        assert len(clip_inserts) == 1
+    assert counts[0] == counts[1]
