@@ -173,6 +173,13 @@ def _bucket(key: int) -> int:
 # Takes the locks of the keys in ascending order, one statement for all (OFFSET 0 keeps the ordered
 # subquery from being flattened, so they are taken row by row in that order).
 _LOCK_IN_ORDER = "SELECT count({fn}(%s, key)) FROM (SELECT unnest(%s::integer[]) AS key ORDER BY 1 OFFSET 0) AS ordered"
+# The same for a list of (class, key, shared) taken in the list's order, in one round trip: a small store's
+# buckets (shared), then its contents (exclusive).
+_LOCK_SHARED_THEN_EXCLUSIVE = (
+    "SELECT count(CASE WHEN shared THEN pg_advisory_xact_lock_shared(class, key) ELSE pg_advisory_xact_lock(class, key) END) "
+    "FROM (SELECT * FROM unnest(%s::integer[], %s::integer[], %s::boolean[]) WITH ORDINALITY AS t(class, key, shared, n) "
+    "ORDER BY n OFFSET 0) AS ordered"
+)
 
 
 def _lock_contents(digests) -> None:
@@ -189,8 +196,8 @@ def _lock_contents(digests) -> None:
         if len(keys) > CONTENT_LOCKS_MAX:
             cursor.execute(_LOCK_IN_ORDER.format(fn="pg_advisory_xact_lock"), [_BUCKET_CLASS, buckets])
             return
-        cursor.execute(_LOCK_IN_ORDER.format(fn="pg_advisory_xact_lock_shared"), [_BUCKET_CLASS, buckets])
-        cursor.execute(_LOCK_IN_ORDER.format(fn="pg_advisory_xact_lock"), [_LOCK_CLASS, keys])
+        classes = [_BUCKET_CLASS] * len(buckets) + [_LOCK_CLASS] * len(keys)
+        cursor.execute(_LOCK_SHARED_THEN_EXCLUSIVE, [classes, buckets + keys, [True] * len(buckets) + [False] * len(keys)])
 
 
 def _try_lock_content(digest: str) -> bool:
