@@ -106,7 +106,11 @@ DATABASE_URL = env_url(
 )
 if DATABASE_URL.startswith("sqlite:///"):
     Path(DATABASE_URL.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 0))}
+# DB_CONN_MAX_AGE > 0 keeps a connection per server thread across requests (docker-compose sets 60): a new
+# PostgreSQL connection per request costs more than a rating's queries. The health check reconnects after a
+# database restart instead of failing the first request.
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 0),
+                                             conn_health_checks=True)}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL and IMMEDIATE transactions let the in-process job thread write while pages are served.
     DATABASES["default"]["OPTIONS"] = {
