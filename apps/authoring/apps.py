@@ -1,6 +1,11 @@
 from django.apps import AppConfig
+from django.urls import reverse
+
+from apps.accounts.navigation import NavLink, Panel
+from apps.accounts.roles import Role
 
 
+# The imports left inside the methods wait for the app registry: this module loads before any model does.
 class AuthoringConfig(AppConfig):
     """KMMAU construction: Korean audio-understanding questions from ASR corpora (DESIGN.md 2.3)."""
 
@@ -12,21 +17,11 @@ class AuthoringConfig(AppConfig):
         from apps.authoring import jobs, rules  # noqa: F401  (registers job handlers and permission rules)
 
     def nav_links(self, user):
-        from django.urls import reverse
-
-        from apps.accounts.navigation import NavLink
-        from apps.accounts.roles import Role
-
         if user.is_sori_admin or user.has_role(Role.ANNOTATOR):
             return [NavLink("KMMAU", reverse("authoring:sets"))]
         return []
 
     def home_panels(self, user):
-        from django.urls import reverse
-
-        from apps.accounts.navigation import Panel
-        from apps.accounts.roles import Role
-
         if user.is_sori_admin:
             return [Panel(title="KMMAU question sets", url=reverse("authoring:sets"),
                           description="Corpora, generated and authored questions, reviews, exports, scores.",

@@ -1,7 +1,11 @@
 from django.apps import AppConfig
 from django.urls import reverse
 
+from apps.accounts.navigation import NavLink, Panel
+from apps.accounts.roles import Role
 
+
+# The imports left inside the methods wait for the app registry: this module loads before any model does.
 class ListeningConfig(AppConfig):
     name = "apps.listening"
     label = "listening"
@@ -11,9 +15,6 @@ class ListeningConfig(AppConfig):
         from apps.listening import jobs, rules, services  # noqa: F401  (services registers who may rate)
 
     def nav_links(self, user):
-        from apps.accounts.navigation import NavLink
-        from apps.accounts.roles import Role
-
         links = []
         if user.has_role(Role.LISTENER) and not user.is_sori_admin:
             links.append(NavLink("Listening", reverse("listening:index")))
@@ -22,9 +23,6 @@ class ListeningConfig(AppConfig):
         return links
 
     def home_panels(self, user):
-        from apps.accounts.navigation import Panel
-        from apps.accounts.roles import Role
-
         panels = []
         if user.has_role(Role.LISTENER):
             from apps.listening.selectors import tests_for_listener

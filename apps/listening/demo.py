@@ -11,7 +11,10 @@ from django.utils import timezone
 from pydub import AudioSegment
 from pydub.generators import WhiteNoise
 
+from apps.accounts.models import User
 from apps.audio.espeak import synthesize_wav
+from apps.listening import services
+from apps.listening.models import ListeningTest
 
 DEMO_NAME = "Demo: Korean speech quality"  # shown to listeners: says nothing about the systems
 
@@ -75,10 +78,6 @@ def write_demo_manifest(folder: Path) -> Path:
 
 
 def seed_listening_demo(stdout=None):
-    from apps.accounts.models import User
-    from apps.listening import services
-    from apps.listening.models import ListeningTest
-
     existing = ListeningTest.objects.filter(name=DEMO_NAME).first()
     if existing:
         if stdout:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import re
 import shutil
+import tempfile
 from pathlib import Path
 
 import pandas as pd
@@ -136,8 +137,6 @@ def _names(clips: list[Clip]) -> dict[int, str]:
 
 def export_zip(test: ListeningTest, *, include_audio: bool = True) -> bytes:
     """The same files as `write_export`, zipped under a folder named after the test, for the admin download."""
-    import tempfile
-
     folder = re.sub(r"[^A-Za-z0-9._-]+", "_", test.name).strip("._") or f"test{test.pk}"
     buffer = io.BytesIO()
     with tempfile.TemporaryDirectory() as tmp:

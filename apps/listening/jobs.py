@@ -10,6 +10,7 @@ from apps.core.archives import extract_zip
 from apps.core.errors import ApplicationError, FileRefused
 from apps.jobs.models import Job
 from apps.jobs.services import job_handler
+from apps.listening.services import import_listening_test
 
 BUNDLE_FOLDER = "listening-imports"
 
@@ -30,8 +31,6 @@ def import_bundle(job, progress):
     A refused manifest fails the job with the row errors in result["errors"]; nothing is stored. The
     bundle is kept while the import can be resumed (cancelled, failed, worker lost) and deleted once it
     has finished, was refused, or is discarded (services.discard_import)."""
-    from apps.listening.services import import_listening_test
-
     bundle, label = job.params["bundle"], job.params.get("label", "bundle.zip")
     # The total stays as it was: a resumed bar keeps its place until the manifest is read again.
     progress.set_total(job.total, message="Checking the manifest and every audio file")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pandas as pd
+from django.conf import settings
 from django.db import connections
 from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
@@ -13,7 +14,7 @@ from django.utils import timezone
 from apps.accounts.models import User
 from apps.core.errors import NotFound
 from apps.listening import figures, stats
-from apps.listening.models import Clip, Consent, ListeningTest, Rating
+from apps.listening.models import Clip, Consent, ListeningTest, Prediction, Rating
 from apps.listening.qc import FLAG_LABELS, ListenerQC, listener_qc
 from apps.queues import selectors as queue_selectors
 
@@ -261,8 +262,6 @@ def _subset_mask(frame: pd.DataFrame, subset: str) -> pd.Series:
 
 def evaluation_frame(test: ListeningTest, predictors) -> pd.DataFrame:
     """One row per rated regular clip: human MOS, split, disjoint flags and one column per predictor."""
-    from apps.listening.models import Prediction
-
     table = clean_clip_table(test)
     clips = pd.DataFrame.from_records(
         list(test.clips.regular().values_list("pk", "split", "speaker_disjoint", "text_disjoint")),
@@ -280,9 +279,8 @@ def evaluate_predictors(test: ListeningTest, predictors, *, compare: tuple | Non
     """SRCC/LCC per split and disjoint subset, raw and after the affine calibration fitted on validation
     (clipped to [1, 5]), a calibration scatter on test, and optionally the paired bootstrap of the test SRCC
     difference between two predictors (`compare` = (a, b) predictor objects)."""
-    from django.conf import settings
-
-    from apps.listening import evaluation, figures
+    # Here, not at the top: evaluation imports scipy, which start-up leaves out (tests/core/test_startup.py).
+    from apps.listening import evaluation
 
     frame = evaluation_frame(test, predictors)
     results = []

@@ -23,6 +23,8 @@ from django.urls import reverse
 from django.utils import timezone
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
+from apps.accounts.models import User
+from apps.accounts.roles import Role
 from apps.audio import playback as playback_gate
 from apps.audio.services import atomic_import, store_validated
 from apps.core.bulk import insert_rows
@@ -43,6 +45,7 @@ from apps.listening.models import (
     Rating,
     TestStatus,
 )
+from apps.listening.selectors import clean_clip_table
 from apps.queues import services as queues
 from apps.queues.models import Assignment, WorkItem
 
@@ -235,8 +238,6 @@ def require_consent(*, test: ListeningTest, acting_user) -> None:
 def publish_test(*, test: ListeningTest, acting_user, audience: str = Audience.EVERYONE, listeners=()) -> ListeningTest:
     """Open a draft test (or change who a published one is for): to every listener, or to the listeners
     named. Listeners see only published tests meant for them."""
-    from apps.accounts.roles import Role
-
     if test.is_importing:
         raise Conflict(f"{test.name} is not imported completely yet; resume or discard its import first", code="import_incomplete")
     if audience not in Audience.values:
@@ -293,9 +294,6 @@ def next_clip_after_rating(*, test: ListeningTest, acting_user, now: datetime | 
 @queues.register_eligible_workers("listening")
 def eligible_listeners(pool) -> list[int]:
     """Who may rate the test's clips: nobody while it is a draft, then every listener or the named ones."""
-    from apps.accounts.models import User
-    from apps.accounts.roles import Role
-
     test = ListeningTest.objects.filter(pool=pool).first()
     if test is None or not test.is_published:
         return []
@@ -390,8 +388,6 @@ def make_splits(*, test: ListeningTest, ratios=splitting.DEFAULT_RATIOS, seed: i
 
     A fixed number of queries whatever the number of clips: the ratings, the clips' speaker and text, and
     one UPDATE per (split, speaker-disjoint, text-disjoint) combination."""
-    from apps.listening.selectors import clean_clip_table
-
     table = clean_clip_table(test)
     mos = table["mos_mean"].to_dict() if not table.empty else {}
     items = [

@@ -45,7 +45,7 @@ def t_ci95(values) -> MeanCI:
     if n < 2:
         return MeanCI(n, mean, None)
     sem = float(arr.std(ddof=1)) / math.sqrt(n)
-    from scipy import stats as sps
+    from scipy import stats as sps  # heavy import: start-up leaves scipy out (tests/core/test_startup.py)
 
     return MeanCI(n, mean, float(sps.t.ppf(0.975, n - 1)) * sem)
 
@@ -54,7 +54,7 @@ def t_factors(n) -> np.ndarray:
     """t(0.975, n - 1) for an array of sample sizes, NaN where n < 2 (one vectorised scipy call)."""
     n = np.asarray(n, dtype=float)
     with np.errstate(invalid="ignore"):
-        from scipy import stats as sps
+        from scipy import stats as sps  # heavy import: see mean_ci
 
         return np.where(n >= 2, sps.t.ppf(0.975, np.maximum(n - 1, 1)), np.nan)
 
@@ -117,7 +117,7 @@ def alpha_ordinal(ratings: pd.DataFrame) -> float | None:
     pairable = (~np.isnan(data)).sum(axis=0)
     if (pairable >= 2).sum() == 0 or len(np.unique(data[~np.isnan(data)])) < 2:
         return None
-    import krippendorff
+    import krippendorff  # heavy import (it loads scipy): start-up leaves it out (tests/core/test_startup.py)
 
     return float(krippendorff.alpha(reliability_data=data, level_of_measurement="ordinal", value_domain=list(SCORES)))
 

@@ -20,6 +20,8 @@ import re
 from functools import cache
 from pathlib import Path
 
+from django.conf import settings
+
 DEMO_LABEL = "demo answers, not a real model"
 ANSWERS_FILE = Path(__file__).with_name("demo_answers.json")
 
@@ -119,8 +121,6 @@ def _possible_readings(user: str, span: str, kind: str) -> list[str]:
 @cache
 def _engine(slug: str, number: int):
     # Imported here: only a normalizer request needs the engine and the rulebook files.
-    from django.conf import settings
-
     from apps.consultations.rulebook_files import discover, parse_file
     from apps.transfer.normalizer import Normalizer, Tables
 

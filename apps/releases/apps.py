@@ -1,6 +1,10 @@
 from django.apps import AppConfig
+from django.urls import reverse
+
+from apps.accounts.navigation import NavLink, Panel
 
 
+# The imports left inside the methods wait for the app registry: this module loads before any model does.
 class ReleasesConfig(AppConfig):
     name = "apps.releases"
     label = "releases"
@@ -10,19 +14,11 @@ class ReleasesConfig(AppConfig):
         from apps.releases import jobs, rules  # noqa: F401
 
     def nav_links(self, user):
-        from django.urls import reverse
-
-        from apps.accounts.navigation import NavLink
-
         if getattr(user, "is_sori_admin", False):
             return [NavLink("Releases", reverse("releases:list"))]
         return []
 
     def home_panels(self, user):
-        from django.urls import reverse
-
-        from apps.accounts.navigation import Panel
-
         if not getattr(user, "is_sori_admin", False):
             return []
         return [Panel("Dataset releases", reverse("releases:list"),

@@ -1,6 +1,10 @@
 from django.apps import AppConfig
+from django.urls import reverse
+
+from apps.accounts.navigation import NavLink, Panel
 
 
+# The imports left inside the methods wait for the app registry: this module loads before any model does.
 class SpeechConfig(AppConfig):
     name = "apps.speech"
     label = "speech"
@@ -10,16 +14,9 @@ class SpeechConfig(AppConfig):
         from apps.speech import jobs, rules  # noqa: F401  (register the job handlers and permission rules)
 
     def nav_links(self, user):
-        from django.urls import reverse
-
-        from apps.accounts.navigation import NavLink
-
         return [NavLink("Speech", reverse("speech:home"))] if getattr(user, "is_sori_admin", False) else []
 
     def home_panels(self, user):
-        from django.urls import reverse
-
-        from apps.accounts.navigation import Panel
         from apps.speech.models import SampleStatus, SampleSynthesis
 
         if not getattr(user, "is_sori_admin", False):

@@ -2,6 +2,8 @@
 runs with their per-sample syntheses, attempts and human decisions. Every audio file can be traced to its
 text, voice, backend and ASR check."""
 
+from decimal import Decimal
+
 from django.conf import settings
 from django.db import models
 
@@ -48,8 +50,6 @@ class CallStatus(models.TextChoices):
 
 class SpeechCallQuerySet(models.QuerySet):
     def total_cost(self):
-        from decimal import Decimal
-
         return self.aggregate(total=models.Sum("cost_usd"))["total"] or Decimal("0")
 
 

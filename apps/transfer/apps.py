@@ -1,6 +1,10 @@
 from django.apps import AppConfig
+from django.urls import reverse
+
+from apps.accounts.navigation import NavLink, Panel
 
 
+# The imports left inside the methods wait for the app registry: this module loads before any model does.
 class TransferConfig(AppConfig):
     name = "apps.transfer"
     label = "transfer"
@@ -19,10 +23,6 @@ class TransferConfig(AppConfig):
         hooks.provide_answers(effective_answer)
 
     def nav_links(self, user):
-        from django.urls import reverse
-
-        from apps.accounts.navigation import NavLink
-
         links = []
         if getattr(user, "is_sori_admin", False):
             links.append(NavLink("Source benchmarks", reverse("transfer:home")))
@@ -32,10 +32,6 @@ class TransferConfig(AppConfig):
         return links
 
     def home_panels(self, user):
-        from django.urls import reverse
-
-        from apps.accounts.navigation import Panel
-
         if not getattr(user, "is_sori_admin", False):
             return []
         from apps.transfer.models import Correction, CorrectionStatus, GroundTruthReview, ReviewOutcome

@@ -95,14 +95,13 @@ class ASRBackend:
 
 
 def tts_backend(config: dict | None = None) -> TTSBackend:
-    # Imported here so a vendor module (and its SDK) loads only when it is the configured one.
     config = dict(config or settings.SPEECH_TTS)
     if config["backend"] == "openai":
-        from apps.speech.backends.openai_tts import OpenAITTS
+        from apps.speech.backends.openai_tts import OpenAITTS  # backend chosen by settings: only it loads
 
         return OpenAITTS(config)
     if config["backend"] == "espeak":
-        from apps.speech.backends.espeak_tts import EspeakTTS
+        from apps.speech.backends.espeak_tts import EspeakTTS  # backend chosen by settings: only it loads
 
         return EspeakTTS(config)
     raise BackendNotConfigured(f"unknown TTS backend {config['backend']!r} (SORI_TTS_BACKEND: espeak or openai)")
@@ -111,11 +110,11 @@ def tts_backend(config: dict | None = None) -> TTSBackend:
 def asr_backend(config: dict | None = None) -> ASRBackend:
     config = dict(config or settings.SPEECH_ASR)
     if config["backend"] == "openai":
-        from apps.speech.backends.openai_asr import OpenAIASR
+        from apps.speech.backends.openai_asr import OpenAIASR  # backend chosen by settings: only it loads
 
         return OpenAIASR(config)
     if config["backend"] == "demo":
-        from apps.speech.backends.demo_asr import DemoASR
+        from apps.speech.backends.demo_asr import DemoASR  # backend chosen by settings: only it loads
 
         return DemoASR(config)
     raise BackendNotConfigured(f"unknown ASR backend {config['backend']!r} (SORI_ASR_BACKEND: openai or demo)")
