@@ -10,6 +10,7 @@ from decimal import Decimal
 from django.db.models import Case, Count, OuterRef, Q, Subquery, Sum, Value, When
 
 from apps.agents.models import AgentCall
+from apps.core.errors import NotFound
 from apps.transfer.models import (
     Correction,
     CorrectionKind,
@@ -33,6 +34,14 @@ class EffectiveAnswer:
     aliases: list[str] = field(default_factory=list)
     included: bool = True
     reason: str = ""  # why excluded or held back, or which correction applied
+
+
+def benchmark_named(name: str) -> SourceBenchmark:
+    """The source benchmark a stage run is started on, or a NotFound naming it."""
+    bench = SourceBenchmark.objects.filter(name=name).first()
+    if bench is None:
+        raise NotFound(f"no source benchmark named {name!r}; import one with import_benchmark")
+    return bench
 
 
 def effective_answer(sample: SourceSample) -> EffectiveAnswer:

@@ -19,9 +19,10 @@ from apps.agents.services import (
 )
 from apps.consultations import services as consultations
 from apps.core import limits
-from apps.core.errors import Conflict, InvalidInput, NotFound
+from apps.core.errors import Conflict, InvalidInput
 from apps.core.limits import bounded
 from apps.jobs.services import results_in_parallel, start_stage_run
+from apps.transfer import selectors as transfer_selectors
 from apps.transfer.ground_truth import selectors
 from apps.transfer.ground_truth.schemas import MetaReviewerAnswer, ReviewerAnswer
 from apps.transfer.models import (
@@ -57,9 +58,7 @@ def start_ground_truth_review(
     budget_usd: float | None = None, acting_user=None,
 ) -> ReviewRun:
     check_ground_truth_ready()
-    bench = SourceBenchmark.objects.filter(name=benchmark).first()
-    if bench is None:
-        raise NotFound(f"no source benchmark named {benchmark!r}; import one with import_benchmark")
+    bench = transfer_selectors.benchmark_named(benchmark)
     run = ReviewRun(benchmark=bench, subset=subset or "", limit=limit, on_unresolved=UnresolvedPolicy(on_unresolved))
     if not selectors.review_scope(run).exists():
         raise InvalidInput(f"{benchmark}{'/' + subset if subset else ''} has no multiple-choice or short-answer samples",

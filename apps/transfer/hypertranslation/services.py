@@ -21,13 +21,12 @@ from apps.agents.services import (
 from apps.consultations import services as consultations
 from apps.consultations.models import AnalysisResult, RoundStatus, RulebookKind, RulebookVersion
 from apps.consultations.selectors import scope_samples
-from apps.core.errors import Conflict, InvalidInput, NotFound
+from apps.core.errors import Conflict, InvalidInput
 from apps.jobs.models import ATTENTION_KEY
 from apps.jobs.services import needing_attention, results_in_parallel, start_stage_run
 from apps.transfer import selectors
 from apps.transfer.hypertranslation import selectors as stage_selectors
 from apps.transfer.models import (
-    SourceBenchmark,
     SourceSample,
     TaskType,
     Translation,
@@ -112,9 +111,7 @@ def start_translation_run(*, benchmark: str, subset: str = "", limit: int | None
                           version_number: int | None = None, budget_usd: float | None = None,
                           acting_user=None) -> TranslationRun:
     """A run of the whole (or a subset, or the first N included samples) under a published version."""
-    bench = SourceBenchmark.objects.filter(name=benchmark).first()
-    if bench is None:
-        raise NotFound(f"no source benchmark named {benchmark!r}; import one with import_benchmark")
+    bench = selectors.benchmark_named(benchmark)
     if limit is not None and limit < 1:
         raise InvalidInput("limit must be at least 1", field="limit")
     version = published_version(RulebookKind.HYPERTRANSLATION, number=version_number)

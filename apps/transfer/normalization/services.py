@@ -18,7 +18,6 @@ from apps.transfer.models import (
     NormalizationRun,
     NormalizationStatus,
     NormalizedText,
-    SourceBenchmark,
     Translation,
 )
 
@@ -128,9 +127,7 @@ def _ask_agent(result: normalizer.Normalized, version: RulebookVersion, outcome:
 def start_normalization_run(*, benchmark: str, subset: str = "", limit: int | None = None,
                             version_number: int | None = None, budget_usd: float | None = None,
                             acting_user=None) -> NormalizationRun:
-    bench = SourceBenchmark.objects.filter(name=benchmark).first()
-    if bench is None:
-        raise NotFound(f"no source benchmark named {benchmark!r}; import one with import_benchmark")
+    bench = selectors.benchmark_named(benchmark)
     if limit is not None and limit < 1:
         raise InvalidInput("limit must be at least 1", field="limit")
     version = published_version(RulebookKind.NORMALIZATION, number=version_number)
