@@ -29,7 +29,7 @@ def fleiss_kappa(counts: list[list[int]]) -> float | None:
 
 def krippendorff_nominal(matrix: list[list[float]]) -> float | None:
     """matrix: raters x units, np.nan where a rater did not rate a unit."""
-    import krippendorff  # here: start-up stays free of it (tests/foundation/test_startup.py)
+    import krippendorff  # here: start-up stays free of it (tests/core/test_startup.py)
 
     data = np.asarray(matrix, dtype=float)
     if data.size == 0 or data.ndim != 2:
@@ -47,7 +47,7 @@ def krippendorff_nominal(matrix: list[list[float]]) -> float | None:
 def krippendorff_nominal_counts(counts) -> float | None:
     """counts: units x categories, how many raters put the unit in each category (the package's
     `value_counts`). The same figure as krippendorff_nominal over the matrix these counts come from."""
-    import krippendorff  # here: start-up stays free of it (tests/foundation/test_startup.py)
+    import krippendorff  # here: start-up stays free of it (tests/core/test_startup.py)
 
     table = np.asarray(counts, dtype=float)
     if table.size == 0 or table.ndim != 2:
