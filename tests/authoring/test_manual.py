@@ -11,6 +11,7 @@ from rest_framework.test import APIClient
 
 from apps.accounts.pseudonyms import RELEASES, pseudonyms_for
 from apps.audio.playback import note_served
+from apps.audio.services import import_audio_file
 from apps.authoring.exports import mmau_rows
 from apps.authoring.models import Clip, Question
 from apps.authoring.selectors import blind_options
@@ -151,10 +152,14 @@ def test_blind_options_are_shuffled_but_the_same_set(annotators, question_set, k
                         capability="general_counting", text="다른 질문?", options=OPTIONS, correct_index=0)
 
 
-def test_a_playback_report_right_after_the_audio_was_served_is_refused(annotators, question_set, kss_corpus):
+def test_a_playback_report_right_after_the_audio_was_served_is_refused(annotators, question_set, kss_corpus,
+                                                                     corpus_folder):
     """The listening test's timing gate: playback then an immediate question is refused, through the
     endpoints a token client uses (fetch the audio_url, report the end, author)."""
     clip = kss_corpus.clips.first()
+    # A 30 s clip, so "right after" stays inside its length however slowly a loaded machine runs the two calls.
+    clip.audio, _ = import_audio_file(corpus_folder.wav("long.wav", seconds=30))
+    clip.save(update_fields=["audio"])
     question_set.corpora.add(kss_corpus)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=annotators[0]).key}")
