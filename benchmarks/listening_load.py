@@ -1,7 +1,8 @@
 #!/usr/bin/env python
-"""Load benchmark of MOS listening over HTTP: listeners racing through the rating cycle, playback -> rating
-(the rating's answer carrying the next clip; --three-calls for next -> playback -> rating). Prints per level
-the cycles per second, the cycle's p50/p95 and each call's.
+"""Load benchmark of MOS listening over HTTP: listeners racing through the rating cycle, one rating call per
+clip (its answer carrying the next clip, and the rating itself meeting the playback gate); `--cycle
+playback` adds the playback report the page sends, `--cycle three` is next -> playback -> rating. Prints per
+level the cycles per second, the cycle's p50/p95 and each call's.
 
 By default it brings up its own server: it (re)creates the PostgreSQL database `sori_listening_bench`,
 migrates it, seeds one 2,000-clip test per concurrency level (K = 5) plus a small test that is rated to
@@ -36,6 +37,11 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
+CYCLES = {
+    "rating": "rating (its answer hands on the next clip)",
+    "playback": "playback + rating (the rating hands on the next clip)",
+    "three": "next + playback + rating",
+}
 PG = "postgres://postgres@127.0.0.1:5432"
 
 
@@ -173,9 +179,9 @@ class Server:
 
 class Listener(threading.Thread):
     def __init__(self, base: str, token: str, test_id: int, deadline: float | None, stats: dict, lock: threading.Lock,
-                 three_calls: bool = False):
+                 cycle: str = "rating"):
         super().__init__(daemon=True)
-        self.three_calls = three_calls
+        self.cycle = cycle
         url = urlparse(base)
         self.host, self.port = url.hostname, url.port or 80
         self.token, self.test_id, self.deadline = token, test_id, deadline
@@ -197,14 +203,14 @@ class Listener(threading.Thread):
         return response.status, data
 
     def run(self):
-        """Two round trips per clip: playback + rating, the rating's answer carrying the next clip (one `next`
-        to start). With three_calls, the older cycle: next + playback + rating."""
+        """One round trip per clip: the rating, whose answer carries the next clip (one `next` to start).
+        Cycle "playback" reports playback before each rating (as the page does); "three" asks `next` too."""
         conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
         clip = None
         try:
             while self.deadline is None or time.time() < self.deadline:
                 started = time.perf_counter()
-                if clip is None or self.three_calls:
+                if clip is None or self.cycle == "three":
                     status, data = self.call(conn, "next", f"/api/listening/tests/{self.test_id}/next/")
                     if status == 204:
                         break
@@ -212,10 +218,11 @@ class Listener(threading.Thread):
                         self.errors.append(f"next {status} {data[:200]!r}")
                         break
                     clip = json.loads(data)["clip"]["id"]
-                status, data = self.call(conn, "playback", f"/api/listening/clips/{clip}/playback/")
-                if status != 200:
-                    self.errors.append(f"playback {status} {data[:200]!r}")
-                    break
+                if self.cycle != "rating":
+                    status, data = self.call(conn, "playback", f"/api/listening/clips/{clip}/playback/")
+                    if status != 200:
+                        self.errors.append(f"playback {status} {data[:200]!r}")
+                        break
                 status, data = self.call(conn, "rating", f"/api/listening/clips/{clip}/ratings/", {"score": self.rng.randint(1, 5)})
                 if status != 201:
                     self.errors.append(f"rating {status} {data[:200]!r}")
@@ -233,11 +240,11 @@ class Listener(threading.Thread):
             conn.close()
 
 
-def run_level(base: str, test_id: int, tokens: list[str], seconds: float | None, three_calls: bool = False) -> dict:
+def run_level(base: str, test_id: int, tokens: list[str], seconds: float | None, cycle: str = "rating") -> dict:
     stats: dict[str, list[float]] = defaultdict(list)
     lock = threading.Lock()
     deadline = time.time() + seconds if seconds else None
-    listeners = [Listener(base, token, test_id, deadline, stats, lock, three_calls) for token in tokens]
+    listeners = [Listener(base, token, test_id, deadline, stats, lock, cycle) for token in tokens]
     start = time.perf_counter()
     for listener in listeners:
         listener.start()
@@ -321,9 +328,9 @@ def main(argv=None) -> int:
     parser.add_argument("--plan", default=None,
                         help="with --no-server: a JSON file with the plan that `--seed` prints (run it with the "
                              "server's DATABASE_URL)")
-    parser.add_argument("--three-calls", action="store_true",
-                        help="the older cycle, next + playback + rating per clip (default: playback + rating, the "
-                             "rating's answer carrying the next clip)")
+    parser.add_argument("--cycle", choices=sorted(CYCLES), default="rating",
+                        help="the calls per clip: rating (default; the rating's answer carries the next clip), "
+                             "playback (playback + rating, as the page), three (next + playback + rating)")
     parser.add_argument("--seed", action="store_true", help="only seed the database of DATABASE_URL and print the plan")
     args = parser.parse_args(argv)
     levels = [int(x) for x in args.levels.split(",") if x.strip()]
@@ -362,12 +369,12 @@ def main(argv=None) -> int:
     failures: list[str] = []
     ctx = server if server is not None else _Null()
     with ctx:
-        print(f"\ncycle: {'next + playback + rating' if args.three_calls else 'playback + rating (the rating hands on the next clip)'}")
+        print(f"\ncycle: {CYCLES[args.cycle]}")
         print(f"{'listeners':>9} {'cycles/s':>9} {'cycle p50/p95 ms':>17} {'req/s':>7}   "
               f"{'next p50/p95 ms':>16} {'playback p50/p95':>17} {'rating p50/p95':>15} {'ratings':>8}  errors")
         for level in levels:
             spec = plan["levels"][str(level)]
-            result = run_level(base, spec["test"], spec["tokens"], args.seconds, args.three_calls)
+            result = run_level(base, spec["test"], spec["tokens"], args.seconds, args.cycle)
             results[level] = result
             s = result["stats"]
             requests = sum(len(v) for k, v in s.items() if k != "cycle")
@@ -382,7 +389,7 @@ def main(argv=None) -> int:
         completion = None
         if plan.get("completion"):
             spec = plan["completion"]
-            completion = run_level(base, spec["test"], spec["tokens"], None, args.three_calls)
+            completion = run_level(base, spec["test"], spec["tokens"], None, args.cycle)
             print(f"\ncompletion run: {len(spec['tokens'])} listeners rated a {args.completion_clips}-clip test to the end: "
                   f"{completion['created']} ratings in {completion['wall']:.1f} s "
                   f"({completion['created'] / completion['wall']:.1f}/s), {len(completion['errors'])} errors")

@@ -1,11 +1,13 @@
 """The listening API for automated clients (paths fixed by the issue):
 
 POST /api/listening/tests/{id}/next/        200 {"clip": {"id", "audio_url"}, "lease_expires_at"} | 204
-POST /api/listening/clips/{id}/playback/    200 once the clip played to its end (409 without a lease)
+POST /api/listening/clips/{id}/playback/    200 once the clip played to its end (409 without a lease, or
+                                            before the clip could have played since it was served); optional
+                                            for a client, the page uses it to unlock its buttons
 POST /api/listening/clips/{id}/ratings/     {"score": 1..5} -> 201; same again 200; different 409;
-                                            no lease / playback not reported / slot taken 409 with a reason;
+                                            no lease / too early / slot taken 409 with a reason;
                                             201/200 carry "next" (the next clip, as `next` answers, or null)
-                                            and "progress" {"rated", "clips"}: playback + rating per clip
+                                            and "progress" {"rated", "clips"}: one call per clip
 GET  /api/listening/tests/{id}/summary/     admin: clips, ratings, complete clips, alpha, flagged listeners
 
 Listener responses carry only the clip's opaque id and audio URL: no transcript, speaker, system or other
@@ -88,7 +90,7 @@ class RatingOut(serializers.Serializer):
     rated_at = serializers.DateTimeField()
     next = NextOut(allow_null=True, help_text=(
         "Your next clip, leased to you as `next` would (its playback gate counts from this response): play "
-        "it, report playback, rate it. Null when nothing is left for you in this test."))
+        "it to its end and rate it. Null when nothing is left for you in this test."))
     progress = ProgressOut()
 
 
@@ -97,9 +99,10 @@ class RatingView(APIView):
 
     @extend_schema(request=RatingIn, responses={
         201: OpenApiResponse(RatingOut, description="Stored; `next` carries your next clip and `progress` your count, "
-                                                    "so a client needs playback + rating per clip."),
+                                                    "so a client needs one call per clip."),
         200: OpenApiResponse(RatingOut, description="The same score again: the stored rating (and the next clip)."),
-        **error_responses(404, 409, s409="no_lease, slot_taken, playback_not_reported, or score_conflict (a different score)."),
+        **error_responses(404, 409, s409="no_lease, slot_taken, playback_too_early (rated before the clip could have played "
+                                                "to its end since it was served), or score_conflict (a different score)."),
     })
     def post(self, request, pk: int):
         clip = selectors.clip_for_listener(pk, request.user)

@@ -169,7 +169,8 @@ class ClipServing(models.Model):
 
 
 class PlaybackEnd(models.Model):
-    """The listener's player reported that the clip played to its end (required before a rating)."""
+    """The listener's player reported that the clip played to its end (the page's unlock; a rating without
+    one meets the same playback gate itself)."""
 
     clip = models.ForeignKey(Clip, on_delete=models.CASCADE, related_name="playbacks")
     listener = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")

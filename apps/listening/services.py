@@ -18,7 +18,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, F
+from django.db.models import Exists, F, OuterRef, Subquery
 from django.urls import reverse
 from django.utils import timezone
 from pydantic import Field, ValidationInfo, field_validator, model_validator
@@ -280,10 +280,10 @@ def next_clip(*, test: ListeningTest, acting_user, now: datetime | None = None) 
 
 
 def next_clip_after_rating(*, test: ListeningTest, acting_user, now: datetime | None = None) -> tuple[Assignment, Clip] | None:
-    """The clip a rating response hands on (so an API client needs playback + rating per clip, not next
-    too): next_clip, or None when nothing is left or the test no longer takes this listener's ratings (it
-    was closed, or they never agreed). The new clip's serving time starts now, so its playback report meets
-    the same gate as one fetched with `next`."""
+    """The clip a rating response hands on (so an API client needs one call per clip): next_clip, or None
+    when nothing is left or the test no longer takes this listener's ratings (it was closed, or they never
+    agreed). The new clip's serving time starts now, so its rating meets the same playback gate as one
+    fetched with `next`."""
     try:
         require_consent(test=test, acting_user=acting_user)
         return next_clip(test=test, acting_user=acting_user, now=now)
@@ -327,8 +327,10 @@ def rate_clip(*, clip: Clip, acting_user, score: int, now: datetime | None = Non
     """Store the listener's score for the clip; returns (rating, created).
 
     Idempotent: the same score again returns the stored rating (created False); a different second score is
-    refused. Refused too without a lease (or with a lapsed lease whose slot went to someone else) and
-    without a reported playback end."""
+    refused. Refused too without a lease (or with a lapsed lease whose slot went to someone else), and
+    before the clip could have played to its end since it was served: the playback gate applies to the
+    rating itself, so a client need not report playback first (the page still does, to unlock its buttons;
+    a reported playback end passed the same gate earlier)."""
     if not isinstance(score, int) or isinstance(score, bool) or not 1 <= score <= 5:
         raise InvalidInput("must be a whole number from 1 to 5", field="score")
     now = now or timezone.now()
@@ -336,19 +338,16 @@ def rate_clip(*, clip: Clip, acting_user, score: int, now: datetime | None = Non
         with transaction.atomic():
             # Lock the item first so two copies of one submission line up; the second then sees the first.
             item = WorkItem.objects.select_for_update(of=("self",)).select_related("pool").get(pk=clip.work_item_id)
-            existing = Rating.objects.filter(clip=clip, listener=acting_user).first()
-            if existing is not None:
-                if existing.score == score:
-                    return existing, False
-                raise Conflict(f"You already rated this clip {existing.score}; a rating cannot be changed.", code="score_conflict")
-            served, played = (
-                ClipServing.objects.filter(clip=clip, listener=acting_user)
-                .annotate(played=Exists(PlaybackEnd.objects.filter(clip=clip, listener=acting_user)))
-                .values_list("served_at", "played").first()
-            ) or (None, PlaybackEnd.objects.filter(clip=clip, listener=acting_user).exists())
-            if not played:
-                raise Conflict("Listen to the clip to its end before rating it.", code="playback_not_reported")
+            state = _rating_state(clip, acting_user)
+            if state["score"] is not None:
+                if state["score"] == score:
+                    return Rating.objects.get(clip=clip, listener=acting_user), False
+                raise Conflict(f"You already rated this clip {state['score']}; a rating cannot be changed.",
+                               code="score_conflict")
+            if not state["played"]:
+                playback_gate.require_time_to_play(duration_seconds=state["duration"], served_at=state["served_at"], now=now)
             assignment = queues.lease_for_submission(item, acting_user, now=now, locked=True)  # or a queue Conflict
+            served = state["served_at"]
             rating = Rating.objects.create(
                 clip=clip, listener=acting_user, score=score, rated_at=now,
                 listening_seconds=(now - served).total_seconds() if served else None,
@@ -361,6 +360,19 @@ def rate_clip(*, clip: Clip, acting_user, score: int, now: datetime | None = Non
         if existing.score == score:
             return existing, False
         raise Conflict("You already rated this clip; a rating cannot be changed.", code="score_conflict") from None
+
+
+def _rating_state(clip: Clip, listener) -> dict:
+    """What a rating needs to know, in one query (read under the item's lock, so a rating stored by a
+    concurrent copy of this submission is seen): the listener's stored score, when the clip was served to
+    them, whether they reported its end, and its length."""
+    mine = {"clip": OuterRef("pk"), "listener": listener}
+    return Clip.objects.filter(pk=clip.pk).values(
+        score=Subquery(Rating.objects.filter(**mine).values("score")[:1]),
+        served_at=Subquery(ClipServing.objects.filter(**mine).values("served_at")[:1]),
+        played=Exists(PlaybackEnd.objects.filter(**mine)),
+        duration=F("asset__duration_seconds"),
+    ).get()
 
 
 # --- admin actions --------------------------------------------------------------------------------------

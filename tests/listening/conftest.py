@@ -64,9 +64,10 @@ def make_test(write_manifest, db):
 
     counter = {"n": 0}
 
-    def make(n=6, *, gold=0, name=None, lease_seconds=None, publish=True):
+    def make(n=6, *, gold=0, name=None, lease_seconds=None, publish=True, seconds=0.3):
         counter["n"] += 1
-        path = write_manifest(clip_rows(n, gold=gold, prefix=f"t{counter['n']}c"), name=f"m{counter['n']}.csv")
+        path = write_manifest(clip_rows(n, gold=gold, prefix=f"t{counter['n']}c"), name=f"m{counter['n']}.csv",
+                              seconds=seconds)
         test = import_listening_test(name=name or f"test {counter['n']}", manifest=path)
         if publish:
             from apps.listening.services import publish_test

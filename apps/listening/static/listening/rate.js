@@ -1,5 +1,6 @@
 // The rating page. The ACR buttons unlock only when the clip has played to its end and the server has
-// recorded that (POST .../playback/; the server also checks the clip had time to play). On a first listen
+// recorded that (POST .../playback/; the server checks the clip had time to play, and checks the rating
+// the same way, so a forced submit is refused too). On a first listen
 // seeking forward is undone; once played, replay may seek anywhere. Keys 1-5 rate wherever focus is
 // (after a click on Play the audio element has it), except inside text fields.
 (function () {
