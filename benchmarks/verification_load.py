@@ -2,8 +2,9 @@
 
 Creates (drops first) the PostgreSQL database sori_verification_bench, migrates it, seeds 5,000 items of
 an HPSU project and 50 annotators with API tokens, starts gunicorn (gthread) on 127.0.0.1:8102, and
-drives `POST /api/verification/projects/{id}/next/` and `POST /api/verification/items/{id}/reviews/`
-with 1, 4, 16 and 50 concurrent annotators. Prints p50/p95 latency of each call per level, then checks
+drives `POST /api/verification/projects/{id}/next/` once per annotator and then
+`POST /api/verification/items/{id}/reviews/` (its answer carries the next item; --ask-next for next + review
+per item) with 1, 4, 16 and 50 concurrent annotators. Prints p50/p95 latency of each call per level, then checks
 in the database that no item has more than three reviews or a repeated reviewer, and stops the server.
 
     .venv/bin/python benchmarks/verification_load.py [--items 5000] [--seconds 20] [--levels 1,4,16,50]
@@ -128,31 +129,40 @@ def stop_server(server: subprocess.Popen) -> None:
         os.killpg(server.pid, signal.SIGKILL)
 
 
-def annotator_loop(token: str, project_id: int, stop_at: float, next_times: list, review_times: list, errors: list):
+def annotator_loop(token: str, project_id: int, stop_at: float, next_times: list, review_times: list, errors: list,
+                   ask_next: bool = False):
+    """One `next` to start, then one call per item: the review, whose answer carries the next item. With
+    ask_next, the older cycle: next + review per item."""
     conn = http.client.HTTPConnection(HOST, PORT, timeout=60)
     headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
-    n = 0
-    while time.time() < stop_at:
+
+    def call(path: str, payload: dict | None, times: list):
         t0 = time.perf_counter()
-        conn.request("POST", f"/api/verification/projects/{project_id}/next/", body=b"", headers=headers)
+        conn.request("POST", path, body=json.dumps(payload) if payload is not None else b"", headers=headers)
         response = conn.getresponse()
         body = response.read()
-        next_times.append(time.perf_counter() - t0)
-        if response.status == 204:
-            return
-        if response.status != 200:
-            errors.append(f"next {response.status}: {body[:200]!r}")
-            return
-        item = json.loads(body)
+        times.append(time.perf_counter() - t0)
+        return response.status, body
+
+    n, item = 0, None
+    while time.time() < stop_at:
+        if item is None or ask_next:
+            status, body = call(f"/api/verification/projects/{project_id}/next/", None, next_times)
+            if status == 204:
+                break
+            if status != 200:
+                errors.append(f"next {status}: {body[:200]!r}")
+                break
+            item = json.loads(body)
         n += 1
         payload = {"decision": "approve"} if n % 10 else {"decision": "reject", "reasons": ["ambiguous_question"]}
-        t0 = time.perf_counter()
-        conn.request("POST", f"/api/verification/items/{item['id']}/reviews/", body=json.dumps(payload), headers=headers)
-        response = conn.getresponse()
-        body = response.read()
-        review_times.append(time.perf_counter() - t0)
-        if response.status not in (200, 201):
-            errors.append(f"review {response.status}: {body[:200]!r}")
+        status, body = call(f"/api/verification/items/{item['id']}/reviews/", payload, review_times)
+        if status not in (200, 201):
+            errors.append(f"review {status}: {body[:200]!r}")
+            break
+        item = json.loads(body)["next"]
+        if item is None:
+            break
     conn.close()
 
 
@@ -163,10 +173,10 @@ def pct(values: list[float], q: float) -> float:
     return 1000 * ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-def run_level(concurrency: int, tokens: list[str], project_id: int, seconds: float) -> dict:
+def run_level(concurrency: int, tokens: list[str], project_id: int, seconds: float, ask_next: bool = False) -> dict:
     next_times, review_times, errors = [], [], []
     stop_at = time.time() + seconds
-    threads = [threading.Thread(target=annotator_loop, args=(tokens[i], project_id, stop_at, next_times, review_times, errors))
+    threads = [threading.Thread(target=annotator_loop, args=(tokens[i], project_id, stop_at, next_times, review_times, errors, ask_next))
                for i in range(concurrency)]
     started = time.time()
     for t in threads:
@@ -180,7 +190,7 @@ def run_level(concurrency: int, tokens: list[str], project_id: int, seconds: flo
             "reviews_per_s": len(review_times) / elapsed}
 
 
-def check_invariants(env: dict) -> str:
+def check_invariants(env: dict) -> tuple[bool, str]:
     import psycopg
 
     with psycopg.connect(env["DATABASE_URL"]) as conn:
@@ -192,16 +202,18 @@ def check_invariants(env: dict) -> str:
             "SELECT COUNT(*) FROM verification_verificationitem i WHERE status <> 'pending' AND "
             "(SELECT COUNT(*) FROM verification_review r WHERE r.item_id = i.id) <> 3").fetchone()[0]
     ok = over == 0 and dup == 0 and bad_settle == 0
-    return (f"invariants: {total} reviews, {settled} items settled; items with >3 reviews: {over}; "
+    return ok, (f"invariants: {total} reviews, {settled} items settled; items with >3 reviews: {over}; "
             f"repeated reviewer: {dup}; settled without exactly 3 reviews: {bad_settle} -> {'OK' if ok else 'VIOLATED'}")
 
 
-def main() -> None:
+def main() -> int:
     global PORT, DB_NAME, TEMPLATE
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--items", type=int, default=5000)
     parser.add_argument("--seconds", type=float, default=20.0, help="duration of each concurrency level")
     parser.add_argument("--levels", default="1,4,16,50")
+    parser.add_argument("--ask-next", action="store_true",
+                        help="the older cycle, next + review per item (default: the review's answer carries the next item)")
     parser.add_argument("--port", type=int, default=PORT)
     parser.add_argument("--db", default=DB_NAME, help=f"the PostgreSQL database to (re)create (default {DB_NAME})")
     parser.add_argument("--template", default=None,
@@ -218,17 +230,22 @@ def main() -> None:
     print(f"seeded {args.items} items and {max(levels)} annotators in {time.time() - t0:.1f} s "
           f"(database {DB_NAME}); server: gunicorn gthread 2 workers x 16 threads on {HOST}:{PORT}")
     server = start_server(env)
+    errors: list[str] = []
     try:
+        print("cycle: " + ("next + review per item" if args.ask_next else "review (its answer hands on the next item)"))
         print(f"{'annotators':>10} {'reviews':>8} {'rev/s':>7} {'next p50':>9} {'next p95':>9} {'review p50':>11} {'review p95':>11}  (ms)")
         for level in levels:
-            r = run_level(level, tokens, project_id, args.seconds)
+            r = run_level(level, tokens, project_id, args.seconds, args.ask_next)
+            errors += r["errors"]
             print(f"{r['concurrency']:>10} {r['reviews']:>8} {r['reviews_per_s']:>7.1f} {r['next_p50']:>9.1f} "
                   f"{r['next_p95']:>9.1f} {r['review_p50']:>11.1f} {r['review_p95']:>11.1f}"
                   + (f"  errors: {len(r['errors'])} e.g. {r['errors'][0]}" if r["errors"] else ""))
     finally:
         stop_server(server)
-    print(check_invariants(env))
+    ok, report = check_invariants(env)
+    print(report)
+    return 0 if ok and not errors else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,5 +1,7 @@
 """The API for automated clients (issue 4 contract; paths in urls.py):
-POST projects/{id}/next/, POST items/{id}/reviews/, GET items/{id}/, GET projects/{id}/summary/."""
+POST projects/{id}/next/, POST items/{id}/reviews/, GET items/{id}/, GET projects/{id}/summary/.
+A review's answer carries `next` (the item `next` would answer, or null), so after the first `next` an
+item takes one call."""
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -82,7 +84,7 @@ class NextView(APIView):
         item = services.next_item(project=project, acting_user=request.user)
         if item is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        return Response(ItemOut(selectors.item_for_reviewer(item, request.user)).data)
+        return Response(ItemOut(selectors.item_for_reviewer(item, request.user, leased=True)).data)
 
 
 class ReviewIn(StrictInput):
@@ -122,6 +124,8 @@ class ReviewCreatedOut(serializers.Serializer):
     created = serializers.BooleanField()
     settled = serializers.BooleanField()
     your_review = ReviewOut()
+    next = ItemOut(allow_null=True, help_text="Your next item in this project, leased to you as `next` would "
+                                              "answer it; null when nothing is left for you.")
 
 
 class ReviewView(APIView):
@@ -134,7 +138,7 @@ class ReviewView(APIView):
                           s409="The item is settled and this is not the review you sent (code settled), or its slot went to someone else (slot_taken)."),
     })
     def post(self, request, pk):
-        item = get_object_or_404(VerificationItem.objects.select_related("project", "work_item"), pk=pk)
+        item = get_object_or_404(VerificationItem.objects.select_related("project__pool", "work_item"), pk=pk)
         data = ReviewIn(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
@@ -144,8 +148,10 @@ class ReviewView(APIView):
         )
         # Compact on purpose: the reviewer's own review and whether the item is settled (GET the item for more).
         settled = review.item.status  # as the service left it (read again only for a review sent before)
+        following = services.next_item(project=item.project, acting_user=request.user)
         body = {"item": item.pk, "external_id": item.external_id, "created": created,
-                "settled": settled != "pending", "your_review": selectors.review_dict(review)}
+                "settled": settled != "pending", "your_review": selectors.review_dict(review),
+                "next": selectors.item_for_reviewer(following, request.user, leased=True) if following else None}
         return Response(ReviewCreatedOut(body).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 

@@ -42,10 +42,14 @@ def is_reviewer(user, item: VerificationItem) -> bool:
     ).exists() or Review.objects.filter(item=item, annotator=user).exists()
 
 
-def item_for_reviewer(item: VerificationItem, user, *, reveal_all: bool = False) -> dict:
+def item_for_reviewer(item: VerificationItem, user, *, reveal_all: bool = False, leased: bool = False) -> dict:
     """The item as a reviewer sees it: everything about the item, their own review and history, and other
-    reviewers' decisions only once the item is settled (or for an admin: reveal_all)."""
-    own = Review.objects.filter(item=item, annotator=user).first()
+    reviewers' decisions only once the item is settled (or for an admin: reveal_all).
+
+    leased=True: the item was just handed to them by the queue (`next`), so they have no review or history
+    of it: a review is stored in the transaction that marks its lease submitted, and a submitted lease is
+    never handed out again. Two reads fewer on every `next`."""
+    own = None if leased else Review.objects.filter(item=item, annotator=user).first()
     data = {
         "id": item.pk,
         "external_id": item.external_id,
@@ -76,7 +80,7 @@ def item_for_reviewer(item: VerificationItem, user, *, reveal_all: bool = False)
         "status": item.status if item.is_settled else "pending",
         "settled": item.is_settled,
         "your_review": review_dict(own) if own else None,
-        "your_history": [
+        "your_history": [] if leased else [
             _event_dict(e) for e in ReviewEvent.objects.filter(item=item, annotator=user).order_by("at", "id")
         ],
     }

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from django.core.files import File
 from django.db import transaction
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from apps.audio.services import AudioRejected, atomic_import, import_audio_file, inspect_audio
@@ -256,8 +257,12 @@ def submit_review(*, item: VerificationItem, acting_user, decision: str, reasons
             raise Forbidden(f"You were not given item {item.external_id}; ask for the next item.", code=exc.code) from None
         except queues.ItemClosed:
             raise Conflict(f"Item {item.external_id} is already settled.", code="settled") from None
-        item = VerificationItem.objects.select_related("project__pool", "work_item").get(pk=item.pk)
-        review = Review.objects.filter(item=item, annotator=acting_user).first()
+        # Read after the lock: the item's status and whether this annotator reviewed it, in one query (the
+        # review itself only when there is one).
+        item.status, own = VerificationItem.objects.filter(pk=item.pk).values_list(
+            "status", Subquery(Review.objects.filter(item=OuterRef("pk"), annotator=acting_user).values("pk")[:1]),
+        ).get()
+        review = Review.objects.get(pk=own) if own is not None else None
         if item.is_settled:
             if review is not None and (review.decision, review.reasons, review.comment) == (decision, reasons, comment):
                 return review, False  # the same review sent again (a retry after the one that settled it)
