@@ -5,7 +5,7 @@
    memory (resident set of this process, which includes the kiwipiepy model, and Python's own peak
    allocation during the build from tracemalloc on a second, smaller run).
 2. Review throughput over HTTP: agent-method questions in review (K = 2), reviewers with API tokens driving
-   `POST /api/authoring/sets/{id}/next-review/` and `POST /api/authoring/questions/{id}/reviews/` against
+   `POST /api/authoring/questions/{id}/reviews/` (its answer carrying the next question; next-review to start) against
    gunicorn (gthread) on PostgreSQL at 1, 4 and 16 concurrent reviewers; 1 review in 10 is an edit (which
    asks for one more approval) and 1 in 20 a rejection. Then checks in the database: no question reviewed
    twice by one person, none over its count (K plus its edits), every settled one with exactly its count.
@@ -183,39 +183,47 @@ def stop_server(server: subprocess.Popen) -> None:
 
 
 def reviewer_loop(port, token, set_id, stop_at, times, errors):
+    """One call per question: the review, whose answer carries the next one (next-review to start, and again
+    after a stale_version refusal). `times` gets each question's cycle: the review, plus next-review if asked."""
     conn = http.client.HTTPConnection(HOST, port, timeout=60)
     headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
-    n = 0
-    while time.time() < stop_at:
-        conn.request("POST", f"/api/authoring/sets/{set_id}/next-review/", body=b"", headers=headers)
+
+    def post(path, payload=None):
+        conn.request("POST", path, body=json.dumps(payload) if payload is not None else b"", headers=headers)
         response = conn.getresponse()
-        body = response.read()
-        if response.status == 204:
-            return
-        if response.status != 200:
-            errors.append(f"next {response.status}: {body[:200]!r}")
-            return
-        question = json.loads(body)
+        return response.status, response.read()
+
+    n, question = 0, None
+    while time.time() < stop_at:
+        t0 = time.perf_counter()
+        if question is None:
+            status, body = post(f"/api/authoring/sets/{set_id}/next-review/")
+            if status == 204:
+                break
+            if status != 200:
+                errors.append(f"next {status}: {body[:200]!r}")
+                break
+            question = json.loads(body)
         n += 1
         if n % 20 == 0:
             payload = {"decision": "reject", "reasons": ["ambiguous_distractor"]}
         elif n % 10 == 0:
             payload = {"decision": "edit", "version": question["version"],
-                       "edit": {"text": question["text"], "options": question["options"][:3] + [f"공원 {n}"],
+                       "edit": {"text": question["text"], "options": question["options"][:3] + [f"공원 {token[:6]} {n}"],
                                 "correct_index": question["correct_index"]}}
         else:
             payload = {"decision": "approve", "version": question["version"]}
-        t0 = time.perf_counter()
-        conn.request("POST", f"/api/authoring/questions/{question['id']}/reviews/", body=json.dumps(payload),
-                     headers=headers)
-        response = conn.getresponse()
-        body = response.read()
-        if response.status in (200, 201):
+        status, body = post(f"/api/authoring/questions/{question['id']}/reviews/", payload)
+        if status in (200, 201):
             times.append(time.perf_counter() - t0)
-        elif response.status == 409 and b"stale_version" in body:
-            pass  # another reviewer's edit landed first: a correct refusal, the reviewer moves on
+            question = json.loads(body)["next"]
+            if question is None:
+                break
+        elif status == 409 and b"stale_version" in body:
+            question = None  # another reviewer's edit landed first: a correct refusal; ask for the next one
         else:
-            errors.append(f"review {response.status}: {body[:200]!r}")
+            errors.append(f"review {status}: {body[:200]!r}")
+            break
     conn.close()
 
 
@@ -240,7 +248,7 @@ def run_level(port, level, tokens, set_id, seconds):
     return len(times), len(times) / elapsed, pct(times, 0.5), pct(times, 0.95), errors
 
 
-def check_invariants(env: dict) -> str:
+def check_invariants(env: dict) -> tuple[bool, str]:
     import psycopg
 
     with psycopg.connect(env["DATABASE_URL"]) as conn:
@@ -261,12 +269,12 @@ def check_invariants(env: dict) -> str:
         settled = conn.execute("SELECT COUNT(*) FROM authoring_question WHERE method = 'agent' AND status IN ('accepted', 'rejected')").fetchone()[0]
         edits = conn.execute("SELECT COUNT(*) FROM authoring_review WHERE decision = 'edit'").fetchone()[0]
     ok = dup == 0 and over == 0 and bad_settle == 0
-    return (f"invariants: {total} reviews ({edits} edits), {settled} questions settled; reviewed twice by one person: {dup}; "
+    return ok, (f"invariants: {total} reviews ({edits} edits), {settled} questions settled; reviewed twice by one person: {dup}; "
             f"over their count or miscounted: {over}; settled without exactly their count: {bad_settle} "
             f"-> {'OK' if ok else 'VIOLATED'}")
 
 
-def main() -> None:
+def main() -> int:
     global DB_NAME, TEMPLATE
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--utterances", type=int, default=10000)
@@ -296,16 +304,21 @@ def main() -> None:
     print(f"review load: {args.questions} questions in review (K = 2), gunicorn gthread 2 workers x 16 threads "
           f"on {HOST}:{port}, PostgreSQL database {DB_NAME}")
     server = start_server(env, port)
+    failed = False
     try:
+        print("cycle: review (its answer hands on the next question); p50/p95 per question")
         print(f"{'reviewers':>9} {'reviews':>8} {'rev/s':>7} {'p50 ms':>8} {'p95 ms':>8}")
         for level in levels:
             n, rate, p50, p95, errors = run_level(port, level, tokens, set_id, args.seconds)
+            failed = failed or bool(errors)
             print(f"{level:>9} {n:>8} {rate:>7.1f} {p50:>8.1f} {p95:>8.1f}"
                   + (f"  errors: {len(errors)} e.g. {errors[0]}" if errors else ""))
     finally:
         stop_server(server)
-    print(check_invariants(env))
+    ok, report = check_invariants(env)
+    print(report)
+    return 0 if ok and not failed else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -2,6 +2,7 @@
 POST sets/{id}/next-review/, POST questions/{id}/reviews/, POST clips/{id}/questions/ (manual authoring),
 POST questions/{id}/answers/ (blind answer), GET sets/{id}/summary/ (admin); and the steps around them:
 POST sets/{id}/next-answer/, POST clips/{id}/playback/, GET questions/{id}/ (the author or an admin).
+A review's answer carries `next` (the question next-review would answer, or null): one call per question.
 Refusals are apps.core.errors, answered by the shared exception handler."""
 
 from django.shortcuts import get_object_or_404
@@ -75,6 +76,8 @@ class KmmauReviewDoneOut(serializers.Serializer):
     decision = serializers.CharField()
     status = serializers.CharField()
     version = serializers.IntegerField()
+    next = KmmauReviewerQuestionOut(allow_null=True, help_text="Your next question to review in this set, leased to "
+                                                               "you as next-review would answer it; null when none is left.")
 
 
 class KmmauPlaybackOut(serializers.Serializer):
@@ -233,7 +236,7 @@ class ReviewView(APIView):
                                "question as it stands: approve it instead)."),
     })
     def post(self, request, pk):
-        question = get_object_or_404(Question.objects.select_related("question_set", "work_item"), pk=pk)
+        question = get_object_or_404(Question.objects.select_related("question_set__review_pool", "work_item"), pk=pk)
         data = KmmauReviewIn(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
@@ -241,9 +244,11 @@ class ReviewView(APIView):
             question=question, acting_user=request.user, decision=v["decision"], reasons=v["reasons"],
             comment=v["comment"], edit=dict(v["edit"]) if v["edit"] else None, version=v["version"],
         )
+        following = services.next_review(question_set=question.question_set, acting_user=request.user)
         question = review.question  # as the service left it (read again only for a review sent before)
         body = {"question": question.pk, "created": created, "decision": review.decision, "status": question.status,
-                "version": question.version}
+                "version": question.version,
+                "next": selectors.question_for_reviewer(following) if following else None}
         return Response(KmmauReviewDoneOut(body).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 

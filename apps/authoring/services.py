@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 from pydantic import Field, field_validator
 
@@ -390,9 +390,13 @@ def submit_review(*, question: Question, acting_user, decision: str, reasons=Non
     reasons, comment, after = _clean_review(decision, reasons, comment, edit, question)
     with transaction.atomic():
         assignment = _lease(question.work_item, acting_user)
-        question = Question.objects.select_for_update(of=("self",)).get(pk=question.pk)
-        mine = Review.objects.filter(question=question, reviewer=acting_user).first()
-        if mine is not None:
+        # With the item's row lock held (_lease), this statement sees any review of this reviewer's that
+        # was stored before: the question and whether they reviewed it, in one query.
+        question = Question.objects.select_for_update(of=("self",)).annotate(
+            mine=Subquery(Review.objects.filter(question=OuterRef("pk"), reviewer=acting_user).values("pk")[:1])
+        ).get(pk=question.pk)
+        if question.mine is not None:
+            mine = Review.objects.get(pk=question.mine)
             if (mine.decision, mine.reasons, mine.after) == (decision, reasons, after):
                 return mine, False
             raise Conflict("you already reviewed this question; reviews are final", code="already_reviewed")
@@ -418,14 +422,14 @@ def submit_review(*, question: Question, acting_user, decision: str, reasons=Non
                 WorkItem.objects.filter(pk=work_item.pk).update(
                     capacity=(work_item.capacity or question.question_set.reviewers_per_question) + 1, complete=False
                 )
-        queues.mark_submitted(assignment)
-        _settle_review(question)
+        _settle_review(question, queues.mark_submitted(assignment).item_complete)
     return review, True
 
 
-def _settle_review(question: Question) -> None:
-    item = WorkItem.objects.get(pk=question.work_item_id)
-    if not item.complete:
+def _settle_review(question: Question, item_complete: bool | None) -> None:
+    if item_complete is None:  # the submission was counted before: read where the item stands
+        item_complete = WorkItem.objects.filter(pk=question.work_item_id).values_list("complete", flat=True).get()
+    if not item_complete:
         return
     decisions = set(Review.objects.filter(question=question).values_list("decision", flat=True))
     status = QuestionStatus.REJECTED if Decision.REJECT in decisions else QuestionStatus.ACCEPTED

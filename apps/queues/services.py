@@ -408,7 +408,9 @@ def lease_for_submission(item: WorkItem, worker, *, now: datetime | None = None,
 def mark_submitted(assignment: Assignment, *, now: datetime | None = None) -> Assignment:
     """Count the worker's submission, in the consumer's transaction after lease_for_submission. Idempotent:
     a second call on a submitted assignment changes nothing. Safe on its own too: anything but a live lease
-    goes through lease_for_submission's checks first. Updates `assignment` in place and returns it."""
+    goes through lease_for_submission's checks first. Updates `assignment` in place and returns it, with
+    `item_complete`: whether the item now has all its submissions (None when this call counted nothing),
+    so a consumer settling the item need not read it again."""
     _require_atomic("mark_submitted")
     now = now or timezone.now()
     for attempt in range(2):
@@ -417,7 +419,7 @@ def mark_submitted(assignment: Assignment, *, now: datetime | None = None) -> As
             status=AssignmentStatus.SUBMITTED, submitted_at=now
         )
         if converted:
-            _count_submission(assignment.item_id)
+            assignment.item_complete = _count_submission(assignment.item_id)
             assignment.status, assignment.submitted_at = AssignmentStatus.SUBMITTED, now
             return assignment
         if attempt:
@@ -427,13 +429,14 @@ def mark_submitted(assignment: Assignment, *, now: datetime | None = None) -> As
         for field in ("status", "leased_at", "expires_at", "submitted_at"):
             setattr(assignment, field, getattr(current, field))
         if current.status == AssignmentStatus.SUBMITTED:
+            assignment.item_complete = None
             return assignment  # already counted
     raise NoLease(f"Assignment {assignment.pk} could not be counted; ask for the item again.")  # pragma: no cover
 
 
-def _count_submission(item_id: int) -> None:
-    """Add one submission to the item; refuses (and so rolls back the consumer's transaction) rather than
-    going over the capacity, whatever clock the callers used."""
+def _count_submission(item_id: int) -> bool:
+    """Add one submission to the item and say whether it is now complete; refuses (and so rolls back the
+    consumer's transaction) rather than going over the capacity, whatever clock the callers used."""
     sql = f"""
         UPDATE {WorkItem._meta.db_table} SET
             submitted_count = submitted_count + 1,
@@ -441,11 +444,14 @@ def _count_submission(item_id: int) -> None:
                 SELECT p.required_per_item FROM {WorkPool._meta.db_table} p WHERE p.id = pool_id))
         WHERE id = %s AND (capacity = 0 OR submitted_count < COALESCE(capacity, (
             SELECT p.required_per_item FROM {WorkPool._meta.db_table} p WHERE p.id = pool_id)))
+        RETURNING complete
     """
     with connection.cursor() as cursor:
         cursor.execute(sql, [item_id])
-        if cursor.rowcount != 1:
-            raise SlotTaken(f"Item {item_id} already has all its submissions; this one cannot be counted.")
+        row = cursor.fetchone()
+    if row is None:
+        raise SlotTaken(f"Item {item_id} already has all its submissions; this one cannot be counted.")
+    return bool(row[0])
 
 
 def _lease_for_submission(item_id: int, worker_id: int, now: datetime, *, who: str,
