@@ -366,7 +366,11 @@ def import_audio_file(path: Path, *, name: str | None = None) -> tuple[AudioAsse
     existing = AudioAsset.objects.filter(sha256=digest).first() if digest else None
     if existing:
         return existing, False
-    info = inspect_audio(path, name=name)
+    return _store_checked(path, inspect_audio(path, name=name), name=name)
+
+
+def _store_checked(path: Path, info: AudioInfo, *, name: str) -> tuple[AudioAsset, bool]:
+    """Store a file inspect_audio accepted (`info` describes its stored form), without looking at it again."""
     with stored_form(path, format=info.format, name=name) as kept:
         return _store(kept, info, name=name)
 
@@ -386,27 +390,23 @@ def find_audio_files(folder: Path) -> list[Path]:
 
 
 def import_folder(folder: Path, *, convert: bool = False, progress=None) -> list[AudioAsset]:
-    """Import every audio file under `folder`. All files are validated first; if any is refused, the
-    AudioRejected problems are raised together (one FileRefused) and nothing is stored."""
-    files = find_audio_files(folder)
+    """Import every audio file under `folder`. All files are validated first (side by side, each looked at
+    once: the check's result is what is stored); if any is refused, the AudioRejected problems are raised
+    together (one FileRefused) and nothing is stored."""
+    files = [(path, str(path.relative_to(folder))) for path in find_audio_files(folder)]
     if not files:
         raise FileRefused(f"no audio files ({', '.join(sorted(AUDIO_EXTENSIONS))})", file=str(folder))
-    problems = []
-    for path in files:
-        try:
-            inspect_audio(path, name=str(path.relative_to(folder)))
-        except AudioRejected as exc:
-            problems += exc.problems
-    refuse(problems)
+    checked = inspect_many(files)
+    refuse([problem for outcome in checked.values() if isinstance(outcome, AudioRejected) for problem in outcome.problems])
     if progress:
         progress.set_total(len(files), "Storing audio")
     assets = []
     with atomic_import():
-        for path in files:
-            asset, _ = import_audio_file(path, name=str(path.relative_to(folder)))
+        for path, name in files:
+            asset, _ = _store_checked(path, checked[path.resolve()], name=name)
             assets.append(convert_to_16k_mono(asset) if convert else asset)
             if progress:
-                progress.advance(message=str(path.relative_to(folder)))
+                progress.advance(message=name)
     return assets
 
 
