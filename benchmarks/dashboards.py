@@ -94,8 +94,8 @@ def fill_listening(n: int, asset, rng) -> object:
 
     listeners = make_users(f"lis{n}-", 60, "listener")
     pool = queues.create_pool(name=f"listening {n}", kind="listening", required_per_item=5, lease_seconds=900)
-    test = ListeningTest.objects.create(name=f"bench {n}", pool=pool)
     gold_n = 20
+    test = ListeningTest.objects.create(name=f"bench {n}", pool=pool, clips_expected=n + gold_n)
     items = queues.add_items(pool, n) + queues.add_items(pool, gold_n, capacity=WorkItem.UNLIMITED)
     quality = rng.uniform(1, 5, size=n + gold_n)
     clips = Clip.objects.bulk_create([

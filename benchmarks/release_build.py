@@ -72,7 +72,7 @@ def mos_test(clips: int):
     # No passwords: hashing 29 of them would dominate the setup, and nobody logs in here.
     listeners = User.objects.bulk_create([User(username=f"bench_listener{i}", password="!") for i in range(29)])
     pool = create_pool(name="bench", kind="listening", required_per_item=5)
-    test = ListeningTest.objects.create(name="bench", pool=pool)
+    test = ListeningTest.objects.create(name="bench", pool=pool, clips_expected=clips)
     items, assets = add_items(pool, clips), make_assets(clips)
     splits = ["train"] * 81 + ["validation"] * 9 + ["test"] * 10
     rows = Clip.objects.bulk_create([

@@ -8,8 +8,7 @@ from dataclasses import dataclass
 import pandas as pd
 from django.conf import settings
 from django.db import connections
-from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
 from apps.accounts.models import User
@@ -221,17 +220,10 @@ def clip_for_listener(pk: int, listener) -> Clip:
 
 
 def listener_progress(test: ListeningTest, listener) -> dict:
-    """{"rated": clips this listener rated in the test, "clips": clips in the test}: two counts on indexes,
-    in one statement (the rating response carries it, so it is on the rating cycle's path)."""
-    def count(rows, group: str):
-        return Coalesce(Subquery(rows.order_by().values(group).annotate(n=Count("pk")).values("n"),
-                                 output_field=IntegerField()), 0)
-
-    counts = ListeningTest.objects.filter(pk=test.pk).values(
-        n_clips=count(Clip.objects.filter(test=OuterRef("pk")), "test"),
-        n_rated=count(Rating.objects.filter(clip__test=OuterRef("pk"), listener=listener), "listener"),
-    ).get()
-    return {"rated": counts["n_rated"], "clips": counts["n_clips"]}
+    """{"rated": clips this listener rated in the test, "clips": clips in the test}. The rating response
+    carries it, so it is on the rating cycle's path: one count over the listener's own ratings; the number
+    of clips is the test's, fixed once its import finished (clips_expected)."""
+    return {"rated": rated_by(test, listener), "clips": test.clips_expected}
 
 
 def rated_by(test: ListeningTest, listener) -> int:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.files.storage import default_storage
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, F, OuterRef, Subquery
 from django.urls import reverse
 from django.utils import timezone
@@ -27,7 +27,7 @@ from apps.accounts.models import User
 from apps.accounts.roles import Role
 from apps.audio import playback as playback_gate
 from apps.audio.services import atomic_import, store_validated
-from apps.core.bulk import insert_rows
+from apps.core.bulk import insert_rows, refresh_statistics
 from apps.core.errors import Conflict, FileRefused, Forbidden, InvalidInput, NotFound
 from apps.core.tabular import RowModel, read_table
 from apps.jobs.services import abandon_job
@@ -186,6 +186,7 @@ def _finish_import(test: ListeningTest) -> ListeningTest:
     if stored != test.clips_expected:
         raise RuntimeError(f"{test.name}: {stored} of {test.clips_expected} clips stored; the import is not complete")
     ListeningTest.objects.filter(pk=test.pk, status=TestStatus.IMPORTING).update(status=TestStatus.DRAFT)
+    refresh_statistics(Clip, WorkItem)
     test.refresh_from_db()
     return test
 
@@ -272,11 +273,19 @@ def next_clip(*, test: ListeningTest, acting_user, now: datetime | None = None) 
     if assignment is None:
         return None
     clip = Clip.objects.select_related("asset").get(work_item_id=assignment.item_id)
-    # The first serving counts (a repeated `next` for the same lease keeps it): one INSERT, no read first.
-    ClipServing.objects.bulk_create(
-        [ClipServing(clip=clip, listener=acting_user, served_at=now or timezone.now())], ignore_conflicts=True
-    )
+    _note_serving(clip, acting_user, now or timezone.now())
     return assignment, clip
+
+
+def _note_serving(clip: Clip, listener, now: datetime) -> None:
+    """The first serving counts (a repeated `next` for the same lease keeps it): one statement, committed on
+    its own, with no read first and no transaction around it (bulk_create would add BEGIN and COMMIT)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {ClipServing._meta.db_table} (clip_id, listener_id, served_at) VALUES (%s, %s, %s) "
+            "ON CONFLICT DO NOTHING",
+            [clip.pk, listener.pk, connection.ops.adapt_datetimefield_value(now)],
+        )
 
 
 def next_clip_after_rating(*, test: ListeningTest, acting_user, now: datetime | None = None) -> tuple[Assignment, Clip] | None:

@@ -28,6 +28,19 @@ def test_it_imports_clips_and_gold_clips_into_a_pool_of_five(write_manifest):
     assert clip.source_type == "real" and clip.style == "read" and clip.audio_name == "c000.wav"
 
 
+@pytest.mark.postgres
+def test_a_finished_import_leaves_the_planner_statistics_of_its_clips_and_items(write_manifest):
+    # So the first listeners' claims and progress are planned from the real sizes, not empty-table guesses.
+    from django.db import connection
+
+    test = import_listening_test(name="analyzed", manifest=write_manifest(clip_rows(12)))
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT relname, reltuples FROM pg_class WHERE relname IN ('listening_clip', 'queues_workitem')")
+        estimated = dict(cursor.fetchall())
+    assert estimated == {"listening_clip": Clip.objects.count(), "queues_workitem": WorkItem.objects.count()}
+    assert test.clips_expected == 12
+
+
 def test_it_reads_jsonl_too(write_manifest):
     path = write_manifest(clip_rows(3), name="m.jsonl")
     test = import_listening_test(name="jsonl", manifest=path)
