@@ -10,7 +10,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_a_listener_rates_with_a_key_only_after_playback_and_gets_the_next_clip(make_test, listener, page, login, live_server):
-    test = make_test(3, seconds=2.5)  # long enough that a forced submit comes before it could have played
+    test = make_test(3, seconds=5)  # long enough that a forced submit comes before it could have played
     login(page, listener)
     page.goto(f"{live_server.url}/listening/tests/{test.pk}/")
     assert page.get_by_text("formal or informal").count() >= 1
@@ -28,8 +28,8 @@ def test_a_listener_rates_with_a_key_only_after_playback_and_gets_the_next_clip(
     page.wait_for_timeout(300)
     assert Rating.objects.count() == 0
     page.evaluate("document.querySelectorAll('button[data-score]').forEach(b => b.disabled = false)")
-    page.click("button[data-score='2']")
-    page.wait_for_load_state()
+    with page.expect_navigation():
+        page.click("button[data-score='2']")
     assert page.get_by_text("has not had time to play to its end").count() >= 1
     assert Rating.objects.count() == 0
     assert all(page.locator("button[data-score]").nth(i).is_disabled() for i in range(5))
