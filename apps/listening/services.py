@@ -353,9 +353,9 @@ def rate_clip(*, clip: Clip, acting_user, score: int, now: datetime | None = Non
                     return Rating.objects.get(clip=clip, listener=acting_user), False
                 raise Conflict(f"You already rated this clip {state['score']}; a rating cannot be changed.",
                                code="score_conflict")
+            assignment = queues.lease_for_submission(item, acting_user, now=now, locked=True)  # or a queue Conflict
             if not state["played"]:
                 playback_gate.require_time_to_play(duration_seconds=state["duration"], served_at=state["served_at"], now=now)
-            assignment = queues.lease_for_submission(item, acting_user, now=now, locked=True)  # or a queue Conflict
             served = state["served_at"]
             rating = Rating.objects.create(
                 clip=clip, listener=acting_user, score=score, rated_at=now,

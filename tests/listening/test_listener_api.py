@@ -72,7 +72,7 @@ def test_a_rating_without_a_lease_is_refused_with_a_reason(make_test, api_client
     playback = api_client.post(f"/api/listening/clips/{clip_id}/playback/")
     assert playback.status_code == 409 and playback.json()["code"] == "no_lease"
     rating = api_client.post(f"/api/listening/clips/{clip_id}/ratings/", {"score": 2}, format="json")
-    assert rating.status_code == 409 and rating.json()["detail"]
+    assert rating.status_code == 409 and rating.json()["code"] == "no_lease" and rating.json()["detail"]
 
 
 def test_only_listeners_use_the_listener_api_and_only_admins_the_summary(make_test, api_client, annotator, listener, admin):
