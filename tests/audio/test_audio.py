@@ -10,6 +10,7 @@ from django.core.management.base import CommandError
 from apps.audio import services
 from apps.audio.models import AudioAsset
 from apps.core.errors import FileRefused
+from tests.audio_looks import count_looks
 
 
 def stored_files(settings) -> list[Path]:
@@ -82,29 +83,12 @@ def test_a_folder_import_with_one_bad_file_keeps_nothing(db, make_wav, tmp_path,
 
 def test_a_folder_import_looks_at_each_file_once_and_stores_what_it_found(db, make_wav, tmp_path, monkeypatch):
     # The check's findings are what the store writes (issue 23): no file is inspected or decoded twice.
-    from collections import Counter
-
     from pydub import AudioSegment
 
     make_wav("clips/one.wav", freq=300)
     make_wav("clips/two.wav", freq=400)
     AudioSegment.from_file(str(make_wav("tone.wav", freq=97))).export(str(tmp_path / "clips" / "three.flac"), format="flac")
-    looks, decodes = Counter(), Counter()
-
-    def counted(reader):
-        def counting(file, *args, **kwargs):
-            looks[Path(file).name] += 1
-            return reader(file, *args, **kwargs)
-        return counting
-    for reader in ("_inspect_wav", "_inspect_by_decoding"):  # inspect_audio reads a file through one of these
-        monkeypatch.setattr(services, reader, counted(getattr(services, reader)))
-    from_file = AudioSegment.from_file
-
-    def decoding(cls, file, *args, **kwargs):
-        decodes[Path(file).name] += 1
-        return from_file(file, *args, **kwargs)
-    monkeypatch.setattr(AudioSegment, "from_file", classmethod(decoding))
-
+    looks, decodes = count_looks(monkeypatch)
     assets = services.import_folder(tmp_path / "clips")
     assert looks == {"one.wav": 1, "two.wav": 1, "three.flac": 1}
     assert decodes == {"three.flac": 1}  # PCM WAVs are read from their header alone

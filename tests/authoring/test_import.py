@@ -2,17 +2,15 @@
 
 import unicodedata
 import wave
-from collections import Counter
-from pathlib import Path
 
 import pytest
 from pydub import AudioSegment
 
-from apps.audio import services as audio_services
 from apps.authoring.corpora import clean_written
 from apps.authoring.models import Clip, Corpus
 from apps.authoring.services import import_corpus
 from apps.core.errors import Conflict, FileRefused, InvalidInput
+from tests.audio_looks import count_looks
 from tests.authoring.conftest import seoul_rows
 from tests.conftest import write_wav
 
@@ -56,21 +54,7 @@ def test_each_audio_file_is_looked_at_once_and_stored_from_that_look(db, corpus_
     rows.append({**rows[0], "utterance_id": "seoul-flac", "audio": "seoul-flac.flac"})
     rows.append({**rows[1], "utterance_id": "seoul-shared"})  # the same file as seoul-1
     path = corpus_folder.manifest(rows)
-    looks, decodes = Counter(), Counter()
-
-    def counted(reader):
-        def counting(file, *args, **kwargs):
-            looks[Path(file).name] += 1
-            return reader(file, *args, **kwargs)
-        return counting
-    for reader in ("_inspect_wav", "_inspect_by_decoding"):  # inspect_audio reads a file through one of these
-        monkeypatch.setattr(audio_services, reader, counted(getattr(audio_services, reader)))
-    from_file = AudioSegment.from_file
-
-    def decoding(cls, file, *args, **kwargs):
-        decodes[Path(file).name] += 1
-        return from_file(file, *args, **kwargs)
-    monkeypatch.setattr(AudioSegment, "from_file", classmethod(decoding))
+    looks, decodes = count_looks(monkeypatch)
 
     corpus = import_corpus(name="Seoul", fmt="manifest", path=path, license="CC-BY-NC-2.0")
     assert looks == {"seoul-0.wav": 1, "seoul-1.wav": 1, "seoul-2.wav": 1, "seoul-flac.flac": 1}

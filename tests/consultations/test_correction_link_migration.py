@@ -2,18 +2,11 @@
 already sent to an expert, but never pulled into the inbox, its question."""
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
+
+from tests.migrating import migrate, migrate_to_latest
 
 BEFORE = [("consultations", "0004_agent_call_links")]
 AFTER = [("consultations", "0005_correction_link")]
-
-
-def migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.migrate(targets)
-    executor.loader.build_graph()
-    return executor.loader.project_state(targets).apps
 
 
 @pytest.mark.django_db(transaction=True)
@@ -45,4 +38,4 @@ def test_existing_links_become_foreign_keys_and_unasked_corrections_get_their_qu
     assert "also accept 'Nur-Sultan'" in raised.title and "renamed in 2019" in raised.decision_needed
     assert sorted(raised.options.values_list("key", "label")) == [("A", "Apply the correction"), ("B", "Reject the correction")]
     assert list(raised.affected_samples.values_list("source_id", flat=True)) == ["b"]
-    migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+    migrate_to_latest()

@@ -2,18 +2,11 @@
 response's progress reads it)."""
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
+
+from tests.migrating import migrate, migrate_to_latest
 
 BEFORE = [("listening", "0004_listener_pseudonyms_move_to_accounts")]
 AFTER = [("listening", "0005_backfill_clips_expected")]
-
-
-def migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.migrate(targets)
-    executor.loader.build_graph()
-    return executor.loader.project_state(targets).apps
 
 
 @pytest.mark.django_db(transaction=True)
@@ -40,4 +33,4 @@ def test_old_tests_get_their_number_of_clips_and_others_keep_theirs():
         new = migrate(AFTER)
     Test = new.get_model("listening", "ListeningTest")
     assert dict(Test.objects.values_list("pk", "clips_expected")) == {old_test: 3, new_test: 2, empty: 0}
-    migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+    migrate_to_latest()
