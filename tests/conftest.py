@@ -132,6 +132,21 @@ def api_client():
 
 
 @pytest.fixture
+def token_client_for(db):
+    """An API client authenticated as the user by a real token, as an automated client is (the token's
+    own query included in what a test counts): token_client_for(user).post(...)."""
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    def make(user):
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+        return client
+
+    return make
+
+
+@pytest.fixture
 def client_for(db):
     """A logged-in Django test client for a user: client_for(user).get(...)."""
     from django.test import Client

@@ -6,8 +6,6 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from apps.accounts.pseudonyms import RELEASES, pseudonyms_for
 from apps.audio.playback import note_served
@@ -153,7 +151,7 @@ def test_blind_options_are_shuffled_but_the_same_set(annotators, question_set, k
 
 
 def test_a_playback_report_right_after_the_audio_was_served_is_refused(annotators, question_set, kss_corpus,
-                                                                     corpus_folder):
+                                                                     corpus_folder, token_client_for):
     """The listening test's timing gate: playback then an immediate question is refused, through the
     endpoints a token client uses (fetch the audio_url, report the end, author)."""
     clip = kss_corpus.clips.first()
@@ -161,8 +159,7 @@ def test_a_playback_report_right_after_the_audio_was_served_is_refused(annotator
     clip.audio, _ = import_audio_file(corpus_folder.wav("long.wav", seconds=30))
     clip.save(update_fields=["audio"])
     question_set.corpora.add(kss_corpus)
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=annotators[0]).key}")
+    client = token_client_for(annotators[0])
     assert client.get(clip.audio.get_absolute_url()).status_code == 200
     early = client.post(f"/api/authoring/clips/{clip.pk}/playback/")
     assert early.status_code == 409 and early.json()["code"] == "playback_too_early"

@@ -5,8 +5,6 @@ included, whatever the number of questions in review."""
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from tests.authoring.conftest import make_agent_question
 
@@ -19,14 +17,14 @@ MAX_QUERIES = {"next": 9, "review": 21}
 
 
 @pytest.mark.parametrize("questions", [1, 4])
-def test_a_review_hands_on_the_next_question_within_a_fixed_query_count(question_set, kss_corpus, annotators, questions):
+def test_a_review_hands_on_the_next_question_within_a_fixed_query_count(question_set, kss_corpus, annotators, questions,
+                                                                        token_client_for):
     clip = kss_corpus.clips.first()
     for i in range(questions):
         make_agent_question(question_set, clip, text=f"화자는 어디에서 친구를 만났나요? ({i})", dedup_key=f"fact-{i}")
     counts = {"next": [], "review": []}
     for reviewer in annotators[:2]:  # two approvals accept a question
-        client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=reviewer).key}")
+        client = token_client_for(reviewer)
         with CaptureQueriesContext(connection) as queries:
             question = client.post(f"/api/authoring/sets/{question_set.pk}/next-review/").json()
         counts["next"].append(len(queries))

@@ -2,7 +2,6 @@
 
 import pytest
 from django.test import Client
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from apps.listening import services
@@ -178,11 +177,9 @@ def test_the_api_gives_no_clip_to_a_listener_who_has_not_agreed_to_the_instructi
     assert _next(api_client, test).status_code == 200
 
 
-def test_a_token_client_fetches_the_audio_url_the_api_gave_it(make_test, listeners):
+def test_a_token_client_fetches_the_audio_url_the_api_gave_it(make_test, listeners, token_client_for):
     test = make_test(1)
-    holder, other = APIClient(), APIClient()
-    holder.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=listeners[0]).key}")
-    other.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=listeners[1]).key}")
+    holder, other = token_client_for(listeners[0]), token_client_for(listeners[1])
     url = holder.post(f"/api/listening/tests/{test.pk}/next/").json()["clip"]["audio_url"]
     audio = holder.get(url)
     assert audio.status_code == 200 and audio["Content-Type"].startswith("audio/")

@@ -10,8 +10,6 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from apps.listening import services
 from apps.listening.models import ClipServing, Rating
@@ -24,13 +22,11 @@ MAX_QUERIES = {"next": 10, "playback": 8, "rating": 20}  # rating: 19, 20 when n
 
 
 @pytest.fixture
-def rater(make_test, listener):
+def rater(make_test, listener, token_client_for):
     def make(clips):
         test = make_test(clips)
         services.record_consent(test=test, acting_user=listener)
-        client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=listener).key}")
-        return test, client
+        return test, token_client_for(listener)
 
     return make
 

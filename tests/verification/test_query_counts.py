@@ -5,8 +5,6 @@ included, whatever the size of the project."""
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 pytestmark = pytest.mark.django_db
 
@@ -16,18 +14,12 @@ pytestmark = pytest.mark.django_db
 MAX_QUERIES = {"next": 9, "review": 22}
 
 
-def client_of(annotator) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=annotator).key}")
-    return client
-
-
 @pytest.mark.parametrize("items", [2, 10])
-def test_a_review_hands_on_the_next_item_within_a_fixed_query_count(make_project, annotators, items):
+def test_a_review_hands_on_the_next_item_within_a_fixed_query_count(make_project, annotators, items, token_client_for):
     project = make_project(items)
     counts = {"next": [], "review": []}
     for annotator in annotators:
-        client = client_of(annotator)
+        client = token_client_for(annotator)
         with CaptureQueriesContext(connection) as queries:
             item = client.post(f"/api/verification/projects/{project.pk}/next/").json()
         counts["next"].append(len(queries))

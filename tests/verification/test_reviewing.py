@@ -3,8 +3,6 @@ import zlib
 
 import pytest
 from django.utils.html import escape
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from apps.core.errors import ApplicationError, Forbidden
 from apps.queues.models import AssignmentStatus
@@ -338,14 +336,12 @@ def test_skipping_an_item_one_does_not_hold_changes_nothing_and_does_not_name_it
 
 
 @pytest.mark.django_db
-def test_a_token_client_fetches_the_visual_url_the_api_gave_it(hpsu, annotators, make_user):
+def test_a_token_client_fetches_the_visual_url_the_api_gave_it(hpsu, annotators, make_user, token_client_for):
     (hpsu.media / "Images").mkdir(parents=True)
     (hpsu.media / "Images/v1.png").write_bytes(_png())
     project = import_items(project_name="Visual", file_path=hpsu.write([record("v1", image_path="Images/v1.png")]),
                            media_dir=hpsu.media).project
-    holder, stranger = APIClient(), APIClient()
-    holder.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=annotators[0]).key}")
-    stranger.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=make_user('l9', 'listener')).key}")
+    holder, stranger = token_client_for(annotators[0]), token_client_for(make_user("l9", "listener"))
     item = holder.post(f"/api/verification/projects/{project.pk}/next/").json()
     visual = holder.get(item["visual_url"])
     assert visual.status_code == 200 and b"".join(visual.streaming_content) == _png()
