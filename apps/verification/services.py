@@ -13,7 +13,7 @@ from django.db import transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
-from apps.audio.services import AudioRejected, atomic_import, import_audio_file, inspect_audio
+from apps.audio.services import AudioInfo, AudioRejected, atomic_import, inspect_many, store_validated
 from apps.core import limits
 from apps.core.errors import Conflict, FileProblem, Forbidden, InvalidInput, NotFound
 from apps.core.limits import bounded
@@ -67,7 +67,7 @@ class CheckedImport:
     media_dir: Path
     project: VerificationProject | None  # None: the project is new and is created when stored
     items: list[ParsedItem]
-    audio_files: dict[str, Path]  # audio_path as written -> the checked file under media_dir
+    audio_files: dict[str, tuple[Path, AudioInfo]]  # audio_path as written -> the file and what its check found
     visual_files: dict[str, Path]  # visual_path as written -> the checked file under media_dir
 
 
@@ -102,13 +102,17 @@ def _check_media(parsed: list[ParsedItem], *, media_dir: Path, name: str,
                  problems: list[FileProblem]) -> tuple[dict[str, Path], dict[str, Path]]:
     """Every media file must exist under the media folder and be what its field says, from its content:
     decodable audio, an image or a video the review page shows (never SVG or HTML, which run script).
-    Each file is inspected once however many records name it; problems are appended to `problems`.
-    Returns the files that passed (audio, visual), keyed by the path as the records write it."""
-    audio_files: dict[str, Path] = {}
+    Each file is inspected once however many records name it (the audio side by side, inspect_many), and
+    what the check found is what store_import stores; problems are appended to `problems`. Returns the files
+    that passed (audio with their findings, visual), keyed by the path as the records write it."""
+    audio_paths = {item.audio_path: safe_media_path(media_dir, item.audio_path) for item in parsed}
+    outcomes = inspect_many([(path, rel) for rel, path in audio_paths.items() if path is not None and path.is_file()])
+    audio_files: dict[str, tuple[Path, AudioInfo]] = {}
     visual_files: dict[str, Path] = {}
     checked_visuals: set[tuple[str, str]] = set()
     for item in parsed:
-        problem = _check_audio(item, media_dir=media_dir, name=name, checked=audio_files)
+        problem = _check_audio(item, path=audio_paths[item.audio_path], media_dir=media_dir, name=name,
+                               outcomes=outcomes, files=audio_files)
         if problem is not None:
             problems.append(problem)
             continue  # as before: a record with bad audio is not checked further
@@ -125,17 +129,16 @@ def _missing(name: str, item: ParsedItem, field: str, path: str, media_dir: Path
                        reason=f"missing media {path!r} (not found under {media_dir})")
 
 
-def _check_audio(item: ParsedItem, *, media_dir: Path, name: str, checked: dict[str, Path]) -> FileProblem | None:
-    """The record's audio exists and decodes; a file already checked is not inspected again."""
-    path = safe_media_path(media_dir, item.audio_path)
+def _check_audio(item: ParsedItem, *, path: Path | None, media_dir: Path, name: str,
+                 outcomes: dict[Path, AudioInfo | AudioRejected],
+                 files: dict[str, tuple[Path, AudioInfo]]) -> FileProblem | None:
+    """The record's audio exists and decodes (by inspect_many's outcome for its file)."""
     if path is None or not path.is_file():
         return _missing(name, item, "audio_path", item.audio_path, media_dir)
-    if item.audio_path not in checked:
-        try:
-            inspect_audio(path, name=item.audio_path)
-        except AudioRejected as exc:
-            return FileProblem(file=name, line=item.line, field="audio_path", reason=f"media {exc}")
-        checked[item.audio_path] = path
+    outcome = outcomes[path.resolve()]
+    if isinstance(outcome, AudioRejected):
+        return FileProblem(file=name, line=item.line, field="audio_path", reason=f"media {outcome}")
+    files[item.audio_path] = (path, outcome)
     return None
 
 
@@ -169,7 +172,8 @@ def store_import(checked: CheckedImport, *, project_name: str, acting_user=None,
             project=project, file_name=checked.name, file_sha256=hashlib.sha256(checked.raw).hexdigest(),
             media_dir=str(checked.media_dir), item_count=len(checked.items), imported_by=acting_user,
         )
-        assets = {rel: import_audio_file(path, name=rel)[0] for rel, path in checked.audio_files.items()}
+        stored = store_validated([(path, info, rel) for rel, (path, info) in checked.audio_files.items()])
+        assets = {rel: stored[info.sha256] for rel, (_, info) in checked.audio_files.items()}
         work_items = queues.add_items(project.pool, len(checked.items))
         start = (project.items.order_by("-position").values_list("position", flat=True).first() or 0) + 1
         rows = [

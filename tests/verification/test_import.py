@@ -7,6 +7,7 @@ from apps.audio.models import AudioAsset
 from apps.core.errors import FileRefused
 from apps.verification.models import VerificationItem, VerificationProject
 from apps.verification.services import import_items
+from tests.audio_looks import count_looks
 from tests.verification.conftest import mc_record, record, yes_no_record
 
 
@@ -42,6 +43,18 @@ def test_it_imports_the_release_format_with_tiers_prompts_and_yes_no_statements(
     assert (c.format, c.statement, c.expected_yes) == ("yes_no", "一位儿童，面带微笑。", False)
     assert a.project.pool.required_per_item == 3
     assert a.audio.duration_seconds > 0
+
+
+@pytest.mark.django_db
+def test_each_audio_file_is_looked_at_once_and_stored_from_that_look(hpsu, monkeypatch):
+    # The check's findings are what the store writes (issue 23), also for a file two records share.
+    records = [record("a"), mc_record("b"), record("c", audio_path="Audios/a.wav")]
+    path = hpsu.write(records)
+    looks, decodes = count_looks(monkeypatch)
+    import_items(project_name="Once", file_path=path, media_dir=hpsu.media)
+    assert looks == {"a.wav": 1, "b.wav": 1} and decodes == {}  # PCM WAVs are read from their header alone
+    a, b, c = VerificationItem.objects.order_by("position")
+    assert a.audio == c.audio != b.audio and AudioAsset.objects.count() == 2
 
 
 @pytest.mark.django_db
