@@ -19,7 +19,7 @@ from apps.verification.models import ItemStatus, Review, VerificationProject
 
 def export_project(project: VerificationProject, out_dir: Path, *, reviews_of_accepted_only: bool = False) -> dict:
     """Write the export into out_dir. A release (apps.releases.kinds.hpsu) asks for the reviews of accepted
-    items only: rejected items and their reviews stay in the admin export."""
+    items only: rejected items and their reviews (rejected.jsonl) stay in the admin export."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     accepted = list(project.items.filter(status=ItemStatus.ACCEPTED).select_related("audio").order_by("position"))
@@ -38,10 +38,13 @@ def export_project(project: VerificationProject, out_dir: Path, *, reviews_of_ac
             with item.visual.open("rb") as src, open(out_dir / visual_rel, "wb") as dst:
                 shutil.copyfileobj(src, dst)
 
-    reviews = Review.objects.filter(item__project=project).select_related("item").order_by("item__position", "created_at", "id")
-    names = pseudonyms_for(reviews.values_list("annotator_id", flat=True).distinct(), project.pseudonym_scope)
+    reviews = Review.objects.filter(item__project=project)
     if reviews_of_accepted_only:
         reviews = reviews.filter(item__status=ItemStatus.ACCEPTED)
+    # Names for the annotators this export shows, one row each (a release names no one who only reviewed
+    # rejected items); without order_by(), DISTINCT would run over the ordering columns too.
+    names = pseudonyms_for(reviews.order_by().values_list("annotator_id", flat=True).distinct(), project.pseudonym_scope)
+    reviews = reviews.select_related("item").order_by("item__position", "created_at", "id")
     with open(out_dir / "reviews.csv", "w", encoding="utf-8", newline="") as fh:
         writer = csvsafe.writer(fh)
         writer.writerow(["item", "task", "annotator", "decision", "reasons", "comment", "seconds_spent", "changes",
@@ -52,6 +55,8 @@ def export_project(project: VerificationProject, out_dir: Path, *, reviews_of_ac
                              ";".join(r.reasons), r.comment, round(r.seconds_spent, 1), r.changes,
                              r.created_at.isoformat(), r.updated_at.isoformat(), r.item.status])
             count += 1
+    if reviews_of_accepted_only:  # rejected items (and their reviews) stay in the admin export
+        return {"accepted": len(accepted), "rejected": None, "reviews": count, "out": str(out_dir)}
     rejected = project.items.filter(status=ItemStatus.REJECTED).prefetch_related("reviews").order_by("position")
     n_rejected = 0
     with open(out_dir / "rejected.jsonl", "w", encoding="utf-8") as fh:

@@ -59,3 +59,19 @@ def test_export_round_trips_the_accepted_items_and_lists_reviews_and_rejections(
     response = client_for(admin).get(f"/verification/projects/{project.pk}/export.zip")
     assert response.status_code == 200 and response["Content-Type"] == "application/zip"
     assert client_for(annotators[0]).get(f"/verification/projects/{project.pk}/export.zip").status_code == 403
+
+
+@pytest.mark.django_db
+def test_a_release_export_names_only_the_annotators_of_accepted_items(hpsu, annotators, make_user, tmp_path):
+    from apps.verification.exports import export_project
+
+    project = import_items(project_name="Named", file_path=hpsu.write([record("r1")]), media_dir=hpsu.media).project
+    _settle(project, annotators, {})  # r1 accepted by three annotators
+    import_items(project_name="Named", file_path=hpsu.write([record("r2")], name="more.json"), media_dir=hpsu.media)
+    late = make_user("late", "annotator")
+    item = next_item(project=project, acting_user=late)
+    submit_review(item=item, acting_user=late, decision="reject", reasons=["wrong_answer"])  # r2 stays pending
+    result = export_project(project, tmp_path / "release", reviews_of_accepted_only=True)
+    assert result["reviews"] == 3 and not (tmp_path / "release" / "rejected.jsonl").exists()
+    named = Pseudonym.objects.filter(scope=project.pseudonym_scope)
+    assert set(named.values_list("user", flat=True)) == {a.pk for a in annotators}  # nobody for `late`

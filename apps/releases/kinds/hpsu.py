@@ -68,10 +68,8 @@ def _load(project) -> list:
 
 def _write_files(project, folder: Path) -> None:
     """The HPSU file, its media and reviews.csv, as the verification export writes them."""
-    export_project(project, folder, reviews_of_accepted_only=True)
+    export_project(project, folder, reviews_of_accepted_only=True)  # no rejected item, no review of one
     (folder / "items.json").rename(folder / "HPSU_data.json")
-    # Rejected items (and their reviews) stay in the admin export, never in a release.
-    (folder / "rejected.jsonl").unlink()
 
 
 def _reviews(project, accepted: list) -> tuple[dict[int, list], dict[int, str]]:
