@@ -45,8 +45,3 @@ def pseudonyms_for(user_ids: Iterable[int], scope: str) -> dict[int, str]:
     if wanted - found.keys():
         raise RuntimeError(f"could not draw a unique pseudonym in {scope}")
     return found
-
-
-def pseudonym_for(user, scope: str) -> str:
-    """One person's pseudonym in `scope` (see pseudonyms_for)."""
-    return pseudonyms_for([user.pk], scope)[user.pk]

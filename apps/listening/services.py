@@ -107,7 +107,7 @@ def _begin_import(*, name: str, rows, acting_user=None, job=None) -> ListeningTe
 def _store_clips(test: ListeningTest, rows, *, progress=None, assets: dict | None = None) -> None:
     """Store the rows in batches of IMPORT_BATCH, each in a transaction of its own (with a job's
     `progress`) or in a savepoint of the caller's transaction (without). `assets` (sha256 -> asset): the
-    rows' audio, stored already; without it each batch stores its own."""
+    rows' audio, stored already; without it each batch stores its own ahead of its transaction."""
     # Clip ids reach listeners (API, form URLs): store clips in random order so an id says nothing about
     # the manifest's order (often grouped by system or source type), nor whether a clip is gold.
     todo = list(rows)
@@ -119,11 +119,11 @@ def _store_clips(test: ListeningTest, rows, *, progress=None, assets: dict | Non
     while todo:
         chunk, todo = todo[:IMPORT_BATCH], todo[IMPORT_BATCH:]
         try:
-            # A job stores the audio ahead of the batch, outside its transaction: copying files is the slow
+            # Without `assets`, the audio is stored ahead of the batch, outside its transaction: copying files is the slow
             # part, and no lock but the copied contents' own is held meanwhile (store_validated), so a
             # cancel request or a page never waits for it. An asset is whole on its own and found again by
             # its content hash: one stored ahead of a batch that then fails is reused by the next run.
-            batch_assets = assets if assets is not None else _store_audio(chunk) if progress is not None else None
+            batch_assets = assets if assets is not None else _store_audio(chunk)
             with transaction.atomic():
                 if progress is not None:
                     # First, fenced by this run's claim: the count commits with the clips it counts, a run
@@ -131,8 +131,7 @@ def _store_clips(test: ListeningTest, rows, *, progress=None, assets: dict | Non
                     # the commit, so no other run can take the job over halfway through a batch.
                     progress.save_done(checked + stored + len(chunk),
                                        message=f"Step 2 of 2: stored {stored + len(chunk)} of {to_store} clips")
-                _store_batch(test, chunk,
-                             assets=batch_assets if batch_assets is not None else _store_audio(chunk, retry=False))
+                _store_batch(test, chunk, assets=batch_assets)
         except IntegrityError:
             # Another run stored some of these meanwhile (the unique keys refused them): keep its clips
             # and go on with the rest; if it stored none of them, the conflict is something else.

@@ -27,32 +27,17 @@ def fleiss_kappa(counts: list[list[int]]) -> float | None:
     return float((p_bar - p_e) / (1 - p_e))
 
 
-def krippendorff_nominal(matrix: list[list[float]]) -> float | None:
-    """matrix: raters x units, np.nan where a rater did not rate a unit."""
-    import krippendorff  # here: start-up stays free of it (tests/core/test_startup.py)
-
-    data = np.asarray(matrix, dtype=float)
-    if data.size == 0 or data.ndim != 2:
-        return None
-    # The package refuses data in which no unit has two ratings ("not enough overlapping reviews"): alpha
-    # is undefined there, not an error.
-    if not np.any(np.count_nonzero(~np.isnan(data), axis=0) >= 2):
-        return None
-    values = np.unique(data[~np.isnan(data)])
-    if len(values) < 2:
-        return None
-    return float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
-
-
 def krippendorff_nominal_counts(counts) -> float | None:
     """counts: units x categories, how many raters put the unit in each category (the package's
-    `value_counts`). The same figure as krippendorff_nominal over the matrix these counts come from."""
+    `value_counts`): nominal alpha, None where it is undefined (no unit with two ratings, one category)."""
     import krippendorff  # here: start-up stays free of it (tests/core/test_startup.py)
 
     table = np.asarray(counts, dtype=float)
     if table.size == 0 or table.ndim != 2:
         return None
-    if not np.any(table.sum(axis=1) >= 2):  # no unit with two ratings: undefined (see krippendorff_nominal)
+    # The package refuses data in which no unit has two ratings ("not enough overlapping reviews"): alpha
+    # is undefined there, not an error.
+    if not np.any(table.sum(axis=1) >= 2):
         return None
     used = table[:, table.sum(axis=0) > 0]  # the categories that occur, as the matrix's unique values are
     if used.shape[1] < 2:

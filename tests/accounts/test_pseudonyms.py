@@ -11,8 +11,12 @@ from django.db import connection, transaction
 from django.db.migrations.loader import MigrationLoader
 
 from apps.accounts.models import Pseudonym
-from apps.accounts.pseudonyms import LISTENING, RELEASES, pseudonym_for, pseudonyms_for, verification_scope
+from apps.accounts.pseudonyms import LISTENING, RELEASES, pseudonyms_for, verification_scope
 from tests.race import run_threads
+
+
+def pseudonym_for(user, scope: str) -> str:
+    return pseudonyms_for([user.pk], scope)[user.pk]
 
 
 @pytest.mark.django_db

@@ -2,10 +2,11 @@
 
 import math
 
+import krippendorff
 import pytest
 
 from apps.core.errors import FileRefused
-from apps.verification.agreement import fleiss_kappa, krippendorff_nominal, krippendorff_nominal_counts
+from apps.verification.agreement import fleiss_kappa, krippendorff_nominal_counts
 from apps.verification.models import ItemStatus, VerificationItem
 from apps.verification.scoring import parse_predictions, score, score_item
 from apps.verification.selectors import baseline_next, baseline_report, dashboard
@@ -117,9 +118,9 @@ def test_fleiss_kappa_matches_the_worked_example_of_fleiss_1971():
 
 
 def test_krippendorff_alpha_is_one_for_perfect_agreement_and_handles_gaps():
-    nan = math.nan
-    assert krippendorff_nominal([[1, 0, 1, nan], [1, 0, 1, 1], [nan, 0, 1, 1]]) == 1.0
-    assert krippendorff_nominal([[1, 0, 1, 0], [0, 1, 0, 1]]) < 0
+    # units x (reject, approve) counts; the first: four units, one of them rated by two raters only
+    assert krippendorff_nominal_counts([[0, 2], [3, 0], [0, 3], [0, 2]]) == 1.0
+    assert krippendorff_nominal_counts([[1, 1]] * 4) < 0
 
 
 @pytest.mark.django_db
@@ -207,7 +208,8 @@ def test_krippendorff_alpha_from_counts_per_unit_equals_alpha_from_the_matrix():
     nan = math.nan
     matrix = [[1, 0, 1, nan, 0], [1, 0, 0, 1, nan], [nan, 0, 1, 1, 1]]
     counts = [[0, 2], [3, 0], [1, 2], [0, 2], [1, 1]]  # per unit: (zeros, ones)
-    assert krippendorff_nominal_counts(counts) == pytest.approx(krippendorff_nominal(matrix), abs=1e-12)
+    reference = krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal")
+    assert krippendorff_nominal_counts(counts) == pytest.approx(reference, abs=1e-12)
     assert krippendorff_nominal_counts([[0, 1], [1, 0]]) is None  # no unit with two ratings
     assert krippendorff_nominal_counts([[0, 3], [0, 2]]) is None  # one category only
 
@@ -245,12 +247,15 @@ def test_the_dashboard_figures_equal_those_computed_from_every_review_row(make_p
     complete = [[sum(d == "approve" for _, d, _ in r), sum(d == "reject" for _, d, _ in r)] for r in plan.values() if len(r) == 3]
     matrix = [[next((float(d == "approve") for a, d, _ in plan[i] if a == p), math.nan) for i in plan] for p in range(4)]
     assert stats["fleiss_kappa"] == round(fleiss_kappa(complete), 3)
-    assert stats["krippendorff_alpha"] == round(krippendorff_nominal(matrix), 3)
+    # The package itself over the raters x items matrix is the reference for the dashboard's counts form.
+    reference = krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal")
+    assert stats["krippendorff_alpha"] == round(reference, 3)
     assert (stats["agreement_items"], stats["overlap_items"], stats["split_count"]) == (5, 6, 3)
     assert [i.external_id for i in stats["split_decisions"]] == ["item-2", "item-6", "item-7"]
     given = Counter(r for i, reviews in plan.items() for _, d, _ in reviews for r in reasons_for(i, d))
     assert stats["reasons"] == [(Reason(r).label, given[r]) for r in Reason.values]
-    assert (given["wrong_answer"], given["ambiguous_question"]) == (7, 3)
+    shown = dict(stats["reasons"])
+    assert (shown[Reason("wrong_answer").label], shown[Reason("ambiguous_question").label]) == (7, 3)
     expected = []
     for p, person in enumerate(people):
         mine = [(d, s) for r in plan.values() for a, d, s in r if a == p]
