@@ -56,14 +56,19 @@ def actions_for(kind: str, version: RulebookVersion | None = None) -> list[tuple
     return [(c, c.replace("_", " ").capitalize()) for c in categories] + [("no_change", "No change (already speakable)")]
 
 
+def scope_q(scope: dict, *, through: str = "") -> Q:
+    """A round's scope as a filter on samples (`through`: the path to the sample, e.g. "sample__"); an
+    empty subset or task-type list leaves that side open."""
+    q = Q()
+    if subsets := scope.get("subsets") or []:
+        q &= Q(**{f"{through}subset__in": subsets})
+    if task_types := scope.get("task_types") or []:
+        q &= Q(**{f"{through}task_type__in": task_types})
+    return q
+
+
 def scope_samples(scope: dict):
-    qs = source_sample_model().objects.all()
-    subsets, task_types = scope.get("subsets") or [], scope.get("task_types") or []
-    if subsets:
-        qs = qs.filter(subset__in=subsets)
-    if task_types:
-        qs = qs.filter(task_type__in=task_types)
-    return qs.order_by("pk")
+    return source_sample_model().objects.filter(scope_q(scope)).order_by("pk")
 
 
 def latest_results(sample_ids, *, rulebook) -> dict[int, AnalysisResult]:
@@ -181,12 +186,7 @@ def current_analyses(round: Round):
     """The analyses a round shows: for each sample in its scope under its rulebook, the newest (highest
     version). PostgreSQL picks them with DISTINCT ON in one sort; elsewhere (SQLite, the demo) an anti-join
     drops each analysis that a newer version has superseded."""
-    analyses = AnalysisResult.objects.filter(version__rulebook=round.rulebook)
-    # The scope as a filter on the analyses' own join to their sample (as scope_samples filters samples).
-    if subsets := round.scope.get("subsets") or []:
-        analyses = analyses.filter(sample__subset__in=subsets)
-    if task_types := round.scope.get("task_types") or []:
-        analyses = analyses.filter(sample__task_type__in=task_types)
+    analyses = AnalysisResult.objects.filter(scope_q(round.scope, through="sample__"), version__rulebook=round.rulebook)
     if connections[analyses.db].features.can_distinct_on_fields:
         newest = analyses.order_by("sample_id", "-version__number").distinct("sample_id").values("pk")
         return AnalysisResult.objects.filter(pk__in=newest)
