@@ -163,9 +163,9 @@ def _attempt(synthesis, number, voice, seed, tts, asr, job) -> SynthesisAttempt:
     fields = {"synthesis": synthesis, "number": number, "voice": voice, "seed": seed, "text": text,
               "text_sha256": text_sha, "tts_backend": tts.name, "tts_model": tts.model, "asr_model": asr.model,
               "error": ""}
-    # The lookup above already tells a new attempt from an unfinished one, so each is one write (not
-    # update_or_create's locking read, savepoint and write); a concurrent delivery that inserted the same
-    # key first is updated instead.
+    # The lookup above already tells a new attempt from an unfinished one, so each is one write without
+    # update_or_create's locking read first (the atomic block only keeps a refused insert from breaking an
+    # outer transaction); a concurrent delivery that inserted the same key first is updated instead.
     attempt = existing
     if attempt is None:
         try:
