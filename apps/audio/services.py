@@ -522,10 +522,8 @@ def _keep_files(files: list[tuple[Path, str, AudioInfo, str]]) -> list[str]:
     suffix = f".{uuid.uuid4().hex}.part"  # one run's own temporary names
 
     def copy(path: Path, target: str, final: str, info: AudioInfo, name: str) -> tuple[str, str] | None:
-        if os.path.lexists(final):
-            if stored_file_problem(target, size_bytes=info.size_bytes, sha256=info.sha256) is None:
-                return None  # already there, whole
-            log.warning("%s does not hold the bytes its name promises; storing them again", target)
+        if _reusable(target, info, exists=os.path.lexists(final)):
+            return None  # already there, whole
         part = final + suffix
         parts.append(part)
         if info.stored_as_is:  # the file is its own stored form: copied as it is, its hash checked on the way
@@ -729,6 +727,17 @@ def _ffmpeg_without_metadata(path: Path, out: Path, *, format: str, name: str) -
 # --- writing to storage -------------------------------------------------------------------------------
 
 
+def _reusable(target: str, info: AudioInfo, *, exists: bool) -> bool:
+    """Whether the file already at `target` (if `exists`) can stand for the asset: only if its bytes hash
+    to the asset's sha256 (a killed import of an older Sori could leave a truncated one)."""
+    if not exists:
+        return False
+    if stored_file_problem(target, size_bytes=info.size_bytes, sha256=info.sha256) is None:
+        return True
+    log.warning("%s does not hold the bytes its name promises; storing them again", target)
+    return False
+
+
 def _keep_file(kept: Path, target: str, info: AudioInfo, *, name: str) -> str:
     """Put the file `kept` (the stored form) at its content-addressed name `target` and return the name.
     Call under the content lock. A file already there is reused only if its bytes hash to the asset's
@@ -736,10 +745,8 @@ def _keep_file(kept: Path, target: str, info: AudioInfo, *, name: str) -> str:
     bytes go to a temporary name first and are checked (size and sha256) before an atomic rename, so a
     process killed meanwhile leaves only a `.part` file that no asset names. On object storage (S3) an
     upload appears whole or not at all, so the checked copy is uploaded under its name directly."""
-    if default_storage.exists(target):
-        if stored_file_problem(target, size_bytes=info.size_bytes, sha256=info.sha256) is None:
-            return target
-        log.warning("%s does not hold the bytes its name promises; storing them again", target)
+    if _reusable(target, info, exists=default_storage.exists(target)):
+        return target
     try:
         final = Path(default_storage.path(target))
     except NotImplementedError:
@@ -761,10 +768,8 @@ def _keep_file(kept: Path, target: str, info: AudioInfo, *, name: str) -> str:
 
 def _keep_in_storage(path: Path, target: str, info: AudioInfo, *, name: str) -> str:
     """_keep_file on object storage, from the original file (its stored form is made here)."""
-    if default_storage.exists(target):
-        if stored_file_problem(target, size_bytes=info.size_bytes, sha256=info.sha256) is None:
-            return target
-        log.warning("%s does not hold the bytes its name promises; storing them again", target)
+    if _reusable(target, info, exists=default_storage.exists(target)):
+        return target
     with stored_form(path, format=info.format, name=name) as kept:
         return _upload_checked(kept, target, info, name=name)
 
