@@ -60,18 +60,25 @@ def question_for_answerer(question: Question) -> dict:
     }
 
 
-def escalation_view(question: Question) -> dict:
+def escalation_views(questions) -> list[dict]:
     """For the author and admins: both answers side by side. The blind answerer appears under their
     release pseudonym (the name KMMAU releases give them), never their username: the author is not to know
-    who answered, so the second answer stays blind."""
-    answer = question.blind_answers.first()
-    return {
+    who answered, so the second answer stays blind. The answers and names of all the questions in two
+    queries, however many there are."""
+    questions = list(questions)
+    answers = {a.question_id: a for a in BlindAnswer.objects.filter(question__in=questions).order_by("-pk")}
+    names = pseudonyms_for({a.answerer_id for a in answers.values()}, RELEASES)
+    return [{
         **question_for_reviewer(question),
         "author": question.author.username if question.author else None,
         "author_answer": question.answer,
         "blind_answer": question.options[answer.chosen_index] if answer else None,
-        "answerer": pseudonyms_for([answer.answerer_id], RELEASES)[answer.answerer_id] if answer else None,
-    }
+        "answerer": names[answer.answerer_id] if answer else None,
+    } for question in questions for answer in [answers.get(question.pk)]]
+
+
+def escalation_view(question: Question) -> dict:
+    return escalation_views([question])[0]
 
 
 def escalations_for(user) -> QuerySet:

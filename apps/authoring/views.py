@@ -244,7 +244,7 @@ def answer(request, pk):
 @login_required
 def escalations(request):
     require(request.user, "authoring.work")
-    items = [selectors.escalation_view(q) for q in selectors.escalations_for(request.user)]
+    items = selectors.escalation_views(selectors.escalations_for(request.user))
     return render(request, "authoring/escalations.html", {"items": items})
 
 

@@ -103,6 +103,30 @@ def test_the_escalation_page_shows_the_author_a_pseudonym_not_the_blind_answerer
     assert api_client.get(f"/api/authoring/questions/{question.pk}/").json()["answerer"] == code
 
 
+def test_the_escalation_page_reads_the_answers_and_names_in_the_same_queries_however_many_there_are(
+        api_client, client_for, admin, annotators, question_set, kss_corpus):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    clips = list(kss_corpus.clips.all()[:3])
+    page = client_for(admin)
+
+    def queries_for_page(escalated: int) -> int:
+        with CaptureQueriesContext(connection) as queries:
+            content = page.get("/authoring/escalations/").content.decode()
+        assert content.count("blind answer (") == escalated
+        return len(queries)
+
+    authored(api_client, annotators[0], question_set, clips[0])
+    blind(api_client, annotators[1], question_set, "세 명")
+    queries_for_page(1)  # the first look draws the answerer's pseudonym
+    one = queries_for_page(1)
+    for clip in clips[1:]:
+        authored(api_client, annotators[0], question_set, clip)
+        blind(api_client, annotators[1], question_set, "세 명")
+    assert queries_for_page(3) == one
+
+
 def test_an_admin_resolves_an_escalation_by_picking_an_option_counted_from_one(
         api_client, client_for, admin, annotators, question_set, kss_corpus):
     question = authored(api_client, annotators[0], question_set, kss_corpus.clips.first())
