@@ -111,6 +111,11 @@ if DATABASE_URL.startswith("sqlite:///"):
 # database restart instead of failing the first request.
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 0),
                                              conn_health_checks=True)}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Parameters bound by the server, and a statement run five times on a connection prepared there: the
+    # claim and rating statements are then planned once per connection, not on every call (planning was
+    # about a third of their time). Behind a transaction-mode pooler (PgBouncer), set prepare_threshold None.
+    DATABASES["default"]["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 5}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL and IMMEDIATE transactions let the in-process job thread write while pages are served.
     DATABASES["default"]["OPTIONS"] = {
