@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 from django.conf import settings
-from django.db import connections
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db import connection, connections
+from django.db.models import Count, Exists, JSONField, OuterRef, Q
 from django.utils import timezone
 
 from apps.accounts.models import User
@@ -17,6 +17,7 @@ from apps.listening import figures, stats
 from apps.listening.models import Clip, Consent, ListeningTest, Prediction, Rating
 from apps.listening.qc import FLAG_LABELS, ListenerQC, listener_qc
 from apps.queues import selectors as queue_selectors
+from apps.queues.models import WorkPool
 
 
 def excluded_listener_ids(test: ListeningTest) -> set[int]:
@@ -206,24 +207,47 @@ def tests_with_consent(listener):
 
 
 def clip_for_listener(pk: int, listener) -> Clip:
-    """A clip with its test, the test's pool and whether this listener consented to the test, in one query
-    (NotFound if there is no such clip)."""
-    clip = (
-        Clip.objects.select_related("test__pool")
-        .annotate(consented=Exists(Consent.objects.filter(test=OuterRef("test_id"), listener=listener)))
-        .filter(pk=pk).first()
-    )
-    if clip is None:
+    """A clip with its test, the test's pool and whether this listener consented to the test (NotFound if
+    there is no such clip). One query in plain SQL, as it is on every rating's path: the clip carries its
+    keys, the test and pool their columns but JSON ones; anything else loads if asked for."""
+    clip_fields, test_fields, pool_fields = ["id", "test_id", "work_item_id", "asset_id"], _plain_fields(ListeningTest), _plain_fields(WorkPool)
+    sql = f"""
+        SELECT {_columns("c", Clip, clip_fields)}, {_columns("t", ListeningTest, test_fields)},
+               {_columns("p", WorkPool, pool_fields)},
+               EXISTS (SELECT 1 FROM {Consent._meta.db_table} k WHERE k.test_id = t.id AND k.listener_id = %s)
+        FROM {Clip._meta.db_table} c JOIN {ListeningTest._meta.db_table} t ON t.id = c.test_id
+        JOIN {WorkPool._meta.db_table} p ON p.id = t.pool_id
+        WHERE c.id = %s
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [listener.pk, pk])
+        row = cursor.fetchone()
+    if row is None:
         raise NotFound("No such clip.", code="not_found")
-    clip.test.consented = clip.consented
+    values = iter(row)
+    clip, test, pool = (model.from_db(connection.alias, fields, [next(values) for _ in fields])
+                        for model, fields in ((Clip, clip_fields), (ListeningTest, test_fields), (WorkPool, pool_fields)))
+    test.pool, clip.test = pool, test
+    test.consented = next(values)
     return clip
+
+
+def _plain_fields(model) -> list[str]:
+    return [f.attname for f in model._meta.concrete_fields if not isinstance(f, JSONField)]
+
+
+def _columns(alias: str, model, attnames: list[str]) -> str:
+    """The columns of `attnames` in the model's field order (the order from_db reads them in)."""
+    return ", ".join(f'{alias}."{f.column}"' for f in model._meta.concrete_fields if f.attname in attnames)
 
 
 def listener_progress(test: ListeningTest, listener) -> dict:
     """{"rated": clips this listener rated in the test, "clips": clips in the test}. The rating response
-    carries it, so it is on the rating cycle's path: one count over the listener's own ratings; the number
-    of clips is the test's, fixed once its import finished (clips_expected)."""
-    return {"rated": rated_by(test, listener), "clips": test.clips_expected}
+    carries it, so it is on the rating cycle's path: "rated" counts the listener's counted submissions in the
+    test's pool (an index range; a rating and its submission are written together, so the two are the same
+    number but for an excluded listener, whose submissions were invalidated); the number of clips is the
+    test's, fixed once its import finished (clips_expected)."""
+    return {"rated": queue_selectors.submitted_by(test.pool_id, listener), "clips": test.clips_expected}
 
 
 def rated_by(test: ListeningTest, listener) -> int:

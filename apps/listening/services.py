@@ -26,6 +26,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from apps.accounts.models import User
 from apps.accounts.roles import Role
 from apps.audio import playback as playback_gate
+from apps.audio.models import AudioAsset
 from apps.audio.services import atomic_import, store_validated
 from apps.core.bulk import insert_rows, refresh_statistics
 from apps.core.errors import Conflict, FileRefused, Forbidden, InvalidInput, NotFound
@@ -271,20 +272,34 @@ def next_clip(*, test: ListeningTest, acting_user, now: datetime | None = None) 
     assignment = queues.claim_next(test.pool, acting_user, now=now)
     if assignment is None:
         return None
-    clip = Clip.objects.select_related("asset").get(work_item_id=assignment.item_id)
-    _note_serving(clip, acting_user, now or timezone.now())
-    return assignment, clip
+    return assignment, _serve(assignment.item_id, acting_user, now or timezone.now())
 
 
-def _note_serving(clip: Clip, listener, now: datetime) -> None:
-    """The first serving counts (a repeated `next` for the same lease keeps it): one statement, committed on
-    its own, with no read first and no transaction around it (bulk_create would add BEGIN and COMMIT)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {ClipServing._meta.db_table} (clip_id, listener_id, served_at) VALUES (%s, %s, %s) "
-            "ON CONFLICT DO NOTHING",
-            [clip.pk, listener.pk, connection.ops.adapt_datetimefield_value(now)],
+def _serve(item_id: int, listener, now: datetime) -> Clip:
+    """The leased item's clip and its audio asset, noting when it was first served to the listener (a
+    repeated `next` for the same lease keeps that): one statement, committed on its own. The clip and asset
+    carry what a listener's answer and the playback gate read; their other fields load if asked for."""
+    if connection.vendor != "postgresql":  # SQLite (the demo) has no INSERT in WITH: two statements
+        clip = Clip.objects.select_related("asset").get(work_item_id=item_id)
+        ClipServing.objects.bulk_create([ClipServing(clip=clip, listener=listener, served_at=now)], ignore_conflicts=True)
+        return clip
+    sql = f"""
+        WITH clip AS (
+            SELECT c.id, c.test_id, c.work_item_id, c.asset_id, x.public_id, x.duration_seconds
+            FROM {Clip._meta.db_table} c JOIN {AudioAsset._meta.db_table} x ON x.id = c.asset_id
+            WHERE c.work_item_id = %s
+        ), served AS (
+            INSERT INTO {ClipServing._meta.db_table} (clip_id, listener_id, served_at)
+            SELECT clip.id, %s, %s FROM clip ON CONFLICT DO NOTHING
         )
+        SELECT * FROM clip
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [item_id, listener.pk, connection.ops.adapt_datetimefield_value(now)])
+        clip_pk, test_id, work_item_id, asset_id, public_id, duration = cursor.fetchone()
+    clip = Clip.from_db(connection.alias, ["id", "test_id", "work_item_id", "asset_id"], [clip_pk, test_id, work_item_id, asset_id])
+    clip.asset = AudioAsset.from_db(connection.alias, ["id", "public_id", "duration_seconds"], [asset_id, public_id, duration])
+    return clip
 
 
 def next_clip_after_rating(*, test: ListeningTest, acting_user, now: datetime | None = None) -> tuple[Assignment, Clip] | None:
@@ -342,6 +357,9 @@ def rate_clip(*, clip: Clip, acting_user, score: int, now: datetime | None = Non
     if not isinstance(score, int) or isinstance(score, bool) or not 1 <= score <= 5:
         raise InvalidInput("must be a whole number from 1 to 5", field="score")
     now = now or timezone.now()
+    rating = _rate_in_one_statement(clip, acting_user, score, now)
+    if rating is not None:
+        return rating, True
     try:
         with transaction.atomic():
             # Lock the item first so two copies of one submission line up; the second then sees the first.
@@ -368,6 +386,41 @@ def rate_clip(*, clip: Clip, acting_user, score: int, now: datetime | None = Non
         if existing.score == score:
             return existing, False
         raise Conflict("You already rated this clip; a rating cannot be changed.", code="score_conflict") from None
+
+
+def _rate_in_one_statement(clip: Clip, listener, score: int, now: datetime) -> Rating | None:
+    """rate_clip's common case in one round trip (queues.submit_in_one_statement): a live lease, no rating
+    yet, and the playback gate met (the clip's length, less the slack, since it was served, or a reported
+    playback end). None otherwise, and the careful path decides."""
+    rating, serving, playback = Rating._meta.db_table, ClipServing._meta.db_table, PlaybackEnd._meta.db_table
+    at = connection.ops.adapt_datetimefield_value(now)
+    guard = f"""
+        NOT EXISTS (SELECT 1 FROM {rating} r WHERE r.clip_id = %s AND r.listener_id = a.worker_id)
+        AND EXISTS (
+            SELECT 1 FROM {serving} s JOIN {Clip._meta.db_table} c ON c.id = s.clip_id
+            JOIN {AudioAsset._meta.db_table} x ON x.id = c.asset_id
+            WHERE s.clip_id = %s AND s.listener_id = a.worker_id AND (
+                s.served_at + make_interval(secs => GREATEST(0, x.duration_seconds - %s)) <= %s
+                OR EXISTS (SELECT 1 FROM {playback} pe WHERE pe.clip_id = s.clip_id AND pe.listener_id = s.listener_id)))
+    """
+    # One row per counted submission, whatever else holds (the guard made sure it was served).
+    record = f"""
+        INSERT INTO {rating} (clip_id, listener_id, score, rated_at, listening_seconds)
+        SELECT %s, %s, %s, %s, EXTRACT(EPOCH FROM %s - (
+            SELECT s.served_at FROM {serving} s WHERE s.clip_id = %s AND s.listener_id = %s)) FROM counted
+        RETURNING id, listening_seconds
+    """
+    done = queues.submit_in_one_statement(
+        record, [clip.pk, listener.pk, score, at, at, clip.pk, listener.pk],
+        item_id=clip.work_item_id, worker_id=listener.pk, now=now,
+        guard_sql=guard, guard_params=[clip.pk, clip.pk, settings.LISTENING_PLAYBACK_TOLERANCE_SECONDS, at],
+    )
+    if done is None:
+        return None
+    (rating_id, seconds), _complete = done
+    rating = Rating(pk=rating_id, clip=clip, listener=listener, score=score, rated_at=now, listening_seconds=seconds)
+    rating._state.adding, rating._state.db = False, connection.alias
+    return rating
 
 
 def _rating_state(clip: Clip, listener) -> dict:

@@ -61,6 +61,11 @@ def pool_progress(pool: WorkPool, *, now: datetime | None = None) -> dict:
     }
 
 
+def submitted_by(pool_id: int, worker) -> int:
+    """How many of the pool's items the worker submitted and that still count (not invalidated)."""
+    return Assignment.objects.filter(pool_id=pool_id, worker=worker, status=AssignmentStatus.SUBMITTED).count()
+
+
 def is_excluded(pool: WorkPool, worker) -> bool:
     return PoolExclusion.objects.filter(pool=pool, worker=worker).exists()
 

@@ -55,9 +55,10 @@ view lets one propagate and answers 409 with its code.
 
 import random
 from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from datetime import datetime, timedelta
 
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, F, Q
 from django.utils import timezone
 
@@ -452,6 +453,59 @@ def _count_submission(item_id: int) -> bool:
     if row is None:
         raise SlotTaken(f"Item {item_id} already has all its submissions; this one cannot be counted.")
     return bool(row[0])
+
+
+def submit_in_one_statement(record_sql: str, record_params: list, *, item_id: int, worker_id: int, now: datetime,
+                            guard_sql: str = "TRUE", guard_params: Iterable = ()) -> tuple[tuple, bool] | None:
+    """The common case of a submission (lease_for_submission, the consumer's record, mark_submitted) as one
+    statement, one round trip: (the record's RETURNING row, whether the item is now complete). None when the common case
+    does not hold, or off PostgreSQL: the consumer then takes its careful path, which also says why.
+
+    The common case: the item is open with a free count (checked on its latest version once its row lock
+    is granted, as every writer of its leases and counts takes it), the worker holds a live lease on it and
+    is not excluded, and the consumer's `guard_sql` (a condition on the lease row `a`) holds. Then the lease
+    becomes a submission, the count goes up and `record_sql`, the consumer's `INSERT ... SELECT ... FROM
+    counted RETURNING ...`, stores its record: all of it or none. The INSERT must make one row for the row of
+    `counted`, whatever else holds (put its conditions in the guard): the statement commits as a whole. A lease someone changed meanwhile (a
+    duplicate submission, a release, an exclusion) is re-read by the UPDATE itself, so it is never counted
+    twice; the guard may read the statement's snapshot, so it should ask only about the worker's own rows."""
+    if connection.vendor != "postgresql":
+        return None
+    item_table, asg_table, pool_table = WorkItem._meta.db_table, Assignment._meta.db_table, WorkPool._meta.db_table
+    capacity = f"COALESCE(i.capacity, (SELECT p.required_per_item FROM {pool_table} p WHERE p.id = i.pool_id))"
+    sql = f"""
+        WITH item AS (
+            SELECT i.id FROM {item_table} i
+            WHERE i.id = %s AND NOT i.closed AND (i.capacity = 0 OR i.submitted_count < {capacity})
+            FOR UPDATE
+        ), lease AS (
+            UPDATE {asg_table} a SET status = %s, submitted_at = %s FROM item
+            WHERE a.item_id = item.id AND a.worker_id = %s AND a.status = %s AND a.expires_at > %s
+              AND NOT EXISTS (SELECT 1 FROM {PoolExclusion._meta.db_table} ex
+                              WHERE ex.pool_id = a.pool_id AND ex.worker_id = a.worker_id)
+              AND ({guard_sql})
+            RETURNING a.item_id
+        ), counted AS (
+            UPDATE {item_table} i SET submitted_count = i.submitted_count + 1,
+                complete = (i.capacity IS NULL OR i.capacity <> 0) AND i.submitted_count + 1 >= {capacity}
+            FROM lease WHERE i.id = lease.item_id
+            RETURNING i.complete
+        ), record AS ({record_sql})
+        SELECT counted.complete, record.* FROM record, counted
+    """
+    at = connection.ops.adapt_datetimefield_value(now)
+    params = [item_id, AssignmentStatus.SUBMITTED, at, worker_id, AssignmentStatus.LEASED, at, *guard_params,
+              *record_params]
+    # Alone, the statement is its own transaction (no BEGIN and COMMIT round trips); inside a caller's
+    # transaction, a savepoint keeps that transaction usable should the record's INSERT be refused.
+    inside = transaction.get_connection().in_atomic_block
+    try:
+        with transaction.atomic() if inside else nullcontext(), connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            row = cursor.fetchone()
+    except IntegrityError:
+        return None  # a concurrent copy of the record won; the careful path answers as that one did
+    return (row[1:], bool(row[0])) if row else None
 
 
 def _lease_for_submission(item_id: int, worker_id: int, now: datetime, *, who: str,

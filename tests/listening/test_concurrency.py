@@ -1,12 +1,17 @@
 """Many listeners racing on PostgreSQL: every clip ends with exactly five distinct listeners, none lost."""
 
+import threading
+import time
 from collections import Counter
 
 import pytest
+from django.db import transaction
 
+from apps.core.errors import Conflict
 from apps.listening import services
 from apps.listening.models import Clip, Rating
-from apps.queues.models import Assignment
+from apps.queues import services as queues
+from apps.queues.models import Assignment, WorkItem
 from tests.race import run_threads
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -59,3 +64,32 @@ def test_two_copies_of_one_submission_racing_store_one_rating(make_test, listene
     assert Rating.objects.count() == 1
     clip.work_item.refresh_from_db()
     assert clip.work_item.submitted_count == 1
+
+
+def test_a_rating_waits_for_the_items_lock_and_then_sees_the_item_as_it_is(make_test, listener):
+    """The one-statement rating takes the item's row lock before anything else: closed by an admin while the
+    rating waits, the item takes no rating (without the lock the rating would slip in during the wait)."""
+    test = make_test(1)
+    assignment = services.next_assignment(test=test, acting_user=listener)
+    clip = Clip.objects.get(work_item_id=assignment.item_id)
+    services.report_playback(clip=clip, acting_user=listener)
+    holding, refused = threading.Event(), []
+
+    def close_while_holding_the_lock():
+        with transaction.atomic():
+            item = WorkItem.objects.select_for_update().get(pk=clip.work_item_id)
+            holding.set()
+            time.sleep(0.5)  # the rating has started by now and waits for this lock
+            queues.close_item(item)
+
+    def rate():
+        holding.wait(10)
+        try:
+            services.rate_clip(clip=clip, acting_user=listener, score=4)
+        except Conflict as conflict:
+            refused.append(conflict.code)
+
+    assert not run_threads([close_while_holding_the_lock, rate], timeout=60)
+    assert refused == ["item_closed"]
+    assert not Rating.objects.exists()
+    assert WorkItem.objects.get(pk=clip.work_item_id).submitted_count == 0
