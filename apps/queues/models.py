@@ -66,7 +66,10 @@ class WorkItem(models.Model):
 
     UNLIMITED = 0
 
-    pool = models.ForeignKey(WorkPool, on_delete=models.CASCADE, related_name="items")
+    # Indexed by (pool, order_key) below, not by pool alone: the claim reads a range of keys of one pool,
+    # and a pool-only index let the planner, on statistics taken when the table was small, read the whole
+    # pool once per bucket of the walk (apps.queues.ordering).
+    pool = models.ForeignKey(WorkPool, on_delete=models.CASCADE, related_name="items", db_index=False)
     capacity = models.PositiveIntegerField(
         null=True, blank=True, help_text="empty: the pool's K; 0: unlimited (once per worker)"
     )
@@ -82,6 +85,7 @@ class WorkItem(models.Model):
         ordering = ["id"]
         indexes = [
             models.Index(fields=["pool", "order_key"], condition=Q(closed=False, complete=False), name="queues_item_open"),
+            models.Index(fields=["pool", "order_key"], name="queues_item_pool_order"),
         ]
         constraints = [
             models.CheckConstraint(

@@ -3,7 +3,7 @@
 How it works
 ------------
 A worker asks for work with `claim_next(pool, worker)`. The engine picks the first item in that worker's own
-shuffled order (apps/queues/ordering.py: a seeded permutation computed in the query's ORDER BY) that still
+shuffled order (apps/queues/ordering.py: a seeded permutation, walked a bucket of keys at a time) that still
 has a free slot, and writes a *lease*: an Assignment row (status leased, expires_at = now +
 pool.lease_seconds). A slot is free while
 
@@ -66,7 +66,7 @@ from apps.core import limits
 from apps.core.errors import Conflict
 from apps.core.limits import bounded
 from apps.queues.models import Assignment, AssignmentStatus, PoolExclusion, WorkItem, WorkPool
-from apps.queues.ordering import ORDER_PRIME, order_seed, rank
+from apps.queues.ordering import BUCKET_SPAN, ORDER_PRIME, bucket_order, order_seed, position
 
 __all__ = [
     "QueueError", "NoLease", "SlotTaken", "ItemClosed", "WorkerExcluded",
@@ -237,7 +237,8 @@ def _offer_again(pool: WorkPool, worker, now: datetime) -> Assignment | None:
         )
         .select_related("item")
     )
-    candidates = sorted(mine, key=lambda a: (rank(a.item.order_key, order_seed(pool.pk, worker.pk)), a.item_id))
+    seed = order_seed(pool.pk, worker.pk)
+    candidates = sorted(mine, key=lambda a: (position(a.item.order_key, seed), a.item_id))
     if not candidates:
         return None
     eligible = eligible_worker_ids(pool)
@@ -306,41 +307,63 @@ def _candidate_id(
 ) -> int | None:
     """The first item in the worker's order that looks open, locked unless lock="none" (lock="skip" skips
     rows others hold locked). One query:
-    - open items of the pool (partial index) NOT IN the ones this worker already has an assignment for.
-      PostgreSQL runs NOT IN (subquery) as one hashed subplan (it cannot turn it into an anti-join, because
-      of NULL semantics), so the plan stays linear whatever the statistics say. An anti-join became a
-      nested loop on a fresh pool without statistics (hundreds of ms); EXCEPT plus a join for the order
-      key let a seq scan of the whole item table in once the statistics were there;
-    - the top `window` of those by the worker's key (a bounded heap sort);
+    - open items of the pool (the partial index on (pool, order_key)) NOT IN the ones this worker already
+      has an assignment for. PostgreSQL runs NOT IN (subquery) as one hashed subplan, built once (it cannot
+      turn it into an anti-join, because of NULL semantics), so the plan stays linear whatever the
+      statistics say. An anti-join became a nested loop on a fresh pool without statistics (hundreds of
+      ms); EXCEPT plus a join for the order key let a seq scan of the whole item table in;
+    - the first `window` of those in the worker's order. On PostgreSQL the windowed query reads the
+      worker's buckets one after the other (a LATERAL index range per bucket; the buckets come WITH
+      ORDINALITY, which PostgreSQL knows is their order, so it stops at the bucket that fills the window)
+      and ranks only those items. Otherwise, and for the whole pool, it ranks every open item;
     - of those, the ones whose submitted + live leases leave a slot (an index probe each), locked in order.
     """
     assert lock in {"skip", "none"}, lock
-    a, b = order_seed(pool.pk, worker.pk)
+    a, b = seed = order_seed(pool.pk, worker.pk)
     item_table = WorkItem._meta.db_table
-    asg_table = Assignment._meta.db_table
-    exclusion_table = PoolExclusion._meta.db_table
-    excluded_sql = f"AND i.id NOT IN ({', '.join(['%s'] * len(exclude))})" if exclude else ""
+    open_items = f"""
+        i.pool_id = %s AND NOT i.closed AND NOT i.complete
+        {f"AND i.id NOT IN ({', '.join(['%s'] * len(exclude))})" if exclude else ""}
+        AND i.id NOT IN (SELECT mine.item_id FROM {Assignment._meta.db_table} mine
+                         WHERE mine.pool_id = %s AND mine.worker_id = %s)
+        AND NOT EXISTS (SELECT 1 FROM {PoolExclusion._meta.db_table} ex WHERE ex.pool_id = %s AND ex.worker_id = %s)
+    """
+    open_params = [pool.pk, *exclude, pool.pk, worker.pk, pool.pk, worker.pk]
+    item_rank = "(CAST(i.order_key AS BIGINT) * %s + %s) %% %s"
+    buckets = bucket_order(seed)
+    if window and connection.vendor == "postgresql":
+        ranked = f"""
+            SELECT c.id, b.pos AS bucket, c.r FROM unnest(%s::bigint[]) WITH ORDINALITY AS b(lo, pos)
+            CROSS JOIN LATERAL (
+                SELECT i.id, {item_rank} AS r FROM {item_table} i
+                WHERE i.order_key >= b.lo AND i.order_key < b.lo + %s AND {open_items}
+                ORDER BY r, i.id LIMIT %s
+            ) c
+            ORDER BY b.pos LIMIT %s
+        """
+        ranked_params = [[n * BUCKET_SPAN for n in buckets], a, b, ORDER_PRIME, BUCKET_SPAN, *open_params, window, window]
+    else:
+        ranked = f"""
+            WITH b(n, pos) AS (VALUES {", ".join(["(%s, %s)"] * len(buckets))})
+            SELECT i.id, b.pos AS bucket, {item_rank} AS r
+            FROM {item_table} i JOIN b ON b.n = CAST(i.order_key AS BIGINT) / %s WHERE {open_items}
+            ORDER BY bucket, r, i.id {"LIMIT %s" if window else ""}
+        """
+        ranked_params = [*(v for pos, n in enumerate(buckets) for v in (n, pos)), a, b, ORDER_PRIME, BUCKET_SPAN,
+                         *open_params, *([window] if window else [])]
     lock_sql = ""
     if lock != "none" and connection.features.has_select_for_update:
         lock_sql = "FOR UPDATE OF i SKIP LOCKED"
     sql = f"""
-        WITH ranked AS (
-            SELECT i.id, (CAST(i.order_key AS BIGINT) * %s + %s) %% %s AS r FROM {item_table} i
-            WHERE i.pool_id = %s AND NOT i.closed AND NOT i.complete {excluded_sql}
-              AND i.id NOT IN (SELECT mine.item_id FROM {asg_table} mine WHERE mine.pool_id = %s AND mine.worker_id = %s)
-              AND NOT EXISTS (SELECT 1 FROM {exclusion_table} ex WHERE ex.pool_id = %s AND ex.worker_id = %s)
-            ORDER BY r, i.id
-            {"LIMIT %s" if window else ""}
-        )
+        WITH ranked AS ({ranked})
         SELECT i.id FROM {item_table} i JOIN ranked ON ranked.id = i.id
         WHERE {_HAS_ROOM_SQL}
-        ORDER BY ranked.r, ranked.id
+        ORDER BY ranked.bucket, ranked.r, ranked.id
         LIMIT 1
         {lock_sql}
     """
     params = [
-        a, b, ORDER_PRIME, pool.pk, *exclude, pool.pk, worker.pk, pool.pk, worker.pk,
-        *([window] if window else []),
+        *ranked_params,
         AssignmentStatus.LEASED, connection.ops.adapt_datetimefield_value(now), -1, pool.required_per_item,
     ]
     with connection.cursor() as cursor:

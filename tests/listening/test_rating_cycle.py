@@ -104,6 +104,7 @@ def test_a_rating_hands_on_nothing_when_the_listener_has_not_agreed_to_the_test(
     assert body["next"] is None and body["progress"] == {"rated": 1, "clips": 2}
 
 
+@pytest.mark.postgres  # the counts of production's database, where the rating is one statement
 @pytest.mark.parametrize("clips", [2, 12])
 def test_each_call_of_the_cycle_runs_a_fixed_number_of_queries(rater, clips):
     test, client = rater(clips)

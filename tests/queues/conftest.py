@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from apps.queues import services
 from apps.queues.models import Assignment, AssignmentStatus, WorkItem
-from apps.queues.ordering import order_seed, rank
+from apps.queues.ordering import order_seed, position
 
 
 @pytest.fixture(autouse=True)
@@ -45,7 +45,7 @@ def worker_order(pool, worker) -> list[int]:
     order claim_next's SQL must walk."""
     seed = order_seed(pool.pk, worker.pk)
     keys = WorkItem.objects.filter(pool=pool).values_list("id", "order_key")
-    return [item_id for item_id, key in sorted(keys, key=lambda row: (rank(row[1], seed), row[0]))]
+    return [item_id for item_id, key in sorted(keys, key=lambda row: (position(row[1], seed), row[0]))]
 
 
 def worker_counts(pool) -> dict[int, int]:
