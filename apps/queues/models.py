@@ -167,8 +167,8 @@ class Assignment(models.Model):
             models.Index(fields=["pool", "worker"], condition=Q(status="leased"), name="queues_asg_worker_live"),
             models.Index(fields=["worker", "item"], name="queues_asg_worker_item"),
             models.Index(fields=["pool", "status"], name="queues_asg_pool_status"),
-            # One worker's items in a pool: the NOT IN of the claim query.
-            models.Index(fields=["pool", "worker"], name="queues_asg_pool_worker"),
+            # One worker's items in a pool: the NOT IN of the claim query, and the last one they were given.
+            models.Index(fields=["pool", "worker", "id"], name="queues_asg_pool_worker_id"),
             # Live leases of one item: the capacity check under the row lock.
             models.Index(fields=["item", "expires_at"], condition=Q(status="leased"), name="queues_asg_item_live"),
         ]

@@ -8,7 +8,9 @@ worker's order is a permutation of the items: stable for the same worker, differ
 
 Why buckets: the claim finds the first open item in the worker's order by reading one bucket at a time
 through the (pool, order_key) index of open items, instead of ranking every open item of the pool on
-every claim (linear in the pool: about 2 ms at 5,000 items, 40 at 100,000). The buckets' own order is not
+every claim (linear in the pool: about 2 ms at 5,000 items, 40 at 100,000). It starts at the bucket of
+the item the worker was given last and wraps round: the buckets before it hold their own items, and an
+item they could not have there (full, or busy at that moment) comes back at the end of the round. The buckets' own order is not
 the affine map: on 64 consecutive numbers it is visibly regular (few distinct gaps), and two workers'
 orders would share many successors."""
 

@@ -24,9 +24,10 @@ candidate is skipped). If every remaining candidate is momentarily locked by som
 not answer "nothing left": it rolls back and waits for those rows one at a time (each in a savepoint, so
 it never holds one item while waiting for another). SQLite has no row locks: there the settings make
 every transaction BEGIN IMMEDIATE, which serialises writers, so the same code is correct, just not
-concurrent. The claim is one indexed query whose plan does not depend on the planner's statistics: the
-worker's own items are removed with NOT IN (subquery), a hashed subplan, rather than an anti-join, whose
-plan turned into a nested loop of hundreds of milliseconds on a fresh pool.
+concurrent. The claim is one indexed query whose plan does not depend on the planner's statistics: it
+walks the worker's order a bucket of keys at a time from where they are (apps/queues/ordering.py) and
+removes the worker's own items with a probe per item (a scalar subquery), never an anti-join, whose plan
+turned into a nested loop of hundreds of milliseconds on a fresh pool.
 
 Leases and late submissions: a lease that runs out frees its slot for someone else (nothing needs to run
 for that: "live" is defined by expires_at; `expire_stale_leases` only relabels old rows). A consumer saves
@@ -66,7 +67,7 @@ from apps.core import limits
 from apps.core.errors import Conflict
 from apps.core.limits import bounded
 from apps.queues.models import Assignment, AssignmentStatus, PoolExclusion, WorkItem, WorkPool
-from apps.queues.ordering import BUCKET_SPAN, ORDER_PRIME, bucket_order, order_seed, position
+from apps.queues.ordering import BUCKET_SPAN, BUCKETS, ORDER_PRIME, bucket_order, order_seed, position
 
 __all__ = [
     "QueueError", "NoLease", "SlotTaken", "ItemClosed", "WorkerExcluded",
@@ -307,41 +308,57 @@ def _candidate_id(
 ) -> int | None:
     """The first item in the worker's order that looks open, locked unless lock="none" (lock="skip" skips
     rows others hold locked). One query:
-    - open items of the pool (the partial index on (pool, order_key)) NOT IN the ones this worker already
-      has an assignment for. PostgreSQL runs NOT IN (subquery) as one hashed subplan, built once (it cannot
-      turn it into an anti-join, because of NULL semantics), so the plan stays linear whatever the
-      statistics say. An anti-join became a nested loop on a fresh pool without statistics (hundreds of
-      ms); EXCEPT plus a join for the order key let a seq scan of the whole item table in;
-    - the first `window` of those in the worker's order. On PostgreSQL the windowed query reads the
-      worker's buckets one after the other (a LATERAL index range per bucket; the buckets come WITH
-      ORDINALITY, which PostgreSQL knows is their order, so it stops at the bucket that fills the window)
-      and ranks only those items. Otherwise, and for the whole pool, it ranks every open item;
+    - open items of the pool (an index on (pool, order_key)) that this worker has no assignment for. An
+      anti-join became a nested loop on a fresh pool without statistics (hundreds of ms); EXCEPT plus a
+      join for the order key let a seq scan of the whole item table in. So: a scalar subquery per item
+      on the unique (item, worker) index in the walk below, a hashed NOT IN over the whole pool;
+    - the first `window` of those in the worker's order. On PostgreSQL the windowed query walks the
+      worker's buckets from the one of the item they were given last (a LATERAL index range per bucket;
+      the buckets come WITH ORDINALITY, which PostgreSQL knows is their order, so it stops at the bucket
+      that fills the window) and ranks only those items: its work does not grow with the pool or the
+      worker's history. Otherwise (SQLite), and for the whole pool, it ranks every open item;
     - of those, the ones whose submitted + live leases leave a slot (an index probe each), locked in order.
     """
     assert lock in {"skip", "none"}, lock
     a, b = seed = order_seed(pool.pk, worker.pk)
     item_table = WorkItem._meta.db_table
+    walk = bool(window) and connection.vendor == "postgresql"
+    asg_table = Assignment._meta.db_table
+    # Not the worker's own: walking a bucket, a probe of the unique (item, worker) index per item (a
+    # scalar subquery, which PostgreSQL never turns into a join); over the whole pool, the hashed NOT IN.
+    not_mine = (f"(SELECT mine.id FROM {asg_table} mine WHERE mine.item_id = i.id AND mine.worker_id = %s) IS NULL"
+                if walk else
+                f"i.id NOT IN (SELECT mine.item_id FROM {asg_table} mine WHERE mine.pool_id = %s AND mine.worker_id = %s)")
     open_items = f"""
         i.pool_id = %s AND NOT i.closed AND NOT i.complete
         {f"AND i.id NOT IN ({', '.join(['%s'] * len(exclude))})" if exclude else ""}
-        AND i.id NOT IN (SELECT mine.item_id FROM {Assignment._meta.db_table} mine
-                         WHERE mine.pool_id = %s AND mine.worker_id = %s)
+        AND {not_mine}
         AND NOT EXISTS (SELECT 1 FROM {PoolExclusion._meta.db_table} ex WHERE ex.pool_id = %s AND ex.worker_id = %s)
     """
-    open_params = [pool.pk, *exclude, pool.pk, worker.pk, pool.pk, worker.pk]
+    open_params = [pool.pk, *exclude, *([worker.pk] if walk else [pool.pk, worker.pk]), pool.pk, worker.pk]
     item_rank = "(CAST(i.order_key AS BIGINT) * %s + %s) %% %s"
     buckets = bucket_order(seed)
-    if window and connection.vendor == "postgresql":
+    if walk:
+        # The worker's bucket starts twice over, walked from the bucket of the item they were given last
+        # (earlier buckets hold their own items; the items they could not get there come round at the end).
+        starts = [n * BUCKET_SPAN for n in buckets] * 2
         ranked = f"""
+            WITH here AS (SELECT COALESCE((
+                SELECT array_position(%s::bigint[], CAST(i.order_key / %s * %s AS BIGINT))
+                FROM {asg_table} a JOIN {item_table} i ON i.id = a.item_id
+                WHERE a.pool_id = %s AND a.worker_id = %s ORDER BY a.id DESC LIMIT 1
+            ), 1) AS pos)
             SELECT c.id, b.pos AS bucket, c.r FROM unnest(%s::bigint[]) WITH ORDINALITY AS b(lo, pos)
             CROSS JOIN LATERAL (
                 SELECT i.id, {item_rank} AS r FROM {item_table} i
                 WHERE i.order_key >= b.lo AND i.order_key < b.lo + %s AND {open_items}
                 ORDER BY r, i.id LIMIT %s
             ) c
+            WHERE b.pos >= (SELECT pos FROM here) AND b.pos < (SELECT pos FROM here) + %s
             ORDER BY b.pos LIMIT %s
         """
-        ranked_params = [[n * BUCKET_SPAN for n in buckets], a, b, ORDER_PRIME, BUCKET_SPAN, *open_params, window, window]
+        ranked_params = [starts, BUCKET_SPAN, BUCKET_SPAN, pool.pk, worker.pk, starts, a, b, ORDER_PRIME, BUCKET_SPAN,
+                         *open_params, window, BUCKETS, window]
     else:
         ranked = f"""
             WITH b(n, pos) AS (VALUES {", ".join(["(%s, %s)"] * len(buckets))})
