@@ -140,10 +140,13 @@ class Assignment(models.Model):
     Status = AssignmentStatus
 
     # Denormalised from item.pool so "this worker's lease in this pool" and "live leases in this pool" are
-    # single index lookups.
-    pool = models.ForeignKey(WorkPool, on_delete=models.CASCADE, related_name="assignments")
-    item = models.ForeignKey(WorkItem, on_delete=models.CASCADE, related_name="assignments")
-    worker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="queue_assignments")
+    # single index lookups. No index of a key alone: the composite indexes below lead with each key, and a
+    # one-column index on the worker let the planner, on statistics from a nearly empty table, answer the
+    # claim's "is this item theirs?" by reading all of the worker's rows, once per item.
+    pool = models.ForeignKey(WorkPool, on_delete=models.CASCADE, related_name="assignments", db_index=False)
+    item = models.ForeignKey(WorkItem, on_delete=models.CASCADE, related_name="assignments", db_index=False)
+    worker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="queue_assignments",
+                               db_index=False)
     status = models.CharField(max_length=20, choices=AssignmentStatus.choices, default=AssignmentStatus.LEASED)
     leased_at = models.DateTimeField()
     expires_at = models.DateTimeField()

@@ -279,10 +279,13 @@ def _offer_again(pool: WorkPool, worker, now: datetime) -> Assignment | None:
 def _lock_worker(pool_id: int, worker_id: int, *, async_commit: bool = False) -> None:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            # Transaction-scoped advisory lock on (pool, worker), released at commit or rollback; and, for
-            # a claim that is its own transaction, asynchronous commit (set_config(..., true) = SET LOCAL).
+            # Transaction-scoped advisory lock on (pool, worker), released at commit or rollback; for
+            # a claim that is its own transaction, asynchronous commit (set_config(..., true) = SET LOCAL);
+            # and plans made for the values at hand: a prepared claim query's generic plan, made without
+            # knowing where the walk starts, read every bucket (4 to 7 ms instead of under one).
             extra = ", set_config('synchronous_commit', 'off', true)" if async_commit else ""
-            cursor.execute(f"SELECT pg_advisory_xact_lock(%s, %s){extra}", [_int4(pool_id), _int4(worker_id)])
+            cursor.execute(f"SELECT pg_advisory_xact_lock(%s, %s), set_config('plan_cache_mode', 'force_custom_plan', true)"
+                           f"{extra}", [_int4(pool_id), _int4(worker_id)])
 
 
 def _int4(value: int) -> int:
