@@ -4,7 +4,8 @@ one per batch, under a test that stays "importing" until the last one; see impor
 
 The five-distinct-listeners guarantee comes from apps.queues: a clip is a WorkItem of the test's pool;
 `claim_next` leases it, `lease_for_submission` + `mark_submitted` settle it under the item's row lock in
-the same transaction that stores the Rating."""
+the same transaction that stores the Rating; on PostgreSQL a rating's common case does all of that in one
+statement (queues.submit_in_one_statement), under the same lock."""
 
 from __future__ import annotations
 

@@ -501,17 +501,19 @@ def _count_submission(item_id: int) -> bool:
 def submit_in_one_statement(record_sql: str, record_params: list, *, item_id: int, worker_id: int, now: datetime,
                             guard_sql: str = "TRUE", guard_params: Iterable = ()) -> tuple[tuple, bool] | None:
     """The common case of a submission (lease_for_submission, the consumer's record, mark_submitted) as one
-    statement, one round trip: (the record's RETURNING row, whether the item is now complete). None when the common case
-    does not hold, or off PostgreSQL: the consumer then takes its careful path, which also says why.
+    statement, one round trip: (the record's RETURNING row, whether the item is now complete). None when
+    the common case does not hold, or off PostgreSQL: the consumer then takes its careful path, which also
+    says why.
 
     The common case: the item is open with a free count (checked on its latest version once its row lock
     is granted, as every writer of its leases and counts takes it), the worker holds a live lease on it and
     is not excluded, and the consumer's `guard_sql` (a condition on the lease row `a`) holds. Then the lease
     becomes a submission, the count goes up and `record_sql`, the consumer's `INSERT ... SELECT ... FROM
-    counted RETURNING ...`, stores its record: all of it or none. The INSERT must make one row for the row of
-    `counted`, whatever else holds (put its conditions in the guard): the statement commits as a whole. A lease someone changed meanwhile (a
-    duplicate submission, a release, an exclusion) is re-read by the UPDATE itself, so it is never counted
-    twice; the guard may read the statement's snapshot, so it should ask only about the worker's own rows."""
+    counted RETURNING ...`, stores its record: all of it or none. The INSERT must make one row for the row
+    of `counted` whatever else holds (its conditions belong in the guard): the statement commits as a
+    whole. A lease someone changed meanwhile (a duplicate submission, a release, an exclusion) is re-read
+    by the UPDATE itself, so it is never counted twice; the guard reads the statement's snapshot, so it
+    should ask only about the worker's own rows."""
     if connection.vendor != "postgresql":
         return None
     item_table, asg_table, pool_table = WorkItem._meta.db_table, Assignment._meta.db_table, WorkPool._meta.db_table
