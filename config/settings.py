@@ -111,11 +111,6 @@ if DATABASE_URL.startswith("sqlite:///"):
 # database restart instead of failing the first request.
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 0),
                                              conn_health_checks=True)}
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # Parameters bound by the server, and a statement run five times on a connection prepared there: the
-    # claim and rating statements are then planned once per connection, not on every call (planning was
-    # about a third of their time). Behind a transaction-mode pooler (PgBouncer), set prepare_threshold None.
-    DATABASES["default"]["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 5}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL and IMMEDIATE transactions let the in-process job thread write while pages are served.
     DATABASES["default"]["OPTIONS"] = {
@@ -124,6 +119,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# The workers' hot-path statements are prepared once per PostgreSQL connection (apps/core/prepared.py);
+# 0 behind a pooler in transaction mode (PgBouncer), which cannot keep them.
+PREPARED_STATEMENTS = env_bool("SORI_PREPARED_STATEMENTS", True)
+if PREPARED_STATEMENTS and DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Lets psycopg prepare at all (Django turns it off); only that cursor asks, Django's own never can.
+    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 1
 
 # --- Broker, cache, background jobs ---------------------------------------------------------------------
 REDIS_URL = env_url("REDIS_URL", None, schemes=("redis", "rediss"))

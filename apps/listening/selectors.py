@@ -7,12 +7,13 @@ from dataclasses import dataclass
 
 import pandas as pd
 from django.conf import settings
-from django.db import connection, connections
+from django.db import connections
 from django.db.models import Count, Exists, JSONField, OuterRef, Q
 from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.core.errors import NotFound
+from apps.core.prepared import columns, load, prepared_cursor
 from apps.listening import figures, stats
 from apps.listening.models import Clip, Consent, ListeningTest, Prediction, Rating
 from apps.listening.qc import FLAG_LABELS, ListenerQC, listener_qc
@@ -208,37 +209,28 @@ def tests_with_consent(listener):
 
 def clip_for_listener(pk: int, listener) -> Clip:
     """A clip with its test, the test's pool and whether this listener consented to the test (NotFound if
-    there is no such clip). One query in plain SQL, as it is on every rating's path: the clip carries its
+    there is no such clip). One prepared query, as it is on every rating's path: the clip carries its
     keys, the test and pool their columns but JSON ones; anything else loads if asked for."""
-    clip_fields, test_fields, pool_fields = ["id", "test_id", "work_item_id", "asset_id"], _plain_fields(ListeningTest), _plain_fields(WorkPool)
+    clip_fields = ["id", "test_id", "work_item_id", "asset_id"]
+    test_fields = [f.attname for f in ListeningTest._meta.concrete_fields if not isinstance(f, JSONField)]
     sql = f"""
-        SELECT {_columns("c", Clip, clip_fields)}, {_columns("t", ListeningTest, test_fields)},
-               {_columns("p", WorkPool, pool_fields)},
+        SELECT {columns("c", Clip, clip_fields)}, {columns("t", ListeningTest, test_fields)}, {columns("p", WorkPool)},
                EXISTS (SELECT 1 FROM {Consent._meta.db_table} k WHERE k.test_id = t.id AND k.listener_id = %s)
         FROM {Clip._meta.db_table} c JOIN {ListeningTest._meta.db_table} t ON t.id = c.test_id
         JOIN {WorkPool._meta.db_table} p ON p.id = t.pool_id
         WHERE c.id = %s
     """
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(sql, [listener.pk, pk])
         row = cursor.fetchone()
     if row is None:
         raise NotFound("No such clip.", code="not_found")
-    values = iter(row)
-    clip, test, pool = (model.from_db(connection.alias, fields, [next(values) for _ in fields])
-                        for model, fields in ((Clip, clip_fields), (ListeningTest, test_fields), (WorkPool, pool_fields)))
-    test.pool, clip.test = pool, test
-    test.consented = next(values)
+    pool_width = len(WorkPool._meta.concrete_fields)
+    clip = load(Clip, row[:len(clip_fields)], clip_fields)
+    clip.test = load(ListeningTest, row[len(clip_fields):-pool_width - 1], test_fields)
+    clip.test.pool = load(WorkPool, row[-pool_width - 1:-1])
+    clip.test.consented = row[-1]
     return clip
-
-
-def _plain_fields(model) -> list[str]:
-    return [f.attname for f in model._meta.concrete_fields if not isinstance(f, JSONField)]
-
-
-def _columns(alias: str, model, attnames: list[str]) -> str:
-    """The columns of `attnames` in the model's field order (the order from_db reads them in)."""
-    return ", ".join(f'{alias}."{f.column}"' for f in model._meta.concrete_fields if f.attname in attnames)
 
 
 def listener_progress(test: ListeningTest, listener) -> dict:

@@ -31,6 +31,7 @@ from apps.audio.models import AudioAsset
 from apps.audio.services import atomic_import, store_validated
 from apps.core.bulk import insert_rows, refresh_statistics
 from apps.core.errors import Conflict, FileRefused, Forbidden, InvalidInput, NotFound
+from apps.core.prepared import prepared_cursor
 from apps.core.tabular import RowModel, read_table
 from apps.jobs.services import abandon_job
 from apps.listening import splits as splitting
@@ -295,7 +296,7 @@ def _serve(item_id: int, listener, now: datetime) -> Clip:
         )
         SELECT * FROM clip
     """
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(sql, [item_id, listener.pk, connection.ops.adapt_datetimefield_value(now)])
         clip_pk, test_id, work_item_id, asset_id, public_id, duration = cursor.fetchone()
     clip = Clip.from_db(connection.alias, ["id", "test_id", "work_item_id", "asset_id"], [clip_pk, test_id, work_item_id, asset_id])

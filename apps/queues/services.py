@@ -66,6 +66,7 @@ from django.utils import timezone
 from apps.core import limits
 from apps.core.errors import Conflict
 from apps.core.limits import bounded
+from apps.core.prepared import columns, load, prepared_cursor
 from apps.queues.models import Assignment, AssignmentStatus, PoolExclusion, WorkItem, WorkPool
 from apps.queues.ordering import BUCKET_SPAN, BUCKETS, ORDER_PRIME, bucket_order, order_seed, position
 
@@ -278,7 +279,7 @@ def _offer_again(pool: WorkPool, worker, now: datetime) -> Assignment | None:
 
 def _lock_worker(pool_id: int, worker_id: int, *, async_commit: bool = False) -> None:
     if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
+        with prepared_cursor() as cursor:
             # Transaction-scoped advisory lock on (pool, worker), released at commit or rollback; for
             # a claim that is its own transaction, asynchronous commit (set_config(..., true) = SET LOCAL);
             # and plans made for the values at hand: a prepared claim query's generic plan, made without
@@ -294,9 +295,11 @@ def _int4(value: int) -> int:
 
 
 def _own_live_lease(pool: WorkPool, worker, now: datetime) -> Assignment | None:
-    leased = list(
-        Assignment.objects.filter(pool=pool, worker=worker, status=AssignmentStatus.LEASED).order_by("leased_at", "id")
-    )
+    with prepared_cursor() as cursor:  # on every claim: a prepared statement
+        cursor.execute(f"SELECT {columns('a', Assignment)} FROM {Assignment._meta.db_table} a"
+                       " WHERE a.pool_id = %s AND a.worker_id = %s AND a.status = %s ORDER BY a.leased_at, a.id",
+                       [pool.pk, worker.pk, AssignmentStatus.LEASED])
+        leased = [load(Assignment, row) for row in cursor.fetchall()]
     stale = [a.pk for a in leased if not a.is_live(now)]
     if stale:
         # Relabel only; a leased row past its expiry already counts as free everywhere.
@@ -386,7 +389,7 @@ def _candidate_id(
         *ranked_params,
         AssignmentStatus.LEASED, connection.ops.adapt_datetimefield_value(now), -1, pool.required_per_item,
     ]
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
     return row[0] if row else None
@@ -408,7 +411,7 @@ def _lease_if_room(pool: WorkPool, worker, item_id: int, now: datetime) -> Assig
         ops.adapt_datetimefield_value(expires), item_id,
         AssignmentStatus.LEASED, ops.adapt_datetimefield_value(now), -1, pool.required_per_item,
     ]
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
     if row is None:
@@ -545,7 +548,7 @@ def submit_in_one_statement(record_sql: str, record_params: list, *, item_id: in
     # transaction, a savepoint keeps that transaction usable should the record's INSERT be refused.
     inside = transaction.get_connection().in_atomic_block
     try:
-        with transaction.atomic() if inside else nullcontext(), connection.cursor() as cursor:
+        with transaction.atomic() if inside else nullcontext(), prepared_cursor() as cursor:
             cursor.execute(sql, params)
             row = cursor.fetchone()
     except IntegrityError:

@@ -9,6 +9,7 @@ the load). The latency itself is measured by benchmarks/claim_fresh_pool.py (and
 
 import pytest
 from django.db import connection, transaction
+from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -41,8 +42,10 @@ def test_claiming_and_submitting_take_a_fixed_number_of_queries(make_pool, liste
 
 def _candidate_plan(pool, worker) -> dict:
     """EXPLAIN ANALYZE of the candidate query a real claim ran (captured with its parameters), in a
-    transaction that is rolled back so the rows it locks are let go."""
-    with CaptureQueriesContext(connection) as claiming:
+    transaction that is rolled back so the rows it locks are let go. The claim's statements are planned
+    for their values (plan_cache_mode), so the query with its values inlined, as the ordinary cursor sends
+    it, is planned as the prepared one is."""
+    with override_settings(PREPARED_STATEMENTS=False), CaptureQueriesContext(connection) as claiming:
         assignment = services.claim_next(pool, worker)
     services.release(assignment)
     sql = next(q["sql"] for q in claiming.captured_queries if "WITH ranked AS" in q["sql"])
