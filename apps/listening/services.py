@@ -31,7 +31,7 @@ from apps.audio.models import AudioAsset
 from apps.audio.services import atomic_import, store_validated
 from apps.core.bulk import insert_rows, refresh_statistics
 from apps.core.errors import Conflict, FileRefused, Forbidden, InvalidInput, NotFound
-from apps.core.prepared import prepared_cursor
+from apps.core.prepared import columns, load, prepared_cursor
 from apps.core.tabular import RowModel, read_table
 from apps.jobs.services import abandon_job
 from apps.listening import splits as splitting
@@ -285,9 +285,10 @@ def _serve(item_id: int, listener, now: datetime) -> Clip:
         clip = Clip.objects.select_related("asset").get(work_item_id=item_id)
         ClipServing.objects.bulk_create([ClipServing(clip=clip, listener=listener, served_at=now)], ignore_conflicts=True)
         return clip
+    clip_fields = ["id", "test_id", "work_item_id", "asset_id"]
     sql = f"""
         WITH clip AS (
-            SELECT c.id, c.test_id, c.work_item_id, c.asset_id, x.public_id, x.duration_seconds
+            SELECT {columns("c", Clip, clip_fields)}, x.public_id, x.duration_seconds
             FROM {Clip._meta.db_table} c JOIN {AudioAsset._meta.db_table} x ON x.id = c.asset_id
             WHERE c.work_item_id = %s
         ), served AS (
@@ -298,9 +299,9 @@ def _serve(item_id: int, listener, now: datetime) -> Clip:
     """
     with prepared_cursor() as cursor:
         cursor.execute(sql, [item_id, listener.pk, connection.ops.adapt_datetimefield_value(now)])
-        clip_pk, test_id, work_item_id, asset_id, public_id, duration = cursor.fetchone()
-    clip = Clip.from_db(connection.alias, ["id", "test_id", "work_item_id", "asset_id"], [clip_pk, test_id, work_item_id, asset_id])
-    clip.asset = AudioAsset.from_db(connection.alias, ["id", "public_id", "duration_seconds"], [asset_id, public_id, duration])
+        row = cursor.fetchone()
+    clip = load(Clip, row[:4], clip_fields)
+    clip.asset = load(AudioAsset, (clip.asset_id, *row[4:]), ["id", "public_id", "duration_seconds"])
     return clip
 
 

@@ -48,8 +48,9 @@ never held it than the item still needs (the consumer says who is eligible with
 reason (`decline`) is never offered it again. apps.queues.selectors.unreachable_items lists what cannot
 reach its count with the people available, and why.
 
-Consumers use: create_pool, add_items, claim_next, lease_for_submission + mark_submitted, release, decline,
-close_item, exclude_worker, register_eligible_workers; and apps.queues.selectors for reads. The refusals
+Consumers use: create_pool, add_items, claim_next, lease_for_submission + mark_submitted (or, for the common
+case in one statement, submit_in_one_statement), release, decline, close_item, exclude_worker,
+register_eligible_workers; and apps.queues.selectors for reads. The refusals
 (NoLease, SlotTaken, ItemClosed, WorkerExcluded) subclass QueueError, an apps.core.errors.Conflict: an API
 view lets one propagate and answers 409 with its code.
 """
@@ -72,7 +73,8 @@ from apps.queues.ordering import BUCKET_SPAN, BUCKETS, ORDER_PRIME, bucket_order
 
 __all__ = [
     "QueueError", "NoLease", "SlotTaken", "ItemClosed", "WorkerExcluded",
-    "create_pool", "add_items", "claim_next", "lease_for_submission", "mark_submitted", "release", "decline",
+    "create_pool", "add_items", "claim_next", "lease_for_submission", "mark_submitted", "submit_in_one_statement",
+    "release", "decline",
     "close_item", "exclude_worker", "expire_stale_leases", "register_eligible_workers", "eligible_worker_ids",
 ]
 
