@@ -7,6 +7,8 @@ unless every row is good."""
 
 from __future__ import annotations
 
+import os
+import stat
 import time
 from pathlib import Path
 
@@ -97,11 +99,16 @@ class ManifestRow(RowModel):
 def _resolve_audio(value: str, context: dict) -> tuple[Path, str]:
     """The audio file's resolved path (symlinks followed) and what is wrong with it ("" when nothing).
     Rows often share a file: each distinct value is resolved and looked at once per manifest (the answers
-    are kept in `context`), since resolving a path costs a system call per folder on the way."""
+    are kept in `context`). A plain name of a regular file in the manifest's folder is resolved already
+    (one lstat); anything else (a folder on the way, a link) is resolved, a system call per step."""
     seen = context.setdefault("_audio_paths", {})
     if value not in seen:
-        base = context.setdefault("_resolved_base", context["base"].resolve())
-        path = (base / value).resolve()
+        if "_resolved_base" not in context:
+            context["_resolved_base"] = context["base"].resolve()
+        base = context["_resolved_base"]
+        path = base / value
+        if not (_is_plain_name(value) and _is_regular_file(path)):
+            path = path.resolve()
         if Path(value).is_absolute() or not path.is_relative_to(base):
             seen[value] = (path, f"audio path {value!r} must stay inside the manifest's folder")
         elif not path.is_file():
@@ -109,6 +116,18 @@ def _resolve_audio(value: str, context: dict) -> tuple[Path, str]:
         else:
             seen[value] = (path, "")
     return seen[value]
+
+
+def _is_plain_name(value: str) -> bool:
+    return "/" not in value and "\\" not in value and value not in ("", ".", "..")
+
+
+def _is_regular_file(path: Path) -> bool:
+    """A regular file itself, not a link to one."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def read_manifest(path: Path, *, check_audio: bool = True, progress=None, stored=frozenset()) -> list[ManifestRow]:
@@ -146,7 +165,7 @@ def read_manifest(path: Path, *, check_audio: bool = True, progress=None, stored
                     progress.advance(checked - written[0],
                                      message=f"{before}Step 1 of 2: checked {checked} of {to_check} audio files")
                     written[:] = [checked, time.monotonic()]
-        checked = inspect_many(files, on_checked=on_checked)
+        checked = inspect_many(files, resolved=True, on_checked=on_checked)
         for line, row in parsed:
             if row.clip_id in stored:
                 continue
