@@ -137,7 +137,7 @@ def seed_reviews(asset, questions: int, reviewers: int) -> tuple[int, list[str]]
     Question.objects.bulk_create([
         Question(question_set=question_set, capability="fact_extraction", method="agent", clip=clip,
                  text="화자는 어디에서 친구를 만났나요?", options=["학교", "시장", "도서관", "공원"], correct_index=0,
-                 evidence="학교", dedup_key="fact_extraction", status=QuestionStatus.IN_REVIEW, work_item=item,
+                 evidence="학교", dedup_key="fact_extraction", status=QuestionStatus.IN_REVIEW, work_item_id=item,
                  provenance={"method": "agent", "agent_calls": []})
         for clip, item in zip(corpus.clips.order_by("id"), items, strict=True)
     ], batch_size=1000)

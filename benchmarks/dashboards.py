@@ -100,7 +100,7 @@ def fill_listening(n: int, asset, rng) -> object:
     quality = rng.uniform(1, 5, size=n + gold_n)
     clips = Clip.objects.bulk_create([
         Clip(
-            test=test, work_item=item, clip_id=f"c{i:05d}", asset=asset, audio_name="tone.wav",
+            test=test, work_item_id=item, clip_id=f"c{i:05d}", asset=asset, audio_name="tone.wav",
             text=f"sentence {i % 900}", speaker=f"spk{i % 120}", source_type=("real", "tts", "degraded")[i % 3],
             style=("read", "spontaneous")[i % 2], category="CFQEPS"[i % 6], system=f"sys{i % 8}",
             gold_min=4 if i >= n else None, gold_max=5 if i >= n else None,
@@ -133,7 +133,7 @@ def fill_verification(n: int, asset, rng) -> object:
     tasks = [("Intent", "Discourse Context"), ("Emotion", "Paralinguistics")]
     items = VerificationItem.objects.bulk_create([
         VerificationItem(
-            project=project, work_item=w, external_id=f"v{i}", position=i, audio=asset, audio_path="tone.wav",
+            project=project, work_item_id=w, external_id=f"v{i}", position=i, audio=asset, audio_path="tone.wav",
             task=tasks[i % 2][0], domain=tasks[i % 2][1], format="single", language="en",
             question="Identify the speaker's purpose.", options=["A", "B", "C", "D"], answers=["A"],
             record=json.dumps({"id": f"v{i}"}), item_import=batch,

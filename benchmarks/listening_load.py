@@ -130,7 +130,7 @@ def seed(clips: int, levels: list[int], completion_clips: int, completion_listen
         test = ListeningTest.objects.create(name=name, pool=pool, clips_expected=n)
         items = queues.add_items(pool, n)
         Clip.objects.bulk_create([
-            Clip(test=test, work_item=item, clip_id=f"{name}-{i:05d}", asset=asset, audio_name="tone.wav",
+            Clip(test=test, work_item_id=item, clip_id=f"{name}-{i:05d}", asset=asset, audio_name="tone.wav",
                  text=f"sentence {i}", speaker=f"spk{i % 40}", source_type="tts", style="read", category="C")
             for i, item in enumerate(items)
         ], batch_size=1000)

@@ -76,7 +76,7 @@ def mos_test(clips: int):
     items, assets = add_items(pool, clips), make_assets(clips)
     splits = ["train"] * 81 + ["validation"] * 9 + ["test"] * 10
     rows = Clip.objects.bulk_create([
-        Clip(test=test, work_item=item, clip_id=f"clip{n:05d}", asset=asset, audio_name=f"clip{n:05d}.wav",
+        Clip(test=test, work_item_id=item, clip_id=f"clip{n:05d}", asset=asset, audio_name=f"clip{n:05d}.wav",
              text=f"문장 {n}", speaker=f"spk{n % 40}", source_type=("real", "tts", "degraded")[n % 3],
              style=("read", "spontaneous")[n % 2], category="CFQEPS"[n % 6], system=f"sys{n % 5}",
              split=splits[n % 100], speaker_disjoint=n % 100 == 99, text_disjoint=n % 100 == 98)

@@ -74,7 +74,7 @@ def seed(env: dict, items: int, annotators: int) -> tuple[int, list[str]]:
     record = {"choice": ["Complain", "Reject", "Question", "Thanks"]}
     VerificationItem.objects.bulk_create([
         VerificationItem(
-            project=project, work_item=w, external_id=f"bench-{n}", position=n, audio=asset, audio_path="bench.wav",
+            project=project, work_item_id=w, external_id=f"bench-{n}", position=n, audio=asset, audio_path="bench.wav",
             task="Intent", domain="Discourse Context", format="single", language="en",
             question="Identify the speaker's purpose.", options=record["choice"], answers=["Complain"],
             tiers={"Reject": "similar", "Question": "middle", "Thanks": "opposite"}, metric="SC_type_eval",

@@ -335,9 +335,9 @@ def _rule_question(question_set: QuestionSet, clip_id: int, candidate: Candidate
 
 def send_to_review(question: Question) -> Question:
     """Give the question a WorkItem in its set's review pool (K reviewers)."""
-    [item] = queues.add_items(question.question_set.review_pool, 1)
-    Question.objects.filter(pk=question.pk).update(work_item=item, status=QuestionStatus.IN_REVIEW)
-    question.work_item, question.status = item, QuestionStatus.IN_REVIEW
+    [item_id] = queues.add_items(question.question_set.review_pool, 1)
+    Question.objects.filter(pk=question.pk).update(work_item_id=item_id, status=QuestionStatus.IN_REVIEW)
+    question.work_item_id, question.status = item_id, QuestionStatus.IN_REVIEW
     return question
 
 
@@ -506,8 +506,7 @@ def author_question(*, question_set: QuestionSet, clip: Clip, acting_user, capab
             status=QuestionStatus.AWAITING_ANSWER, author=acting_user,
             provenance={"method": Method.MANUAL},  # who wrote it is `author`; exported rows name no person
         )
-        [item] = queues.add_items(question_set.answer_pool, 1)
-        question.work_item = item
+        [question.work_item_id] = queues.add_items(question_set.answer_pool, 1)
         question.save(update_fields=["work_item"])
     return question, True
 

@@ -12,14 +12,42 @@ None for NULL (datetimes and UUIDs as themselves: they travel as their str()). A
 
 from __future__ import annotations
 
+import gc
 import json
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from django.db import connection
 from django.db.models import Model
 from django.utils import timezone
 
 BATCH_ROWS = 5000  # rows per statement: bounded memory and statement size
+
+_paused = 0  # how many cycle_collection_paused() blocks are running, in any thread
+_paused_lock = threading.Lock()
+_was_enabled = True
+
+
+@contextmanager
+def cycle_collection_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for a bulk import. An import keeps every row, file check and
+    asset it makes alive until its end, so each full collection it sets off walks all of them again and
+    frees nothing: at 100,000 clips that was a fifth of the import. Reference counting still frees what
+    dies meanwhile; the collector resumes (if it ran before) when the last paused block in the process ends."""
+    global _paused, _was_enabled
+    with _paused_lock:
+        if _paused == 0:
+            _was_enabled = gc.isenabled()
+            gc.disable()
+        _paused += 1
+    try:
+        yield
+    finally:
+        with _paused_lock:
+            _paused -= 1
+            if _paused == 0 and _was_enabled:
+                gc.enable()
 
 
 def insert_rows(model: type[Model], columns: Sequence[str], rows: Sequence[Sequence], *,

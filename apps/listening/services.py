@@ -29,7 +29,7 @@ from apps.accounts.roles import Role
 from apps.audio import playback as playback_gate
 from apps.audio.models import AudioAsset
 from apps.audio.services import atomic_import, store_validated
-from apps.core.bulk import insert_rows, refresh_statistics
+from apps.core.bulk import cycle_collection_paused, insert_rows, refresh_statistics
 from apps.core.errors import Conflict, FileRefused, Forbidden, InvalidInput, NotFound
 from apps.core.prepared import columns, load, prepared_cursor
 from apps.core.tabular import RowModel, read_table
@@ -59,6 +59,7 @@ from apps.queues.models import Assignment, WorkItem
 IMPORT_BATCH = 250
 
 
+@cycle_collection_paused()
 def import_listening_test(*, name: str, manifest: Path, acting_user=None, progress=None) -> ListeningTest:
     """Create a test from a CSV/JSONL manifest. Every row and its audio are checked first: a bad row
     (reported with its line) refuses the manifest and nothing is stored.
@@ -79,10 +80,11 @@ def import_listening_test(*, name: str, manifest: Path, acting_user=None, progre
     if test is not None and not test.is_importing:
         return test  # an earlier run finished it (its worker died before the job row said so)
     if job is None:
-        with atomic_import():  # batches become savepoints of one transaction
+        with atomic_import():  # all or nothing, the stored files included
             test = _begin_import(name=name, rows=rows, acting_user=acting_user)
-            # All the audio at once (one lookup, one flush to disk, one insert), then the clips naming it.
-            _store_clips(test, rows, assets=_store_audio(rows, retry=False))
+            # All the audio at once (one lookup, one flush to disk, one insert), then the clips naming it:
+            # one batch, as nothing commits before the end anyway.
+            _store_batch(test, _in_random_order(rows), assets=_store_audio(rows, retry=False))
             return _finish_import(test)
     test = test or _begin_import(name=name, rows=rows, acting_user=acting_user, job=job)
     _store_clips(test, [r for r in rows if r.clip_id not in stored], progress=progress)
@@ -107,14 +109,18 @@ def _begin_import(*, name: str, rows, acting_user=None, job=None) -> ListeningTe
         raise taken from None
 
 
-def _store_clips(test: ListeningTest, rows, *, progress=None, assets: dict | None = None) -> None:
-    """Store the rows in batches of IMPORT_BATCH, each in a transaction of its own (with a job's
-    `progress`) or in a savepoint of the caller's transaction (without). `assets` (sha256 -> asset): the
-    rows' audio, stored already; without it each batch stores its own ahead of its transaction."""
-    # Clip ids reach listeners (API, form URLs): store clips in random order so an id says nothing about
-    # the manifest's order (often grouped by system or source type), nor whether a clip is gold.
-    todo = list(rows)
-    random.SystemRandom().shuffle(todo)
+def _in_random_order(rows) -> list:
+    """Clip ids reach listeners (API, form URLs): clips are stored in random order so an id says nothing
+    about the manifest's order (often grouped by system or source type), nor whether a clip is gold."""
+    rows = list(rows)
+    random.SystemRandom().shuffle(rows)
+    return rows
+
+
+def _store_clips(test: ListeningTest, rows, *, progress=None) -> None:
+    """Store the rows in batches of IMPORT_BATCH, each in a transaction of its own that moves the job's
+    bar (`progress`, if any); each batch's audio is stored ahead of its transaction."""
+    todo = _in_random_order(rows)
     # The bar (apps.listening.manifest.read_manifest) counts this run's file checks, then the rows to store.
     to_store = len(todo)
     checked = progress.job.total - to_store if progress is not None else 0
@@ -122,11 +128,11 @@ def _store_clips(test: ListeningTest, rows, *, progress=None, assets: dict | Non
     while todo:
         chunk, todo = todo[:IMPORT_BATCH], todo[IMPORT_BATCH:]
         try:
-            # Without `assets`, the audio is stored ahead of the batch, outside its transaction: copying files is the slow
+            # The audio is stored ahead of the batch, outside its transaction: copying files is the slow
             # part, and no lock but the copied contents' own is held meanwhile (store_validated), so a
             # cancel request or a page never waits for it. An asset is whole on its own and found again by
             # its content hash: one stored ahead of a batch that then fails is reused by the next run.
-            batch_assets = assets if assets is not None else _store_audio(chunk)
+            assets = _store_audio(chunk)
             with transaction.atomic():
                 if progress is not None:
                     # First, fenced by this run's claim: the count commits with the clips it counts, a run
@@ -134,7 +140,7 @@ def _store_clips(test: ListeningTest, rows, *, progress=None, assets: dict | Non
                     # the commit, so no other run can take the job over halfway through a batch.
                     progress.save_done(checked + stored + len(chunk),
                                        message=f"Step 2 of 2: stored {stored + len(chunk)} of {to_store} clips")
-                _store_batch(test, chunk, assets=batch_assets)
+                _store_batch(test, chunk, assets=assets)
         except IntegrityError:
             # Another run stored some of these meanwhile (the unique keys refused them): keep its clips
             # and go on with the rest; if it stored none of them, the conflict is something else.
@@ -151,10 +157,10 @@ def _store_clips(test: ListeningTest, rows, *, progress=None, assets: dict | Non
 
 def _store_audio(rows, *, retry: bool = True) -> dict:
     """Each distinct file once, from the check read_manifest made (no second decode): one lookup of what is
-    stored already and one bulk insert, in the order of the content hashes, so two imports storing the
-    same files take the unique keys' locks in the same order (one waits, none deadlocks). `retry`, outside
-    a transaction: a file another import stored meanwhile is found by the second lookup."""
-    files = [(r.audio_path, r.audio_info, Path(r.audio_path).name) for r in sorted(rows, key=lambda r: r.audio_info.sha256)]
+    stored already and one bulk insert (store_validated, which takes the contents' locks in the order of
+    their hashes, so two imports storing the same files wait for each other and never deadlock). `retry`,
+    outside a transaction: a file another import stored meanwhile is found by the second lookup."""
+    files = [(path, info, path.name) for path, info in ((r.audio_path, r.audio_info) for r in rows)]
     try:
         return store_validated(files)
     except IntegrityError:
@@ -172,10 +178,10 @@ def _store_batch(test: ListeningTest, rows, *, assets: dict) -> None:
     gold = [r for r in rows if r.is_gold]
     items = iter(queues.add_items(test.pool, len(regular)))
     # Gold clips go to every listener once, mixed into their own random order; they take no K slots.
-    gold_items = iter(queues.add_items(test.pool, len(gold), capacity=WorkItem.UNLIMITED) if gold else [])
+    gold_items = iter(queues.add_items(test.pool, len(gold), capacity=WorkItem.UNLIMITED))
     # One INSERT of arrays (apps.core.bulk): a Clip instance per row would cost more than the insert.
     insert_rows(Clip, _CLIP_COLUMNS, [
-        (test.pk, next(gold_items if row.is_gold else items).pk, row.clip_id, assets[row.audio_info.sha256].pk,
+        (test.pk, next(gold_items if row.is_gold else items), row.clip_id, assets[row.audio_info.sha256].pk,
          row.audio, row.text, row.speaker, row.source_type, row.style, row.category, row.system, row.gold_min,
          row.gold_max)
         for row in rows

@@ -174,12 +174,12 @@ def store_import(checked: CheckedImport, *, project_name: str, acting_user=None,
         )
         stored = store_validated([(path, info, rel) for rel, (path, info) in checked.audio_files.items()])
         assets = {rel: stored[info.sha256] for rel, (_, info) in checked.audio_files.items()}
-        work_items = queues.add_items(project.pool, len(checked.items))
+        work_item_ids = queues.add_items(project.pool, len(checked.items))
         start = (project.items.order_by("-position").values_list("position", flat=True).first() or 0) + 1
         rows = [
-            _item_row(item, project=project, batch=batch, work_item=work_item, position=start + offset,
+            _item_row(item, project=project, batch=batch, work_item_id=work_item_id, position=start + offset,
                       audio=assets[item.audio_path], visual=checked.visual_files.get(item.visual_path))
-            for offset, (item, work_item) in enumerate(zip(checked.items, work_items, strict=True))
+            for offset, (item, work_item_id) in enumerate(zip(checked.items, work_item_ids, strict=True))
         ]
         VerificationItem.objects.bulk_create(rows, batch_size=500)
     return batch
@@ -197,10 +197,10 @@ def _project_for_import(project: VerificationProject | None, *, name: str, actin
     return project
 
 
-def _item_row(item: ParsedItem, *, project, batch, work_item, position: int, audio, visual: Path | None):
+def _item_row(item: ParsedItem, *, project, batch, work_item_id: int, position: int, audio, visual: Path | None):
     """One unsaved VerificationItem for a checked record; its image or video is copied to storage."""
     row = VerificationItem(
-        project=project, work_item=work_item, external_id=item.external_id, position=position,
+        project=project, work_item_id=work_item_id, external_id=item.external_id, position=position,
         audio=audio, audio_path=item.audio_path, transcript=item.transcript,
         task=item.task, domain=item.domain, format=item.format, language=item.language,
         question=item.question, options=item.options, answers=item.answers, tiers=item.tiers,

@@ -297,7 +297,7 @@ def test_a_worker_whose_first_item_is_full_waits_for_a_locked_gold_item(make_poo
     """Regression: the "is anything left?" check looked only at the first open item in the worker's order,
     so a full item there hid a gold item that was merely row-locked by someone else's submission."""
     pool = make_pool(1, k=1)
-    gold = services.add_items(pool, 1, capacity=WorkItem.UNLIMITED)[0]
+    gold = WorkItem.objects.get(pk=services.add_items(pool, 1, capacity=WorkItem.UNLIMITED)[0])
     alice, carol, bob = listeners[0], listeners[5], listeners[bob_index]
     while (held := services.claim_next(pool, alice)).item_id == gold.pk:
         submit(held.item, alice)  # alice ends up holding the one regular slot: that item is full
