@@ -28,6 +28,26 @@ def test_it_imports_clips_and_gold_clips_into_a_pool_of_five(write_manifest):
     assert clip.source_type == "real" and clip.style == "read" and clip.audio_name == "c000.wav"
 
 
+def test_a_plain_file_name_that_is_a_link_is_followed_and_must_stay_inside_the_manifests_folder(write_manifest, make_wav):
+    """A plain name of a regular file is taken as it is (one lstat); a plain name that is a link is resolved
+    first, so a link out of the folder is refused like "../" and a link inside it is fine."""
+    path = write_manifest(clip_rows(3))
+    folder = path.parent
+    (folder / "c001.wav").unlink()
+    (folder / "c001.wav").symlink_to(make_wav("elsewhere/secret.wav", freq=500))
+    (folder / "c002.wav").unlink()
+    (folder / "c002.wav").symlink_to(folder / "c000.wav")
+    with pytest.raises(FileRefused) as refused:
+        import_listening_test(name="linked", manifest=path)
+    assert refused.value.lines() == ["manifest.csv line 3: audio: audio path 'c001.wav' must stay inside the manifest's folder"]
+    assert not ListeningTest.objects.exists()
+
+    (folder / "c001.wav").unlink()
+    make_wav("bundle/c001.wav", freq=600)
+    test = import_listening_test(name="linked", manifest=path)
+    assert test.clips.get(clip_id="c002").asset == test.clips.get(clip_id="c000").asset
+
+
 @pytest.mark.postgres
 def test_a_finished_import_leaves_the_planner_statistics_of_its_clips_and_items(write_manifest):
     # So the first listeners' claims and progress are planned from the real sizes, not empty-table guesses.
