@@ -33,8 +33,8 @@ _was_enabled = True
 def cycle_collection_paused() -> Iterator[None]:
     """Pause Python's cyclic garbage collector for a bulk import. An import keeps every row, file check and
     asset it makes alive until its end, so each full collection it sets off walks all of them again and
-    frees nothing: at 100,000 clips that was a fifth of the import. Reference counting still frees what
-    dies meanwhile; the collector resumes (if it ran before) when the last paused block in the process ends."""
+    frees nothing (about 3 s of a 100,000-clip import). Reference counting still frees what dies meanwhile;
+    the collector resumes (if it ran before) when the last paused block in the process ends."""
     global _paused, _was_enabled
     with _paused_lock:
         if _paused == 0:
