@@ -324,10 +324,11 @@ def inspect_many(files: list[tuple[Path, str]], *, threads: int | None = None, r
     after each file (a job's progress); if it raises, the checks not started yet are dropped and the
     exception goes on.
 
-    Files named .wav are checked in the calling thread: a WAV is read from its header in tens of
-    microseconds, and threads contending for the GIL would make that slower, not faster. The others
-    wait on ffprobe and ffmpeg, so they are checked side by side. The name only chooses the thread: what
-    a file is, and so how it is checked, is decided from its bytes either way."""
+    Short files named .wav are checked in the calling thread: such a WAV is read from its header and
+    hashed in tens of microseconds, and threads contending for the GIL would make that slower, not
+    faster. Longer ones (hashing them runs outside the GIL) and other formats (which wait on ffprobe and
+    ffmpeg) are checked side by side. The name only chooses the thread: what a file is, and so how it is
+    checked, is decided from its bytes either way."""
     names: dict[Path, str] = {}
     given: set = set()
     for path, name in files:
@@ -335,7 +336,8 @@ def inspect_many(files: list[tuple[Path, str]], *, threads: int | None = None, r
             given.add(path)
             names.setdefault(path if resolved else Path(path).resolve(), name)
     items = list(names.items())
-    decoded = [item for item in items if item[0].suffix.lower() != ".wav"]
+    inline = {path for path, _ in items if _short_wav(path)}
+    pooled = [item for item in items if item[0] not in inline]
 
     def check(path: Path, name: str) -> AudioInfo | AudioRejected:
         try:
@@ -345,19 +347,19 @@ def inspect_many(files: list[tuple[Path, str]], *, threads: int | None = None, r
 
     def check_slice(start: int) -> list[AudioInfo | AudioRejected]:
         # Slices of files per task: a future per file would cost as much as reading a short clip's header.
-        return [check(path, name) for path, name in decoded[start:start + _SLICE]]
+        return [check(path, name) for path, name in pooled[start:start + _SLICE]]
 
     pool = ThreadPoolExecutor(max_workers=threads or min(8, (os.cpu_count() or 2) * 2))
     results: dict[Path, AudioInfo | AudioRejected] = {}
     try:
-        side_by_side = pool.map(check_slice, range(0, len(decoded), _SLICE))
+        side_by_side = pool.map(check_slice, range(0, len(pooled), _SLICE))
         for path, name in items:
-            if path.suffix.lower() == ".wav":
+            if path in inline:
                 results[path] = check(path, name)
                 if on_checked is not None:
                     on_checked()
         outcomes = (outcome for done in side_by_side for outcome in done)
-        for (path, _), outcome in zip(decoded, outcomes, strict=True):
+        for (path, _), outcome in zip(pooled, outcomes, strict=True):
             results[path] = outcome
             if on_checked is not None:
                 on_checked()
@@ -366,6 +368,18 @@ def inspect_many(files: list[tuple[Path, str]], *, threads: int | None = None, r
         raise
     pool.shutdown()
     return {path: results[path] for path, _ in items}
+
+
+INLINE_CHECK_BYTES = 1 << 20  # about 30 s of 16 kHz mono speech
+
+
+def _short_wav(path: Path) -> bool:
+    if path.suffix.lower() != ".wav":
+        return False
+    try:
+        return os.stat(path).st_size <= INLINE_CHECK_BYTES
+    except OSError:
+        return True  # inspect_audio says what is wrong with it
 
 
 def import_audio_file(path: Path, *, name: str | None = None) -> tuple[AudioAsset, bool]:
