@@ -28,7 +28,7 @@ from apps.accounts.models import User
 from apps.accounts.roles import Role
 from apps.audio import playback as playback_gate
 from apps.audio.models import AudioAsset
-from apps.audio.services import Staging, atomic_import, store_validated
+from apps.audio.services import atomic_import, store_validated
 from apps.core.bulk import cycle_collection_paused, insert_rows, refresh_statistics
 from apps.core.errors import Conflict, FileRefused, Forbidden, InvalidInput, NotFound
 from apps.core.prepared import columns, load, prepared_cursor
@@ -73,33 +73,22 @@ def import_listening_test(*, name: str, manifest: Path, acting_user=None, progre
     name = name.strip()
     if not name:
         raise InvalidInput("the test needs a name", field="name")
-    if progress is None:
-        return _import_at_once(name=name, manifest=Path(manifest), acting_user=acting_user)
-    job = progress.job
-    test = ListeningTest.objects.filter(import_job=job).first()
+    job = progress.job if progress is not None else None
+    test = ListeningTest.objects.filter(import_job=job).first() if job is not None else None
     stored = set(test.clips.values_list("clip_id", flat=True)) if test is not None else set()
     rows = read_manifest(Path(manifest), progress=progress, stored=stored)
     if test is not None and not test.is_importing:
         return test  # an earlier run finished it (its worker died before the job row said so)
-    test = test or _begin_import(name=name, rows=rows, acting_user=acting_user, job=job)
-    _store_clips(test, [r for r in rows if r.clip_id not in stored], progress=progress)
-    return _finish_import(test)
-
-
-def _import_at_once(*, name: str, manifest: Path, acting_user) -> ListeningTest:
-    """The whole import in one transaction: all or nothing, the stored files included. Each file is staged
-    for storage as it is checked (audio.Staging), so storing it is a rename, not a second read and write."""
-    staging = Staging()
-    try:
-        rows = read_manifest(manifest, stage=staging)
-        with atomic_import():
+    if job is None:
+        with atomic_import():  # all or nothing, the stored files included
             test = _begin_import(name=name, rows=rows, acting_user=acting_user)
             # All the audio at once (one lookup, one flush to disk, one insert), then the clips naming it:
             # one batch, as nothing commits before the end anyway.
-            _store_batch(test, _in_random_order(rows), assets=_store_audio(rows, retry=False, staged=staging))
+            _store_batch(test, _in_random_order(rows), assets=_store_audio(rows, retry=False))
             return _finish_import(test)
-    finally:
-        staging.discard()  # what was not stored: a refused manifest, audio stored already
+    test = test or _begin_import(name=name, rows=rows, acting_user=acting_user, job=job)
+    _store_clips(test, [r for r in rows if r.clip_id not in stored], progress=progress)
+    return _finish_import(test)
 
 
 def _begin_import(*, name: str, rows, acting_user=None, job=None) -> ListeningTest:
@@ -166,18 +155,18 @@ def _store_clips(test: ListeningTest, rows, *, progress=None) -> None:
             progress.check_cancelled()
 
 
-def _store_audio(rows, *, retry: bool = True, staged: Staging | None = None) -> dict:
+def _store_audio(rows, *, retry: bool = True) -> dict:
     """Each distinct file once, from the check read_manifest made (no second decode): one lookup of what is
     stored already and one bulk insert (store_validated, which takes the contents' locks in the order of
     their hashes, so two imports storing the same files wait for each other and never deadlock). `retry`,
     outside a transaction: a file another import stored meanwhile is found by the second lookup."""
     files = [(path, info, path.name) for path, info in ((r.audio_path, r.audio_info) for r in rows)]
     try:
-        return store_validated(files, staged=staged)
+        return store_validated(files)
     except IntegrityError:
         if not retry:
             raise
-        return store_validated(files, staged=staged)
+        return store_validated(files)
 
 
 _CLIP_COLUMNS = ("test_id", "work_item_id", "clip_id", "asset_id", "audio_name", "text", "speaker", "source_type",
