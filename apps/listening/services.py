@@ -160,7 +160,7 @@ def _store_audio(rows, *, retry: bool = True) -> dict:
     stored already and one bulk insert (store_validated, which takes the contents' locks in the order of
     their hashes, so two imports storing the same files wait for each other and never deadlock). `retry`,
     outside a transaction: a file another import stored meanwhile is found by the second lookup."""
-    files = [(path, info, path.name) for path, info in ((r.audio_path, r.audio_info) for r in rows)]
+    files = [(r.audio_path, r.audio_info, r.audio_path.name) for r in rows]
     try:
         return store_validated(files)
     except IntegrityError:
