@@ -147,6 +147,8 @@ def hostile(value) -> tuple[str | None, str] | None:
     deeper than MAX_DEPTH, a NUL character in a key or a text, a text over MAX_CELL_CHARS characters, a
     whole number too large to store; None when there is none. `field` is the top-level key it sits under
     (None when the value is not an object). Walked without recursion, so depth itself cannot crash it."""
+    if type(value) is dict and _clean_flat_texts(value):
+        return None  # a CSV row: nothing to walk
     stack = [(value, 0, None)]
     while stack:
         item, depth, field = stack.pop()
@@ -170,6 +172,14 @@ def hostile(value) -> tuple[str | None, str] | None:
         elif _integer_out_of_range(item):
             return field, "a whole number too large to store"
     return None
+
+
+def _clean_flat_texts(record: dict) -> bool:
+    """Whether every key and value is a text without NUL, none over MAX_CELL_CHARS (as every CSV row is):
+    one pass of C-level checks instead of hostile's walk, a quarter of reading a CSV row."""
+    texts = [*record, *record.values()]
+    return (all(type(t) is str for t in texts) and "\x00" not in "".join(texts)
+            and max(map(len, texts), default=0) <= MAX_CELL_CHARS)
 
 
 def _shown(key) -> str:

@@ -106,9 +106,10 @@ def _resolve_audio(value: str, context: dict) -> tuple[Path, str]:
         if "_resolved_base" not in context:
             context["_resolved_base"] = context["base"].resolve()
         base = context["_resolved_base"]
-        path = base / value
-        if not (_is_plain_name(value) and _is_regular_file(path)):
-            path = path.resolve()
+        if _is_plain_name(value) and _is_regular_file(joined := os.path.join(base, value)):
+            seen[value] = (Path(joined), "")  # in the folder by construction, and a file: nothing more to ask
+            return seen[value]
+        path = (base / value).resolve()
         if Path(value).is_absolute() or not path.is_relative_to(base):
             seen[value] = (path, f"audio path {value!r} must stay inside the manifest's folder")
         elif not path.is_file():
@@ -122,7 +123,7 @@ def _is_plain_name(value: str) -> bool:
     return "/" not in value and "\\" not in value and value not in ("", ".", "..")
 
 
-def _is_regular_file(path: Path) -> bool:
+def _is_regular_file(path: str) -> bool:
     """A regular file itself, not a link to one."""
     try:
         return stat.S_ISREG(os.lstat(path).st_mode)
