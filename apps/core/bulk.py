@@ -1,20 +1,21 @@
 """Inserting many rows in one statement, without a model instance per row.
 
 `bulk_create` builds a model instance per row and one placeholder per value; for the imports of tens of
-thousands of rows that is most of their time. `insert_rows` sends a batch to PostgreSQL as one JSON
-parameter (`INSERT ... SELECT ... FROM json_to_recordset(%s)`: json.dumps and the server's parser do the
-work that a placeholder per value would do in Python), still an ordinary INSERT (in the transaction,
-counted by CaptureQueriesContext, refused by the same constraints). Other databases (SQLite) get
-bulk_create.
+thousands of rows that is most of their time. On PostgreSQL `insert_rows` streams a batch with COPY (psycopg
+turns each row into the wire format in C): in the transaction, refused by the same constraints, and logged
+as one statement where Django logs queries (so CaptureQueriesContext counts it). The ids it reports are
+drawn from the table's sequence first, as the INSERT's own defaults would draw them. Other databases
+(SQLite) get bulk_create.
 
 Values go in as the database stores them: a foreign key's id under its attname (`asset_id`), text as str,
-None for NULL (datetimes and UUIDs as themselves: they travel as their str()). A field not named takes its model default (auto_now_add: the time of the call)."""
+None for NULL, datetimes and UUIDs as themselves (no JSON values). A field not named takes its model
+default (auto_now_add: the time of the call)."""
 
 from __future__ import annotations
 
 import gc
-import json
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
@@ -53,12 +54,13 @@ def cycle_collection_paused() -> Iterator[None]:
 def insert_rows(model: type[Model], columns: Sequence[str], rows: Sequence[Sequence], *,
                 returning: Sequence[str] = ()) -> list[tuple]:
     """Insert `rows` (each a sequence of values for `columns`, attnames) into the model's table. With
-    `returning` (attnames), the answer holds those values of each inserted row, in no promised order (name
-    a unique column to match them); without, it is empty."""
+    `returning` (the primary key and columns given), the answer holds those values of each inserted row, in
+    the rows' order; without, it is empty."""
     fields = {f.attname: f for f in model._meta.concrete_fields}
-    unknown = [c for c in (*columns, *returning) if c not in fields]
+    pk = model._meta.pk.attname
+    unknown = [c for c in columns if c not in fields] + [c for c in returning if c not in (pk, *columns)]
     if unknown:
-        raise ValueError(f"{model.__name__} has no column {', '.join(unknown)}")
+        raise ValueError(f"{model.__name__} has no column {', '.join(unknown)} to insert or return")
     defaults = {
         f.attname: f for f in model._meta.concrete_fields
         if f.attname not in columns and not f.primary_key
@@ -78,6 +80,7 @@ def insert_rows(model: type[Model], columns: Sequence[str], rows: Sequence[Seque
     per_row = [c for c, f in defaults.items() if callable(f.default) and not getattr(f, "auto_now_add", False)]
     constant = {c: default(f) for c, f in defaults.items() if c not in per_row}
     names = [*columns, *constant, *per_row]
+    with_ids = pk in returning and pk not in columns
     answer: list[tuple] = []
     for start in range(0, len(rows), BATCH_ROWS):
         batch = rows[start:start + BATCH_ROWS]
@@ -86,19 +89,34 @@ def insert_rows(model: type[Model], columns: Sequence[str], rows: Sequence[Seque
             objs = model._default_manager.bulk_create([model(**dict(zip(names, row, strict=True))) for row in full])
             answer += [tuple(getattr(obj, c) for c in returning) for obj in objs] if returning else []
             continue
-        quote = connection.ops.quote_name
-        columns_sql = ", ".join(quote(fields[c].column) for c in names)
-        record = ", ".join(f"{quote(fields[c].column)} {fields[c].db_type(connection)}" for c in names)
-        sql = (f"INSERT INTO {quote(model._meta.db_table)} ({columns_sql}) "
-               f"SELECT {columns_sql} FROM json_to_recordset(%s::json) AS r({record})")
+        if with_ids:
+            full = [(*row, pk_value) for row, pk_value in zip(full, _draw_ids(model, len(full)), strict=True)]
+        batch_names = [*names, pk] if with_ids else names
+        _copy(model, [fields[c].column for c in batch_names], full)
         if returning:
-            sql += f" RETURNING {', '.join(quote(fields[c].column) for c in returning)}"
-        keys = [fields[c].column for c in names]
-        with connection.cursor() as cursor:
-            cursor.execute(sql, [json.dumps([dict(zip(keys, row, strict=True)) for row in full], default=str, allow_nan=False)])
-            if returning:
-                answer += cursor.fetchall()
+            at = [batch_names.index(c) for c in returning]
+            answer += [tuple(row[i] for i in at) for row in full]
     return answer
+
+
+def _draw_ids(model: type[Model], count: int) -> list[int]:
+    """`count` ids from the primary key's sequence (what the INSERT's default would have taken)."""
+    table, column = model._meta.db_table, model._meta.pk.column
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)", [table, column, count])
+        return [value for (value,) in cursor.fetchall()]
+
+
+def _copy(model: type[Model], db_columns: list[str], rows: list[tuple]) -> None:
+    quote = connection.ops.quote_name
+    sql = f"COPY {quote(model._meta.db_table)} ({', '.join(map(quote, db_columns))}) FROM STDIN"
+    started = time.monotonic()
+    # wrap_database_errors: a refused row raises Django's IntegrityError, as from an INSERT.
+    with connection.cursor() as cursor, connection.wrap_database_errors, cursor.cursor.copy(sql) as copy:
+        for row in rows:
+            copy.write_row(row)
+    if connection.queries_logged:  # as Django logs an execute(): debug pages, CaptureQueriesContext
+        connection.queries_log.append({"sql": f"{sql} -- {len(rows)} rows", "time": f"{time.monotonic() - started:.3f}"})
 
 
 def refresh_statistics(*models: type[Model]) -> None:
