@@ -31,6 +31,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -224,13 +225,14 @@ def sha256_of(path: Path) -> str:
 READ_WHOLE_BYTES = 16 << 20
 
 
-def inspect_audio(path: Path, *, name: str | None = None) -> AudioInfo:
+def inspect_audio(path: Path, *, name: str | None = None, stage: Staging | None = None) -> AudioInfo:
     """Validate a file as audio and describe it, or raise AudioRejected naming the file and the reason.
 
     A PCM (or float, A-law, mu-law) WAV is read from its header alone: the fmt chunk gives rate, channels
     and bytes per frame, the data chunk's size what the file promises, the file's length what it holds, so
     nothing needs decoding to know the duration or to catch truncation. Anything else (other containers,
-    other WAV codecs, a file that only pretends to be a WAV) is probed with ffprobe and decoded by ffmpeg."""
+    other WAV codecs, a file that only pretends to be a WAV) is probed with ffprobe and decoded by ffmpeg.
+    With `stage`, a file stored as it is and read whole is also written to it, from the bytes just checked."""
     path = Path(path)
     name = name or path.name
     try:
@@ -253,6 +255,8 @@ def inspect_audio(path: Path, *, name: str | None = None) -> AudioInfo:
             info = _inspect_wav(path, name, size, header, sha256=hashlib.sha256(data).hexdigest())
             chunks = _read_riff_chunks(io.BytesIO(data), size)
             if chunks is not None and len(chunks) <= _WAV_MAX_CHUNKS and _chunks_are_bare(chunks, size):
+                if stage is not None:
+                    stage.write(info.sha256, data)
                 return replace(info, stored_as_is=True)
             return _as_stored(path, name, info)
     else:
@@ -316,13 +320,86 @@ def _inspect_by_decoding(path: Path, name: str, size: int) -> AudioInfo:
     )
 
 
+class Staging:
+    """Copies of checked files, written while their bytes are still in memory from the check (inspect_audio
+    with `stage`), into the folder where storage keeps their content, under `.part` names of this run's own
+    that no asset names. Storing a staged file (_keep_files, under the content lock) is then a rename,
+    where a copy would read, hash and write it a second time; the bytes staged are the bytes hashed, so a
+    file changed since its check cannot slip in. Only a WAV stored as it is, read whole, is staged, and
+    nothing on object storage, and a file that cannot be staged (a full disk) is copied when it is stored.
+    At the end of its `with` block what was not stored is discarded (a refused manifest, a content stored
+    already, a cancel); a process killed meanwhile leaves `.part` orphans, as a killed copy does."""
+
+    def __init__(self):
+        try:
+            self._folder = Path(default_storage.path("audio"))
+        except NotImplementedError:  # object storage: uploads go whole, from the source
+            self._folder = None
+        self._suffix = f".{uuid.uuid4().hex}.part"
+        self._mode = default_storage.file_permissions_mode
+        self._parts: dict[str, str | None] = {}  # sha256 -> its staged copy (None while being written)
+        self._lock = threading.Lock()  # checks of long files run side by side
+        self._folders: set[str] = set()  # made already
+
+    def __enter__(self) -> Staging:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.discard()
+
+    def write(self, sha256: str, data: bytes) -> None:
+        if self._folder is None:
+            return
+        with self._lock:
+            if sha256 in self._parts:
+                return  # the same bytes under another name: staged once
+            self._parts[sha256] = None
+        folder = os.path.join(self._folder, sha256[:2])
+        part = os.path.join(folder, f"{sha256}{self._suffix}")
+        try:
+            if folder not in self._folders:
+                os.makedirs(folder, exist_ok=True)
+                self._folders.add(folder)
+            fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                if self._mode is not None:
+                    os.fchmod(fd, self._mode)
+            finally:
+                os.close(fd)
+        except BaseException as exc:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(part)
+            with self._lock:
+                del self._parts[sha256]
+            if isinstance(exc, OSError):
+                return  # not staged: storing copies it, and says what is wrong if that fails too
+            raise
+        with self._lock:
+            self._parts[sha256] = part  # written whole: only now may storing take it
+
+    def take(self, sha256: str) -> str | None:
+        """The staged copy of this content (then the taker's to rename or remove), or None."""
+        with self._lock:
+            return self._parts.pop(sha256) if self._parts.get(sha256) else None
+
+    def discard(self) -> None:
+        with self._lock:
+            parts, self._parts = [p for p in self._parts.values() if p], {}
+        for part in parts:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(part)
+
+
 def inspect_many(files: list[tuple[Path, str]], *, threads: int | None = None, resolved: bool = False,
-                 on_checked=None) -> dict[Path, AudioInfo | AudioRejected]:
+                 stage: Staging | None = None, on_checked=None) -> dict[Path, AudioInfo | AudioRejected]:
     """Validate many files, each distinct file once (rows that share a file share its check). `files`:
     (path, name for messages), the paths resolved already if `resolved`; the answer maps each resolved path
     to its AudioInfo or to the AudioRejected naming it (the first name given). `on_checked()` is called
     after each file (a job's progress); if it raises, the checks not started yet are dropped and the
-    exception goes on.
+    exception goes on. `stage`: see inspect_audio.
 
     Short files named .wav are checked in the calling thread: such a WAV is read from its header and
     hashed in tens of microseconds, and threads contending for the GIL would make that slower, not
@@ -341,7 +418,7 @@ def inspect_many(files: list[tuple[Path, str]], *, threads: int | None = None, r
 
     def check(path: Path, name: str) -> AudioInfo | AudioRejected:
         try:
-            return inspect_audio(path, name=name)
+            return inspect_audio(path, name=name, stage=stage)
         except AudioRejected as exc:
             return exc
 
@@ -489,12 +566,13 @@ def _new_asset(info: AudioInfo, *, original_name: str, converted_from: AudioAsse
     )
 
 
-def store_validated(files: list[tuple[Path, AudioInfo, str]]) -> dict[str, AudioAsset]:
+def store_validated(files: list[tuple[Path, AudioInfo, str]], *, staged: Staging | None = None) -> dict[str, AudioAsset]:
     """Store files already validated (inspect_many), each distinct content once: one query finds what is
-    stored already, the new files are written side by side and made durable together (_keep_files), one
-    bulk insert adds their assets, all under the content locks (see _storing; taken in hash order, so two
-    imports of the same files wait for each other and never deadlock). `files`: (path, info, name).
-    Returns sha256 -> asset. Inside atomic_import(), a failure later removes the files written here."""
+    stored already, the new files are written side by side (or taken from `staged`) and made durable
+    together (_keep_files), one bulk insert adds their assets, all under the content locks (see _storing;
+    taken in hash order, so two imports of the same files wait for each other and never deadlock).
+    `files`: (path, info, name). Returns sha256 -> asset. Inside atomic_import(), a failure later removes
+    the files written here."""
     by_digest: dict[str, tuple[Path, AudioInfo, str]] = {}
     for path, info, name in files:
         by_digest.setdefault(info.sha256, (path, info, name))
@@ -506,7 +584,8 @@ def store_validated(files: list[tuple[Path, AudioInfo, str]]) -> dict[str, Audio
                 path, info, name = by_digest[digest]
                 new.append((_new_asset(info, original_name=name), path, info, name))
         if new:
-            names = _keep_files([(path, _asset_path(asset, name), info, name) for asset, path, info, name in new])
+            names = _keep_files([(path, _asset_path(asset, name), info, name) for asset, path, info, name in new],
+                                staged=staged)
             for (asset, *_), stored_name in zip(new, names, strict=True):
                 asset.file.name = stored_name
             now = timezone.now()
@@ -532,13 +611,14 @@ _ASSET_COLUMNS = ("public_id", "file", "sha256", "original_name", "format", "dur
 STORE_THREADS = max(2, os.cpu_count() or 2)
 
 
-def _keep_files(files: list[tuple[Path, str, AudioInfo, str]]) -> list[str]:
+def _keep_files(files: list[tuple[Path, str, AudioInfo, str]], *, staged: Staging | None = None) -> list[str]:
     """_keep_file for many files (path, target, info, name) at once; returns their stored names. On a
-    filesystem each new file is copied to a `.part` name and checked as _keep_file does, several at a time;
-    then all of them are made durable together (_make_durable: one flush, not one per file) and only then
-    renamed into place, so a content-addressed name still only ever holds the bytes it names. Call under the
-    content locks. A failure removes the `.part` files; the files already renamed are the caller's
-    atomic_import()'s to discard."""
+    filesystem each new file is copied to a `.part` name and checked as _keep_file does, several at a time
+    (or taken from `staged`, written from the bytes its check hashed); then all of them are made durable
+    together (_make_durable: one flush, not one per file) and only then renamed into place, so a
+    content-addressed name still only ever holds the bytes it names. Call under the content locks. A
+    failure removes the `.part` files; the files already renamed are the caller's atomic_import()'s to
+    discard."""
     try:
         default_storage.path("audio")
     except NotImplementedError:  # object storage: each upload appears whole or not at all
@@ -552,7 +632,10 @@ def _keep_files(files: list[tuple[Path, str, AudioInfo, str]]) -> list[str]:
 
     def copy(path: Path, target: str, final: str, info: AudioInfo, name: str) -> tuple[str, str] | None:
         if _reusable(target, info, exists=os.path.lexists(final)):
-            return None  # already there, whole
+            return None  # already there, whole (a staged copy is left to its Staging to discard)
+        if staged is not None and (part := staged.take(info.sha256)) is not None:
+            parts.append(part)
+            return part, final
         part = final + suffix
         parts.append(part)
         if info.stored_as_is:  # the file is its own stored form: copied as it is, its hash checked on the way

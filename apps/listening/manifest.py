@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import PrivateAttr, ValidationInfo, field_validator, model_validator
 
-from apps.audio.services import AudioInfo, AudioRejected, inspect_many
+from apps.audio.services import AudioInfo, AudioRejected, Staging, inspect_many
 from apps.core.errors import FileProblem, FileRefused
 from apps.core.tabular import RowModel, parse_table, refuse
 
@@ -131,9 +131,11 @@ def _is_regular_file(path: str) -> bool:
         return False
 
 
-def read_manifest(path: Path, *, check_audio: bool = True, progress=None, stored=frozenset()) -> list[ManifestRow]:
+def read_manifest(path: Path, *, check_audio: bool = True, progress=None, stored=frozenset(),
+                  stage: Staging | None = None) -> list[ManifestRow]:
     """Parse and check every row and its audio; raise FileRefused naming each bad row by file and line.
 
+    `stage`: an apps.audio Staging that the checked files are written to, for storing them by a rename.
     `stored`: clip ids an earlier run of this import already stored (a resume). Their rows are checked
     again; their audio, checked by that run and stored since, is not (audio_info stays None).
     `progress` (a jobs Progress) shows one bar across what this run still has to do, in two steps: the
@@ -166,7 +168,7 @@ def read_manifest(path: Path, *, check_audio: bool = True, progress=None, stored
                     progress.advance(checked - written[0],
                                      message=f"{before}Step 1 of 2: checked {checked} of {to_check} audio files")
                     written[:] = [checked, time.monotonic()]
-        checked = inspect_many(files, resolved=True, on_checked=on_checked)
+        checked = inspect_many(files, resolved=True, stage=stage, on_checked=on_checked)
         for line, row in parsed:
             if row.clip_id in stored:
                 continue

@@ -28,7 +28,7 @@ from apps.accounts.models import User
 from apps.accounts.roles import Role
 from apps.audio import playback as playback_gate
 from apps.audio.models import AudioAsset
-from apps.audio.services import atomic_import, store_validated
+from apps.audio.services import Staging, atomic_import, store_validated
 from apps.core.bulk import cycle_collection_paused, insert_rows, refresh_statistics
 from apps.core.errors import Conflict, FileRefused, Forbidden, InvalidInput, NotFound
 from apps.core.prepared import columns, load, prepared_cursor
@@ -73,22 +73,26 @@ def import_listening_test(*, name: str, manifest: Path, acting_user=None, progre
     name = name.strip()
     if not name:
         raise InvalidInput("the test needs a name", field="name")
-    job = progress.job if progress is not None else None
-    test = ListeningTest.objects.filter(import_job=job).first() if job is not None else None
-    stored = set(test.clips.values_list("clip_id", flat=True)) if test is not None else set()
-    rows = read_manifest(Path(manifest), progress=progress, stored=stored)
-    if test is not None and not test.is_importing:
-        return test  # an earlier run finished it (its worker died before the job row said so)
-    if job is None:
-        with atomic_import():  # all or nothing, the stored files included
-            test = _begin_import(name=name, rows=rows, acting_user=acting_user)
-            # All the audio at once (one lookup, one flush to disk, one insert), then the clips naming it:
-            # one batch, as nothing commits before the end anyway.
-            _store_batch(test, _in_random_order(rows), assets=_store_audio(rows, retry=False))
-            return _finish_import(test)
-    test = test or _begin_import(name=name, rows=rows, acting_user=acting_user, job=job)
-    _store_clips(test, [r for r in rows if r.clip_id not in stored], progress=progress)
-    return _finish_import(test)
+    # Each file is staged for storage as it is checked, so storing it is a rename, not a second read, hash
+    # and write; what is not stored (a refused manifest, audio stored already, a cancel) is discarded.
+    with Staging() as staging:
+        if progress is None:
+            rows = read_manifest(Path(manifest), stage=staging)
+            with atomic_import():  # all or nothing, the stored files included
+                test = _begin_import(name=name, rows=rows, acting_user=acting_user)
+                # All the audio at once (one lookup, one flush to disk, one insert), then the clips naming
+                # it: one batch, as nothing commits before the end anyway.
+                _store_batch(test, _in_random_order(rows), assets=_store_audio(rows, staged=staging, retry=False))
+                return _finish_import(test)
+        job = progress.job
+        test = ListeningTest.objects.filter(import_job=job).first()
+        stored = set(test.clips.values_list("clip_id", flat=True)) if test is not None else set()
+        rows = read_manifest(Path(manifest), progress=progress, stored=stored, stage=staging)
+        if test is not None and not test.is_importing:
+            return test  # an earlier run finished it (its worker died before the job row said so)
+        test = test or _begin_import(name=name, rows=rows, acting_user=acting_user, job=job)
+        _store_clips(test, [r for r in rows if r.clip_id not in stored], staged=staging, progress=progress)
+        return _finish_import(test)
 
 
 def _begin_import(*, name: str, rows, acting_user=None, job=None) -> ListeningTest:
@@ -117,7 +121,7 @@ def _in_random_order(rows) -> list:
     return rows
 
 
-def _store_clips(test: ListeningTest, rows, *, progress=None) -> None:
+def _store_clips(test: ListeningTest, rows, *, staged: Staging, progress=None) -> None:
     """Store the rows in batches of IMPORT_BATCH, each in a transaction of its own that moves the job's
     bar (`progress`, if any); each batch's audio is stored ahead of its transaction."""
     todo = _in_random_order(rows)
@@ -128,11 +132,12 @@ def _store_clips(test: ListeningTest, rows, *, progress=None) -> None:
     while todo:
         chunk, todo = todo[:IMPORT_BATCH], todo[IMPORT_BATCH:]
         try:
-            # The audio is stored ahead of the batch, outside its transaction: copying files is the slow
-            # part, and no lock but the copied contents' own is held meanwhile (store_validated), so a
-            # cancel request or a page never waits for it. An asset is whole on its own and found again by
-            # its content hash: one stored ahead of a batch that then fails is reused by the next run.
-            assets = _store_audio(chunk)
+            # The audio is stored ahead of the batch, outside its transaction: storing files (a flush to
+            # disk, renames, a copy of what was not staged) is the slow part, and no lock but the stored
+            # contents' own is held meanwhile (store_validated), so a cancel request or a page never waits
+            # for it. An asset is whole on its own and found again by its content hash: one stored ahead of
+            # a batch that then fails is reused by the next run.
+            assets = _store_audio(chunk, staged=staged)
             with transaction.atomic():
                 if progress is not None:
                     # First, fenced by this run's claim: the count commits with the clips it counts, a run
@@ -155,18 +160,18 @@ def _store_clips(test: ListeningTest, rows, *, progress=None) -> None:
             progress.check_cancelled()
 
 
-def _store_audio(rows, *, retry: bool = True) -> dict:
+def _store_audio(rows, *, staged: Staging, retry: bool = True) -> dict:
     """Each distinct file once, from the check read_manifest made (no second decode): one lookup of what is
     stored already and one bulk insert (store_validated, which takes the contents' locks in the order of
     their hashes, so two imports storing the same files wait for each other and never deadlock). `retry`,
     outside a transaction: a file another import stored meanwhile is found by the second lookup."""
     files = [(r.audio_path, r.audio_info, r.audio_path.name) for r in rows]
     try:
-        return store_validated(files)
+        return store_validated(files, staged=staged)
     except IntegrityError:
         if not retry:
             raise
-        return store_validated(files)
+        return store_validated(files, staged=staged)
 
 
 _CLIP_COLUMNS = ("test_id", "work_item_id", "clip_id", "asset_id", "audio_name", "text", "speaker", "source_type",

@@ -190,3 +190,45 @@ def test_an_import_takes_the_same_queries_for_ten_clips_as_for_sixty(write_manif
         clip_inserts = [q["sql"] for q in queries.captured_queries if q["sql"].startswith('COPY "listening_clip"')]
         assert len(clip_inserts) == 1
     assert counts[0] == counts[1]
+
+
+def _files_under(folder) -> list[str]:
+    return sorted(p.name for p in folder.rglob("*") if p.is_file())
+
+
+def test_an_import_stores_each_file_from_the_bytes_it_checked_without_copying_it_again(write_manifest, monkeypatch, settings):
+    """The one-transaction import stages each WAV as it checks it (audio.Staging): storing it is a rename,
+    and what is stored is whole, under its content's name, with no `.part` file left over."""
+    from pathlib import Path
+
+    from apps.audio import services as audio
+    from apps.audio.selectors import stored_file_problem
+
+    def no_copy(*args, **kwargs):
+        raise AssertionError("a staged file was copied again")
+
+    monkeypatch.setattr(audio, "_copy_checked", no_copy)
+    rows = clip_rows(6)
+    rows[5]["audio"] = rows[4]["audio"]  # one file named by two rows
+    test = import_listening_test(name="staged", manifest=write_manifest(rows))
+    assets = AudioAsset.objects.filter(listening_clips__test=test).distinct()
+    assert assets.count() == 5
+    assert all(stored_file_problem(a.file.name, size_bytes=a.size_bytes, sha256=a.sha256) is None for a in assets)
+    assert _files_under(Path(settings.MEDIA_ROOT) / "audio") == sorted(f"{a.sha256}.wav" for a in assets)
+
+
+def test_a_refused_manifest_or_audio_stored_before_leaves_nothing_staged(write_manifest, settings):
+    from pathlib import Path
+
+    audio = Path(settings.MEDIA_ROOT) / "audio"
+    rows = clip_rows(3)
+    rows[2]["style"] = "sung"
+    with pytest.raises(FileRefused):
+        import_listening_test(name="refused", manifest=write_manifest(rows))
+    assert _files_under(audio) == []
+
+    rows[2]["style"] = "read"
+    import_listening_test(name="first", manifest=write_manifest(rows))
+    stored = _files_under(audio)
+    import_listening_test(name="second", manifest=write_manifest(rows))  # the same files: found, not staged twice
+    assert _files_under(audio) == stored and len(stored) == 3

@@ -2,10 +2,12 @@
 batches it stored, never duplicates a clip, and no listener is offered the test before it is complete."""
 
 import io
+import os
 import threading
 import time
 import zipfile
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.core.files.base import ContentFile
@@ -15,6 +17,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from apps.audio.models import AudioAsset
+from apps.audio.services import Staging
 from apps.core.errors import Conflict, NotFound
 from apps.jobs import services as jobs
 from apps.jobs.models import Job, JobStatus
@@ -239,14 +242,59 @@ def test_two_runs_storing_one_import_at_once_store_each_clip_once(write_manifest
     """Should two runs ever store the same unfinished import at once, the unique (test, clip_id) key
     refuses the second copy of a clip; the run it refused keeps the other's clips and goes on."""
     batches_of(3)
-    rows = read_manifest(write_manifest(clip_rows(30)))
-    test = services._begin_import(name="raced", rows=rows)
-    errors = run_threads([lambda: services._store_clips(test, rows)] * 2)
+    with Staging() as staging:  # one run takes each staged file, the other finds it stored or copies it
+        rows = read_manifest(write_manifest(clip_rows(30)), stage=staging)
+        test = services._begin_import(name="raced", rows=rows)
+        errors = run_threads([lambda: services._store_clips(test, rows, staged=staging)] * 2)
     assert not errors
     ids = list(test.clips.values_list("clip_id", flat=True))
     assert len(ids) == 30 == len(set(ids))
     assert WorkItem.objects.filter(pool=test.pool).count() == 30  # a refused batch took its items back
     assert services._finish_import(test).status == Status.DRAFT
+
+
+def _stored_audio_files(settings) -> list[str]:
+    return sorted(p.name for p in (Path(settings.MEDIA_ROOT) / "audio").rglob("*") if p.is_file())
+
+
+def test_a_job_stores_the_files_it_staged_batch_by_batch_and_a_cancel_leaves_none_staged(
+    upload, batches_of, monkeypatch, settings
+):
+    """Each file is staged as the job checks it (audio.Staging) and stored by a rename with its batch; the
+    files of the batches a cancel kept from storing are discarded, not left as `.part` files."""
+    from apps.audio import services as audio
+
+    def no_copy(*args, **kwargs):
+        raise AssertionError("a staged file was copied again")
+
+    monkeypatch.setattr(audio, "_copy_checked", no_copy)
+    batches_of(4)
+    _spy_batches(monkeypatch, after=lambda n: n == 1 and jobs.request_cancel(job=Job.objects.get(kind="listening.import")))
+    job, _ = upload(clip_rows(12), name="cancel me")
+    job.refresh_from_db()
+    assert job.status == JobStatus.CANCELLED
+    assert _stored_audio_files(settings) == sorted(f"{a.sha256}.wav" for a in AudioAsset.objects.all())
+    assert AudioAsset.objects.count() == 4  # the first batch's files; the other eight were discarded
+
+    job, _ = upload(clip_rows(12), name="whole")  # the same twelve files: four of them are stored already
+    job.refresh_from_db()
+    assert job.status == JobStatus.SUCCEEDED
+    assert _stored_audio_files(settings) == sorted(f"{a.sha256}.wav" for a in AudioAsset.objects.all())
+    assert AudioAsset.objects.count() == 12
+
+
+def test_a_file_that_cannot_be_staged_is_copied_when_it_is_stored(write_manifest, monkeypatch, settings):
+    """Staging is a shortcut: a file it cannot write (a full disk) is copied with its batch as before."""
+    import errno
+
+    def full_disk(fd, data):  # only staging writes with os.write; a copy writes through a file object
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "write", full_disk)
+    test = services.import_listening_test(name="copied", manifest=write_manifest(clip_rows(5)))
+    monkeypatch.undo()
+    assert test.clips.count() == 5
+    assert _stored_audio_files(settings) == sorted(f"{a.sha256}.wav" for a in AudioAsset.objects.all())
 
 
 def test_discarding_an_unfinished_import_drops_it_and_its_bundle(upload, batches_of, monkeypatch, admin, client_for):
