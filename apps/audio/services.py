@@ -630,32 +630,37 @@ def _keep_files(files: list[tuple[Path, str, AudioInfo, str]], *, staged: Stagin
     suffix = f".{uuid.uuid4().hex}.part"  # one run's own temporary names
     mode = default_storage.file_permissions_mode
 
-    def copy(path: Path, target: str, final: str, info: AudioInfo, name: str) -> tuple[str, str] | None:
+    placed: list[tuple[str, str] | None] = []  # per file: (the part to rename, its final name), or None
+    to_copy: list[tuple[Path, str, AudioInfo, str]] = []
+    for (path, target, info, name), final in zip(files, finals, strict=True):
         if _reusable(target, info, exists=os.path.lexists(final)):
-            return None  # already there, whole (a staged copy is left to its Staging to discard)
-        if staged is not None and (part := staged.take(info.sha256)) is not None:
-            parts.append(part)
-            return part, final
-        part = final + suffix
+            placed.append(None)  # already there, whole (a staged copy is left to its Staging to discard)
+            continue
+        part = staged.take(info.sha256) if staged is not None else None
+        if part is None:
+            part = final + suffix
+            to_copy.append((path, part, info, name))
         parts.append(part)
+        placed.append((part, final))
+
+    def copy(path: Path, part: str, info: AudioInfo, name: str) -> None:
         if info.stored_as_is:  # the file is its own stored form: copied as it is, its hash checked on the way
             _copy_checked(path, Path(part), info, name=name, sync=False, mode=mode)
         else:
             with stored_form(path, format=info.format, name=name) as kept:
                 _copy_checked(kept, Path(part), info, name=name, sync=False, mode=mode)
-        return part, final
 
-    def copy_slice(start: int) -> list[tuple[str, str] | None]:
-        return [copy(path, target, final, info, name)
-                for (path, target, info, name), final in zip(files[start:start + _SLICE], finals[start:start + _SLICE],
-                                                             strict=True)]
+    def copy_slice(start: int) -> None:
+        for args in to_copy[start:start + _SLICE]:
+            copy(*args)
 
     try:
-        # Slices of files per task: a future per file would cost more than copying a short clip.
-        with ThreadPoolExecutor(max_workers=max(1, min(STORE_THREADS, len(files) // _SLICE))) as pool:
-            copied = [c for done in pool.map(copy_slice, range(0, len(files), _SLICE)) for c in done]
-        _make_durable([c[0] for c in copied if c is not None])
-        for (_, target, info, _), done in zip(files, copied, strict=True):
+        if to_copy:
+            # Slices of files per task: a future per file would cost more than copying a short clip.
+            with ThreadPoolExecutor(max_workers=max(1, min(STORE_THREADS, len(to_copy) // _SLICE))) as pool:
+                list(pool.map(copy_slice, range(0, len(to_copy), _SLICE)))
+        _make_durable([done[0] for done in placed if done is not None])
+        for (_, target, info, _), done in zip(files, placed, strict=True):
             if done is not None:
                 os.replace(*done)
                 _remember_written(target, info.sha256)
@@ -679,8 +684,8 @@ def _make_durable(paths: list[Path]) -> None:
     syncfs = _syncfs()
     if syncfs is not None:
         devices = {}
-        for path in paths:
-            devices.setdefault(os.stat(path).st_dev, path)
+        for folder in {os.path.dirname(path) for path in paths}:  # a file is on its folder's filesystem
+            devices.setdefault(os.stat(folder).st_dev, folder)
         ok = True
         for path in devices.values():
             fd = os.open(path, os.O_RDONLY)
