@@ -630,19 +630,6 @@ def _keep_files(files: list[tuple[Path, str, AudioInfo, str]], *, staged: Stagin
     suffix = f".{uuid.uuid4().hex}.part"  # one run's own temporary names
     mode = default_storage.file_permissions_mode
 
-    placed: list[tuple[str, str] | None] = []  # per file: (the part to rename, its final name), or None
-    to_copy: list[tuple[Path, str, AudioInfo, str]] = []
-    for (path, target, info, name), final in zip(files, finals, strict=True):
-        if _reusable(target, info, exists=os.path.lexists(final)):
-            placed.append(None)  # already there, whole (a staged copy is left to its Staging to discard)
-            continue
-        part = staged.take(info.sha256) if staged is not None else None
-        if part is None:
-            part = final + suffix
-            to_copy.append((path, part, info, name))
-        parts.append(part)
-        placed.append((part, final))
-
     def copy(path: Path, part: str, info: AudioInfo, name: str) -> None:
         if info.stored_as_is:  # the file is its own stored form: copied as it is, its hash checked on the way
             _copy_checked(path, Path(part), info, name=name, sync=False, mode=mode)
@@ -650,15 +637,24 @@ def _keep_files(files: list[tuple[Path, str, AudioInfo, str]], *, staged: Stagin
             with stored_form(path, format=info.format, name=name) as kept:
                 _copy_checked(kept, Path(part), info, name=name, sync=False, mode=mode)
 
-    def copy_slice(start: int) -> None:
-        for args in to_copy[start:start + _SLICE]:
-            copy(*args)
-
+    placed: list[tuple[str, str] | None] = []  # per file: (the part to rename, its final name), or None
+    to_copy: list[tuple[Path, str, AudioInfo, str]] = []
     try:
+        for (path, target, info, name), final in zip(files, finals, strict=True):
+            if _reusable(target, info, exists=os.path.lexists(final)):
+                placed.append(None)  # already there, whole (a staged copy is left to its Staging to discard)
+                continue
+            part = staged.take(info.sha256) if staged is not None else None
+            if part is None:
+                part = final + suffix
+                to_copy.append((path, part, info, name))
+            parts.append(part)  # from here on this call's to rename or remove
+            placed.append((part, final))
         if to_copy:
             # Slices of files per task: a future per file would cost more than copying a short clip.
             with ThreadPoolExecutor(max_workers=max(1, min(STORE_THREADS, len(to_copy) // _SLICE))) as pool:
-                list(pool.map(copy_slice, range(0, len(to_copy), _SLICE)))
+                list(pool.map(lambda start: [copy(*args) for args in to_copy[start:start + _SLICE]],
+                              range(0, len(to_copy), _SLICE)))
         _make_durable([done[0] for done in placed if done is not None])
         for (_, target, info, _), done in zip(files, placed, strict=True):
             if done is not None:
