@@ -176,7 +176,7 @@ def hostile(value) -> tuple[str | None, str] | None:
 
 def _clean_flat_texts(record: dict) -> bool:
     """Whether every key and value is a text without NUL, none over MAX_CELL_CHARS (as every CSV row is):
-    one pass of C-level checks instead of hostile's walk, a quarter of reading a CSV row."""
+    one pass of checks that run in C instead of hostile's walk, which stacks every value first."""
     texts = [*record, *record.values()]
     return (all(type(t) is str for t in texts) and "\x00" not in "".join(texts)
             and max(map(len, texts), default=0) <= MAX_CELL_CHARS)
