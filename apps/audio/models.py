@@ -5,11 +5,16 @@ from django.db import models
 from django.urls import reverse
 
 
+def content_folder(sha256: str) -> str:
+    """The storage folder of the file with this content (its name is the sha256 and an extension)."""
+    return f"audio/{sha256[:2]}"
+
+
 def _asset_path(asset: "AudioAsset", filename: str) -> str:
     # Content-addressed and opaque: the stored name reveals nothing about the clip (no transcript, speaker
     # or system in a URL a listener could read).
     ext = filename.rsplit(".", 1)[-1].lower() if "." in filename else "bin"
-    return f"audio/{asset.sha256[:2]}/{asset.sha256}.{ext}"
+    return f"{content_folder(asset.sha256)}/{asset.sha256}.{ext}"
 
 
 class AudioAsset(models.Model):

@@ -48,7 +48,7 @@ from pydub import AudioSegment
 from pydub.exceptions import CouldntDecodeError
 from pydub.utils import mediainfo_json
 
-from apps.audio.models import AudioAsset, _asset_path
+from apps.audio.models import AudioAsset, _asset_path, content_folder
 from apps.audio.selectors import asset_file_problems, orphan_files, stored_file_problem
 from apps.core.bulk import insert_rows
 from apps.core.errors import FileRefused
@@ -332,9 +332,9 @@ class Staging:
 
     def __init__(self):
         try:
-            self._folder = Path(default_storage.path("audio"))
+            self._root = default_storage.path("")
         except NotImplementedError:  # object storage: uploads go whole, from the source
-            self._folder = None
+            self._root = None
         self._suffix = f".{uuid.uuid4().hex}.part"
         self._mode = default_storage.file_permissions_mode
         self._parts: dict[str, str | None] = {}  # sha256 -> its staged copy (None while being written)
@@ -348,13 +348,13 @@ class Staging:
         self.discard()
 
     def write(self, sha256: str, data: bytes) -> None:
-        if self._folder is None:
+        if self._root is None:
             return
         with self._lock:
             if sha256 in self._parts:
                 return  # the same bytes under another name: staged once
             self._parts[sha256] = None
-        folder = os.path.join(self._folder, sha256[:2])
+        folder = os.path.join(self._root, content_folder(sha256))  # where its stored name will be
         part = os.path.join(folder, f"{sha256}{self._suffix}")
         try:
             if folder not in self._folders:
