@@ -1,5 +1,6 @@
 """Counting how often an import looks at each audio file (issue 23: once is enough)."""
 
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from apps.audio import services
 
 def count_looks(monkeypatch) -> tuple[Counter, Counter]:
     """(looks, decodes) by file name, filled in as the code under test runs: a look is inspect_audio
-    reading the file (through its WAV-header or its decoding path), a decode is pydub's from_file."""
+    checking the file (in this process: a run below CHECKER_MIN_FILES), a decode is pydub's from_file."""
     looks, decodes = Counter(), Counter()
 
     def counted(reader):
@@ -18,8 +19,7 @@ def count_looks(monkeypatch) -> tuple[Counter, Counter]:
             looks[Path(file).name] += 1
             return reader(file, *args, **kwargs)
         return counting
-    for reader in ("_inspect_wav", "_inspect_by_decoding"):
-        monkeypatch.setattr(services, reader, counted(getattr(services, reader)))
+    monkeypatch.setattr(services, "inspect_audio", counted(services.inspect_audio))
     from_file = AudioSegment.from_file
 
     def decoding(cls, file, *args, **kwargs):
@@ -27,3 +27,20 @@ def count_looks(monkeypatch) -> tuple[Counter, Counter]:
         return from_file(file, *args, **kwargs)
     monkeypatch.setattr(AudioSegment, "from_file", classmethod(decoding))
     return looks, decodes
+
+
+def share_with_checker(monkeypatch) -> list[str]:
+    """Have inspect_many share even a few files with its checker process, this process slow at its share
+    (so the checker surely takes some). Returns the names this process looked at, filled in as it runs."""
+    monkeypatch.setattr(services, "CHECKER_MIN_FILES", 1)
+    monkeypatch.setattr(services, "_CHECKER_SLICE", 1)
+    looked: list[str] = []
+    inspect = services.inspect_audio
+
+    def slowly(path, *, name=None, stage=None):
+        looked.append(name)
+        time.sleep(0.05)
+        return inspect(path, name=name, stage=stage)
+
+    monkeypatch.setattr(services, "inspect_audio", slowly)
+    return looked

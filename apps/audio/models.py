@@ -4,10 +4,7 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
-
-def content_folder(sha256: str) -> str:
-    """The storage folder of the file with this content (its name is the sha256 and an extension)."""
-    return f"audio/{sha256[:2]}"
+from apps.audio.wavcheck import content_folder
 
 
 def _asset_path(asset: "AudioAsset", filename: str) -> str:

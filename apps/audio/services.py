@@ -27,12 +27,15 @@ import hashlib
 import io
 import logging
 import os
+import pickle
+import queue
 import stat
 import subprocess
 import sys
 import tempfile
 import threading
 import uuid
+from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -48,8 +51,10 @@ from pydub import AudioSegment
 from pydub.exceptions import CouldntDecodeError
 from pydub.utils import mediainfo_json
 
-from apps.audio.models import AudioAsset, _asset_path, content_folder
+from apps.audio import wavcheck
+from apps.audio.models import AudioAsset, _asset_path
 from apps.audio.selectors import asset_file_problems, orphan_files, stored_file_problem
+from apps.audio.wavcheck import KEPT_CHUNKS, MAX_CHUNKS, SIZED_CODECS, WavHeader, content_folder
 from apps.core.bulk import insert_rows
 from apps.core.errors import FileRefused
 from apps.core.tabular import refuse
@@ -57,8 +62,6 @@ from apps.core.tabular import refuse
 log = logging.getLogger(__name__)
 
 AUDIO_EXTENSIONS = {".wav", ".mp3", ".flac", ".ogg", ".opus", ".m4a", ".webm", ".aac"}
-# A decoded stream shorter than its header promises by more than this is a truncated file.
-TRUNCATION_TOLERANCE_SECONDS = 0.05
 
 
 class AudioRejected(FileRefused):
@@ -250,18 +253,20 @@ def inspect_audio(path: Path, *, name: str | None = None, stage: Staging | None 
         # One read: the header, the chunks and the hash all come from these bytes.
         data = path.read_bytes()
         size = len(data)
-        header = _read_wav_header(io.BytesIO(data))
-        if header is not None and header.codec in _WAV_SIZED_CODECS:
-            info = _inspect_wav(path, name, size, header, sha256=hashlib.sha256(data).hexdigest())
-            chunks = _read_riff_chunks(io.BytesIO(data), size)
-            if chunks is not None and len(chunks) <= _WAV_MAX_CHUNKS and _chunks_are_bare(chunks, size):
-                if stage is not None:
-                    stage.write(info.sha256, data)
-                return replace(info, stored_as_is=True)
-            return _as_stored(path, name, info)
+        bare = wavcheck.bare_wav(data)
+        if bare is not None:
+            header, held = bare
+            info = _wav_info(header.sample_rate, header.channels, held, size, hashlib.sha256(data).hexdigest(),
+                             stored_as_is=True)
+            if stage is not None:
+                stage.write(info.sha256, data)
+            return info
+        header = wavcheck.read_header(io.BytesIO(data))
+        if header is not None and header.codec in SIZED_CODECS:
+            return _as_stored(path, name, _inspect_wav(path, name, size, header, sha256=hashlib.sha256(data).hexdigest()))
     else:
         header = _wav_header(path)
-    if header is not None and header.codec in _WAV_SIZED_CODECS:
+    if header is not None and header.codec in SIZED_CODECS:
         info = _inspect_wav(path, name, size, header)
     else:
         info = _inspect_by_decoding(path, name, size)
@@ -277,22 +282,17 @@ def _as_stored(path: Path, name: str, info: AudioInfo) -> AudioInfo:
 
 
 def _inspect_wav(path: Path, name: str, size: int, header: WavHeader, *, sha256: str | None = None) -> AudioInfo:
-    held_frames = (size - header.data_offset) // header.block_align
-    if header.data_size in (0, 0xFFFFFFFF):
-        # 0 and 0xFFFFFFFF mean "unknown length" (streamed WAV): nothing was promised, the file is what it holds.
-        promised_frames = held_frames
-    else:
-        promised_frames = header.data_size // header.block_align
-    held = min(held_frames, promised_frames) / header.sample_rate
-    promised = promised_frames / header.sample_rate
-    if held <= 0:
-        raise AudioRejected(name, "the audio has zero duration")
-    if promised - held > TRUNCATION_TOLERANCE_SECONDS:
-        raise AudioRejected(name, f"the file is truncated: its header promises {promised:.2f} s, it holds {held:.2f} s")
-    return AudioInfo(
-        format="wav", duration_seconds=round(held, 3), sample_rate=header.sample_rate, channels=header.channels,
-        size_bytes=size, sha256=sha256 or sha256_of(path),
-    )
+    try:
+        held = wavcheck.held_seconds(header, size)
+    except ValueError as exc:
+        raise AudioRejected(name, str(exc)) from None
+    return _wav_info(header.sample_rate, header.channels, held, size, sha256 or sha256_of(path))
+
+
+def _wav_info(sample_rate: int, channels: int, held: float, size: int, sha256: str, *,
+              stored_as_is: bool = False) -> AudioInfo:
+    return AudioInfo(format="wav", duration_seconds=round(held, 3), sample_rate=sample_rate, channels=channels,
+                     size_bytes=size, sha256=sha256, stored_as_is=stored_as_is)
 
 
 def _inspect_by_decoding(path: Path, name: str, size: int) -> AudioInfo:
@@ -308,7 +308,7 @@ def _inspect_by_decoding(path: Path, name: str, size: int) -> AudioInfo:
     if decoded <= 0:
         raise AudioRejected(name, "the audio has zero duration")
     declared = _declared_duration(probe, streams[0], path)
-    if declared is not None and declared - decoded > TRUNCATION_TOLERANCE_SECONDS + _encoder_slack(streams[0]):
+    if declared is not None and declared - decoded > wavcheck.TRUNCATION_TOLERANCE_SECONDS + _encoder_slack(streams[0]):
         raise AudioRejected(name, f"the file is truncated: its header promises {declared:.2f} s, it holds {decoded:.2f} s")
     return AudioInfo(
         format=_format_name(probe, path),
@@ -360,15 +360,7 @@ class Staging:
             if folder not in self._folders:
                 os.makedirs(folder, exist_ok=True)
                 self._folders.add(folder)
-            fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-                if self._mode is not None:
-                    os.fchmod(fd, self._mode)
-            finally:
-                os.close(fd)
+            wavcheck.write_new_file(part, data, self._mode)
         except BaseException as exc:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(part)
@@ -379,6 +371,21 @@ class Staging:
             raise
         with self._lock:
             self._parts[sha256] = part  # written whole: only now may storing take it
+
+    def checker_options(self) -> tuple[str, str, str]:
+        """Where a checker process (wavcheck) stages its copies: the root ("-": it does not stage), a
+        suffix of its own (its copy and this process's of one content must not share a name), the mode."""
+        return (self._root or "-", f".{uuid.uuid4().hex}.part", "-" if self._mode is None else str(self._mode))
+
+    def adopt(self, sha256: str, part: str) -> None:
+        """Take in a copy a checker process staged: discarded with the rest, or removed now if this content
+        is staged already."""
+        with self._lock:
+            if sha256 not in self._parts:
+                self._parts[sha256] = part
+                return
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(part)
 
     def take(self, sha256: str) -> str | None:
         """The staged copy of this content (then the taker's to rename or remove), or None."""
@@ -401,9 +408,9 @@ def inspect_many(files: list[tuple[Path, str]], *, threads: int | None = None, r
     after each file (a job's progress); if it raises, the checks not started yet are dropped and the
     exception goes on. `stage`: see inspect_audio.
 
-    Short files named .wav are checked in the calling thread: such a WAV is read from its header and
-    hashed in tens of microseconds, and threads contending for the GIL would make that slower, not
-    faster. Longer ones (hashing them runs outside the GIL) and other formats (which wait on ffprobe and
+    Short files named .wav are checked in the calling thread (and, when there are many, in a checker
+    process beside it: _check_short_wavs): such a WAV is read from its header and hashed in tens of
+    microseconds, and threads contending for the GIL would make that slower, not faster. Longer ones (hashing them runs outside the GIL) and other formats (which wait on ffprobe and
     ffmpeg) are checked side by side. The name only chooses the thread: what a file is, and so how it is
     checked, is decided from its bytes either way."""
     names: dict[Path, str] = {}
@@ -430,11 +437,8 @@ def inspect_many(files: list[tuple[Path, str]], *, threads: int | None = None, r
     results: dict[Path, AudioInfo | AudioRejected] = {}
     try:
         side_by_side = pool.map(check_slice, range(0, len(pooled), _SLICE))
-        for path, name in items:
-            if path in inline:
-                results[path] = check(path, name)
-                if on_checked is not None:
-                    on_checked()
+        _check_short_wavs([item for item in items if item[0] in inline], check, stage=stage,
+                          on_checked=on_checked, results=results)
         outcomes = (outcome for done in side_by_side for outcome in done)
         for (path, _), outcome in zip(pooled, outcomes, strict=True):
             results[path] = outcome
@@ -448,6 +452,102 @@ def inspect_many(files: list[tuple[Path, str]], *, threads: int | None = None, r
 
 
 INLINE_CHECK_BYTES = 1 << 20  # about 30 s of 16 kHz mono speech
+CHECKER_MIN_FILES = 1000  # fewer are checked sooner than a checker process starts (about 20 ms)
+_CHECKER_SLICE = 128  # files per request to the checker process
+
+
+def _check_short_wavs(items: list[tuple[Path, str]], check, *, stage: Staging | None, on_checked,
+                      results: dict) -> None:
+    """Check short WAVs in the calling thread and, when there are many and more than one core, in a
+    checker process (wavcheck) too: both take slices from one queue, so neither waits on the other. What
+    the checker accepted becomes an AudioInfo here; a file it did not accept is checked here again, so
+    inspect_audio says what is wrong with it, and so are the slices it leaves if it dies."""
+    slices = deque(items[start:start + _CHECKER_SLICE] for start in range(0, len(items), _CHECKER_SLICE))
+    checked_there: queue.SimpleQueue = queue.SimpleQueue()
+    feeder = None
+    if len(items) >= CHECKER_MIN_FILES and (os.cpu_count() or 1) > 1:
+        max_bytes = min(settings.AUDIO_MAX_BYTES, READ_WHOLE_BYTES)
+        feeder = threading.Thread(target=_feed_checker, args=(slices, checked_there, stage, max_bytes), daemon=True)
+        feeder.start()
+
+    def done(path: Path, outcome) -> None:
+        results[path] = outcome
+        if on_checked is not None:
+            on_checked()  # in this thread: a job's progress writes with this thread's connection
+
+    def check_here() -> None:
+        while True:
+            try:
+                batch = slices.popleft()
+            except IndexError:
+                return
+            for path, name in batch:
+                done(path, check(path, name))
+            take_theirs()
+
+    def take_theirs() -> None:
+        while not checked_there.empty():
+            batch, answers = checked_there.get()
+            for (path, name), answer in zip(batch, answers, strict=True):
+                done(path, check(path, name) if answer is None else _checker_info(answer))
+
+    try:
+        check_here()
+        if feeder is not None:
+            feeder.join()
+            check_here()  # what a checker that died left
+        take_theirs()
+    finally:
+        if feeder is not None and feeder.is_alive():  # on an error here (a cancelled job)
+            slices.clear()  # the feeder stops after the slice in flight, whose copies it hands to `stage`
+            feeder.join()
+
+
+def _feed_checker(slices: deque, checked_there: queue.SimpleQueue, stage: Staging | None, max_bytes: int) -> None:
+    """Hand slices to a checker process until none are left; each answer goes to `checked_there`, and
+    the copies it staged to `stage` at once (discarded with the rest if the import stops)."""
+    root, suffix, mode = stage.checker_options() if stage is not None else ("-", ".part", "-")
+    try:
+        # -I -S: the standard library only (wavcheck needs nothing else), so it starts in milliseconds.
+        checker = subprocess.Popen([sys.executable, "-I", "-S", wavcheck.__file__, str(max_bytes), root, suffix, mode],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    except (OSError, ValueError) as exc:
+        log.warning("no audio checker process (%s): the importing thread checks every file", exc)
+        return
+    batch = None
+    try:
+        while True:
+            try:
+                batch = slices.popleft()
+            except IndexError:
+                return
+            pickle.dump([str(path) for path, _ in batch], checker.stdin)
+            checker.stdin.flush()
+            answers = pickle.load(checker.stdout)
+            if stage is not None:
+                for answer in answers:
+                    if answer is not None and answer[5] is not None:
+                        stage.adopt(answer[0], answer[5])
+            checked_there.put((batch, answers))
+            batch = None
+    except (OSError, EOFError, pickle.UnpicklingError):
+        log.warning("the audio checker process stopped (exit code %s): the importing thread checks the rest",
+                    checker.poll())
+        if batch is not None:
+            slices.appendleft(batch)
+    finally:
+        with contextlib.suppress(OSError):
+            checker.stdin.close()  # its end of input: it exits
+        try:
+            checker.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            checker.kill()
+            checker.wait()
+
+
+def _checker_info(answer: tuple) -> AudioInfo:
+    sha256, held, sample_rate, channels, size, _ = answer
+    return _wav_info(sample_rate, channels, held, size, sha256, stored_as_is=True)
 
 
 def _short_wav(path: Path) -> bool:
@@ -716,11 +816,6 @@ def _syncfs():
 
 # --- what is stored: the audio without its metadata ---------------------------------------------------
 
-# The chunks a stored WAV keeps: its format, the sample count some codecs need, and the samples. Everything
-# else (LIST/INFO, id3, bext, iXML, cue points, any unknown chunk, bytes after the last chunk) is dropped.
-_WAV_KEPT_CHUNKS = {b"fmt ", b"fact", b"data"}
-_WAV_MAX_CHUNKS = 1000  # real WAVs have a handful
-
 # ffmpeg output options per format (AudioInfo.format), for a copy of the audio streams without metadata.
 _MUXERS = {
     "mp3": ["-f", "mp3", "-id3v2_version", "0", "-write_id3v1", "0"],
@@ -739,8 +834,8 @@ def stored_form(path: Path, *, format: str, name: str) -> Iterator[Path]:
     removed afterwards, or `path` itself)."""
     path = Path(path)
     chunks = _riff_chunks(path)
-    if chunks is not None and len(chunks) > _WAV_MAX_CHUNKS:
-        raise AudioRejected(name, f"the WAV has more than {_WAV_MAX_CHUNKS:,} chunks")
+    if chunks is not None and len(chunks) > MAX_CHUNKS:
+        raise AudioRejected(name, f"the WAV has more than {MAX_CHUNKS:,} chunks")
     if chunks is not None:
         if _wav_is_bare(path, chunks):
             yield path
@@ -761,41 +856,15 @@ def _riff_chunks(path: Path) -> list[tuple[bytes, int, int]] | None:
     anything else. A data chunk whose size is unknown (0 or 0xFFFFFFFF, streamed) or larger than the file
     runs to the end of the file."""
     with open(path, "rb") as fh:
-        return _read_riff_chunks(fh, os.fstat(fh.fileno()).st_size)
-
-
-def _read_riff_chunks(fh, file_size: int) -> list[tuple[bytes, int, int]] | None:
-    riff = fh.read(12)
-    if len(riff) < 12 or riff[:4] != b"RIFF" or riff[8:12] != b"WAVE":
-        return None
-    chunks, offset = [], 12
-    while offset + 8 <= file_size:
-        fh.seek(offset)
-        head = fh.read(8)
-        chunk_id, size = head[:4], int.from_bytes(head[4:], "little")
-        body = offset + 8
-        if size > file_size - body or (chunk_id == b"data" and size in (0, 0xFFFFFFFF)):
-            size = file_size - body
-        chunks.append((chunk_id, body, size))
-        if len(chunks) > _WAV_MAX_CHUNKS:
-            break  # a hostile file of millions of empty chunks; refused by the caller
-        offset = body + size + (size & 1)
-    return chunks
+        return wavcheck.read_chunks(fh, os.fstat(fh.fileno()).st_size)
 
 
 def _wav_is_bare(path: Path, chunks) -> bool:
-    return _chunks_are_bare(chunks, path.stat().st_size)
-
-
-def _chunks_are_bare(chunks, file_size: int) -> bool:
-    if any(chunk_id not in _WAV_KEPT_CHUNKS for chunk_id, _, _ in chunks):
-        return False
-    end = max((body + size + (size & 1) for _, body, size in chunks), default=12)
-    return end >= file_size  # nothing after the last chunk (an ID3 tag appended to a WAV)
+    return wavcheck.chunks_are_bare(chunks, path.stat().st_size)
 
 
 def _write_bare_wav(path: Path, chunks, out: Path) -> None:
-    kept = [(chunk_id, body, size) for chunk_id, body, size in chunks if chunk_id in _WAV_KEPT_CHUNKS]
+    kept = [(chunk_id, body, size) for chunk_id, body, size in chunks if chunk_id in KEPT_CHUNKS]
     with open(path, "rb") as src, open(out, "wb") as dst:
         declared = int.from_bytes(src.read(8)[4:], "little")
         total = 4 + sum(8 + size + (size & 1) for _, _, size in kept)
@@ -992,56 +1061,11 @@ def _declared_duration(probe: dict, stream: dict, path: Path) -> float | None:
     return None
 
 
-@dataclass(frozen=True)
-class WavHeader:
-    codec: int  # the fmt chunk's format tag
-    byte_rate: int
-    channels: int
-    sample_rate: int
-    block_align: int  # bytes per frame
-    data_size: int  # what the data chunk says it holds
-    data_offset: int  # where the samples start
-
-
-# Codecs whose frames are fixed-size samples, so duration and truncation follow from sizes alone:
-# PCM, IEEE float, A-law, mu-law, and WAVE_FORMAT_EXTENSIBLE (which wraps PCM or float).
-_WAV_SIZED_CODECS = {0x0001, 0x0003, 0x0006, 0x0007, 0xFFFE}
-
-
 def _wav_header(path: Path) -> WavHeader | None:
     """The fmt and data chunks of a RIFF/WAVE file; None for anything else, including a header that is
     cut short or inconsistent."""
     with open(path, "rb") as fh:
-        return _read_wav_header(fh)
-
-
-def _read_wav_header(fh) -> WavHeader | None:
-    riff = fh.read(12)
-    if len(riff) < 12 or riff[:4] != b"RIFF" or riff[8:12] != b"WAVE":
-        return None
-    fmt = None
-    while True:
-        chunk = fh.read(8)
-        if len(chunk) < 8:
-            return None
-        chunk_id, size = chunk[:4], int.from_bytes(chunk[4:], "little")
-        if chunk_id == b"fmt ":
-            fmt = fh.read(size + (size & 1))
-            if len(fmt) < 16:
-                return None
-        elif chunk_id == b"data":
-            if fmt is None:
-                return None
-            codec = int.from_bytes(fmt[0:2], "little")
-            channels = int.from_bytes(fmt[2:4], "little")
-            rate = int.from_bytes(fmt[4:8], "little")
-            byte_rate = int.from_bytes(fmt[8:12], "little")
-            block_align = int.from_bytes(fmt[12:14], "little")
-            if not channels or not rate or not block_align or not byte_rate:
-                return None
-            return WavHeader(codec, byte_rate, channels, rate, block_align, size, fh.tell())
-        else:
-            fh.seek(size + (size & 1), 1)
+        return wavcheck.read_header(fh)
 
 
 def _wav_declared_seconds(path: Path) -> float | None:

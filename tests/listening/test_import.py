@@ -217,6 +217,24 @@ def test_an_import_stores_each_file_from_the_bytes_it_checked_without_copying_it
     assert _files_under(Path(settings.MEDIA_ROOT) / "audio") == sorted(f"{a.sha256}.wav" for a in assets)
 
 
+def test_an_import_shared_with_the_checker_process_stores_its_files_without_copying_them_again(write_manifest, monkeypatch, settings):
+    """The files the checker process (audio.wavcheck) checked and staged are stored by a rename too."""
+    from pathlib import Path
+
+    from apps.audio import services as audio
+    from apps.audio.selectors import stored_file_problem
+    from tests.audio_looks import share_with_checker
+
+    looked = share_with_checker(monkeypatch)
+    monkeypatch.setattr(audio, "_copy_checked", lambda *args, **kwargs: pytest.fail("a staged file was copied again"))
+    test = import_listening_test(name="shared", manifest=write_manifest(clip_rows(8)))
+    assert len(looked) < 8  # the checker took some
+    assets = AudioAsset.objects.filter(listening_clips__test=test).distinct()
+    assert assets.count() == 8
+    assert all(stored_file_problem(a.file.name, size_bytes=a.size_bytes, sha256=a.sha256) is None for a in assets)
+    assert _files_under(Path(settings.MEDIA_ROOT) / "audio") == sorted(f"{a.sha256}.wav" for a in assets)
+
+
 def test_a_refused_manifest_or_audio_stored_before_leaves_nothing_staged(write_manifest, settings):
     from pathlib import Path
 

@@ -1,0 +1,146 @@
+"""The checker process (apps.audio.wavcheck) that shares a big import's short WAVs with the importing
+thread: it accepts exactly what inspect_audio stores as it is, and leaves everything else (and every
+message) to the importing thread."""
+
+import logging
+import os
+import queue
+import threading
+from collections import deque
+from pathlib import Path
+
+import pytest
+
+from apps.audio import services
+from tests.audio.test_audio import with_wav_tags
+from tests.audio_looks import share_with_checker
+
+
+@pytest.fixture
+def assorted(make_wav, tmp_path) -> dict[str, Path]:
+    """Files named .wav of every kind an import meets: bare WAVs (which the checker accepts) and the rest."""
+    files = {
+        "mono.wav": make_wav("a/mono.wav", seconds=0.4),
+        "stereo.wav": make_wav("a/stereo.wav", seconds=0.3, rate=22050, channels=2, freq=300),
+        "long.wav": make_wav("a/long.wav", seconds=1.2, rate=8000, freq=500),
+        "tagged.wav": with_wav_tags(make_wav("a/tagged.wav", seconds=0.2, freq=700)),
+    }
+    truncated = make_wav("a/truncated.wav", seconds=1.0, freq=900)
+    truncated.write_bytes(truncated.read_bytes()[:8000])
+    files["truncated.wav"] = truncated
+    files["empty.wav"] = tmp_path / "a" / "empty.wav"
+    files["empty.wav"].write_bytes(b"")
+    files["text.wav"] = tmp_path / "a" / "text.wav"
+    files["text.wav"].write_text("not audio")
+    files["missing.wav"] = tmp_path / "a" / "missing.wav"
+    files["fifo.wav"] = tmp_path / "a" / "fifo.wav"
+    os.mkfifo(files["fifo.wav"])  # a checker opening it for reading must not hang
+    return files
+
+
+BARE = {"mono.wav", "stereo.wav", "long.wav"}
+
+
+def one_by_one(files: dict[str, Path]) -> dict[Path, object]:
+    """What inspect_audio says of each file, checked alone in this process."""
+    found = {}
+    for name, path in files.items():
+        try:
+            found[path] = services.inspect_audio(path, name=name)
+        except services.AudioRejected as exc:
+            found[path] = exc
+    return found
+
+
+def feed(files: dict[str, Path], *, stage=None, max_bytes=1 << 20) -> dict[str, tuple | None]:
+    """The checker's answers, every slice given to it (nothing taken by an importing thread)."""
+    items = list(files.items())
+    slices = deque([[(path, name) for name, path in items[:4]], [(path, name) for name, path in items[4:]]])
+    answered: queue.SimpleQueue = queue.SimpleQueue()
+    services._feed_checker(slices, answered, stage, max_bytes)
+    assert not slices
+    answers = {}
+    while not answered.empty():
+        batch, batch_answers = answered.get()
+        answers.update({name: answer for (_, name), answer in zip(batch, batch_answers, strict=True)})
+    return answers
+
+
+def test_the_checker_accepts_exactly_the_wavs_stored_as_they_are_and_describes_them_as_inspect_audio_does(db, assorted):
+    answers = feed(assorted)
+    assert set(answers) == set(assorted)
+    assert {name for name, answer in answers.items() if answer is not None} == BARE
+    alone = one_by_one(assorted)
+    for name in BARE:
+        info = services._checker_info(answers[name])
+        assert info == alone[assorted[name]] and info.stored_as_is
+        assert answers[name][5] is None  # no staging asked for
+
+
+def test_the_checker_leaves_a_file_over_its_size_bound_to_the_importing_thread(db, make_wav):
+    path = make_wav("big.wav", seconds=1.0)
+    assert feed({"big.wav": path}, max_bytes=path.stat().st_size - 1) == {"big.wav": None}
+    assert feed({"big.wav": path}, max_bytes=path.stat().st_size)["big.wav"] is not None
+
+
+def test_the_checker_stages_what_it_accepted_and_the_staging_discards_it_unless_stored(db, assorted, settings):
+    with services.Staging() as staging:
+        answers = feed(assorted, stage=staging)
+        for name in BARE:
+            sha256, part = answers[name][0], answers[name][5]
+            assert Path(part).read_bytes() == assorted[name].read_bytes()
+            assert Path(part).parent == Path(settings.MEDIA_ROOT) / "audio" / sha256[:2]
+        taken = staging.take(answers["mono.wav"][0])
+        assert taken == answers["mono.wav"][5]
+        os.unlink(taken)  # what storing would rename
+    assert list(Path(settings.MEDIA_ROOT).rglob("*.part")) == []
+
+
+def test_a_content_staged_already_keeps_one_copy(db, make_wav, settings):
+    path = make_wav("one.wav")
+    with services.Staging() as staging:
+        services.inspect_audio(path, stage=staging)  # staged by this process first
+        answer = feed({"one.wav": path}, stage=staging)["one.wav"]
+        assert answer[5] is not None and not Path(answer[5]).exists()  # the checker's copy, adopted as a duplicate
+        assert len(list(Path(settings.MEDIA_ROOT).rglob("*.part"))) == 1
+    assert list(Path(settings.MEDIA_ROOT).rglob("*.part")) == []
+
+
+@pytest.fixture
+def shared(monkeypatch):
+    return share_with_checker(monkeypatch)
+
+
+def test_files_shared_with_the_checker_are_found_as_one_process_finds_them(db, assorted, shared):
+    alone = one_by_one(assorted)
+    shared.clear()
+    found = services.inspect_many([(path, name) for name, path in assorted.items()])
+    assert set(shared) < set(assorted)  # the checker took some
+    assert set(assorted) - BARE <= set(shared)  # and every refusal's message comes from this process
+    for path in assorted.values():
+        got, expected = found[path.resolve()], alone[path]
+        assert type(got) is type(expected) and str(got) == str(expected)
+        if isinstance(got, services.AudioInfo):
+            assert got == expected and got.stored_as_is == expected.stored_as_is
+
+
+def test_a_checker_that_cannot_run_leaves_every_file_to_the_importing_thread(db, assorted, shared, monkeypatch, caplog):
+    monkeypatch.setattr(services.sys, "executable", "/bin/false")  # starts, and exits at once
+    alone = one_by_one(assorted)
+    with caplog.at_level(logging.WARNING, logger="apps.audio.services"):
+        found = services.inspect_many([(path, name) for name, path in assorted.items()])
+    assert {str(outcome) for outcome in found.values()} == {str(outcome) for outcome in alone.values()}
+    assert "the audio checker process stopped" in caplog.text
+
+
+def test_a_cancel_stops_the_checker_and_leaves_nothing_staged(db, make_wav, shared, settings):
+    files = [(make_wav(f"c/{k}.wav", seconds=0.2, freq=200 + 50 * k), f"{k}.wav") for k in range(12)]
+
+    def cancel():
+        raise RuntimeError("cancelled")
+
+    before = set(threading.enumerate())
+    with pytest.raises(RuntimeError), services.Staging() as staging:
+        services.inspect_many(files, stage=staging, on_checked=cancel)
+    assert set(threading.enumerate()) <= before  # the feeder is gone, its checker told to stop
+    assert list(Path(settings.MEDIA_ROOT).rglob("*.part")) == []
