@@ -387,6 +387,25 @@ class Staging:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(part)
 
+    def write_back(self) -> None:
+        """Start writing the staged copies to disk, in a thread of its own: the flush that must precede
+        their renames (_make_durable) then finds them written, instead of waiting seconds for a big
+        import's gigabytes while the importing thread could be making its rows. A hint only: errors are
+        _make_durable's to report."""
+        syncfs = _syncfs()
+        if self._root is None or syncfs is None or not self._parts:
+            return
+
+        def flush() -> None:
+            with contextlib.suppress(OSError):
+                fd = os.open(self._root, os.O_RDONLY)
+                try:
+                    syncfs(fd)
+                finally:
+                    os.close(fd)
+
+        threading.Thread(target=flush, name="staging-write-back", daemon=True).start()
+
     def take(self, sha256: str) -> str | None:
         """The staged copy of this content (then the taker's to rename or remove), or None."""
         with self._lock:
@@ -448,6 +467,8 @@ def inspect_many(files: list[tuple[Path, str]], *, threads: int | None = None, r
         pool.shutdown(wait=False, cancel_futures=True)  # a cancelled job stops within the slices in flight
         raise
     pool.shutdown()
+    if stage is not None:
+        stage.write_back()
     return {path: results[path] for path, _ in items}
 
 

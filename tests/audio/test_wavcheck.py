@@ -144,3 +144,21 @@ def test_a_cancel_stops_the_checker_and_leaves_nothing_staged(db, make_wav, shar
         services.inspect_many(files, stage=staging, on_checked=cancel)
     assert set(threading.enumerate()) <= before  # the feeder is gone, its checker told to stop
     assert list(Path(settings.MEDIA_ROOT).rglob("*.part")) == []
+
+
+def test_once_the_checks_are_done_the_staged_copies_start_for_the_disk(db, make_wav, monkeypatch, settings):
+    """So the flush before their renames (_make_durable) finds them written (issue 23)."""
+    flushed = []
+    done = threading.Event()
+
+    def syncfs(fd):
+        flushed.append(os.readlink(f"/proc/self/fd/{fd}"))
+        done.set()
+        return 0
+
+    monkeypatch.setattr(services, "_syncfs", lambda: syncfs)
+    files = [(make_wav(f"w/{k}.wav", seconds=0.2, freq=300 + 10 * k), f"{k}.wav") for k in range(3)]
+    with services.Staging() as staging:
+        services.inspect_many(files, stage=staging)
+        assert done.wait(5)
+    assert flushed == [str(Path(settings.MEDIA_ROOT).resolve())]
