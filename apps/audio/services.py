@@ -263,7 +263,8 @@ def inspect_audio(path: Path, *, name: str | None = None, stage: Staging | None 
             return info
         header = wavcheck.read_header(io.BytesIO(data))
         if header is not None and header.codec in SIZED_CODECS:
-            return _as_stored(path, name, _inspect_wav(path, name, size, header, sha256=hashlib.sha256(data).hexdigest()))
+            info = _inspect_wav(path, name, size, header, sha256=hashlib.sha256(data).hexdigest())
+            return _as_stored(path, name, info)
     else:
         header = _wav_header(path)
     if header is not None and header.codec in SIZED_CODECS:
@@ -308,7 +309,8 @@ def _inspect_by_decoding(path: Path, name: str, size: int) -> AudioInfo:
     if decoded <= 0:
         raise AudioRejected(name, "the audio has zero duration")
     declared = _declared_duration(probe, streams[0], path)
-    if declared is not None and declared - decoded > wavcheck.TRUNCATION_TOLERANCE_SECONDS + _encoder_slack(streams[0]):
+    slack = wavcheck.TRUNCATION_TOLERANCE_SECONDS + _encoder_slack(streams[0])
+    if declared is not None and declared - decoded > slack:
         raise AudioRejected(name, f"the file is truncated: its header promises {declared:.2f} s, it holds {decoded:.2f} s")
     return AudioInfo(
         format=_format_name(probe, path),
@@ -429,9 +431,10 @@ def inspect_many(files: list[tuple[Path, str]], *, threads: int | None = None, r
 
     Short files named .wav are checked in the calling thread (and, when there are many, in a checker
     process beside it: _check_short_wavs): such a WAV is read from its header and hashed in tens of
-    microseconds, and threads contending for the GIL would make that slower, not faster. Longer ones (hashing them runs outside the GIL) and other formats (which wait on ffprobe and
-    ffmpeg) are checked side by side. The name only chooses the thread: what a file is, and so how it is
-    checked, is decided from its bytes either way."""
+    microseconds, and threads contending for the GIL would make that slower, not faster. Longer ones
+    (hashing them runs outside the GIL) and other formats (which wait on ffprobe and ffmpeg) are checked
+    side by side. The name only chooses the thread: what a file is, and so how it is checked, is decided
+    from its bytes either way."""
     names: dict[Path, str] = {}
     given: set = set()
     for path, name in files:
