@@ -32,8 +32,7 @@ def count_looks(monkeypatch) -> tuple[Counter, Counter]:
 def share_with_checker(monkeypatch) -> list[str]:
     """Have inspect_many share even a few files with its checker process, this process slow at its share
     (so the checker surely takes some). Returns the names this process looked at, filled in as it runs."""
-    monkeypatch.setattr(services, "CHECKER_MIN_FILES", 1)
-    monkeypatch.setattr(services, "_CHECKER_SLICE", 1)
+    use_checker(monkeypatch, slice_size=1)
     looked: list[str] = []
     inspect = services.inspect_audio
 
@@ -44,3 +43,10 @@ def share_with_checker(monkeypatch) -> list[str]:
 
     monkeypatch.setattr(services, "inspect_audio", slowly)
     return looked
+
+
+def use_checker(monkeypatch, *, slice_size: int) -> None:
+    """Have inspect_many start its checker process for even a few files, on any machine."""
+    monkeypatch.setattr(services, "CHECKER_MIN_FILES", 1)
+    monkeypatch.setattr(services, "_CHECKER_SLICE", slice_size)
+    monkeypatch.setattr(services, "_usable_cores", lambda: 2)

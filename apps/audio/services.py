@@ -23,6 +23,7 @@ import contextlib
 import contextvars
 import ctypes
 import functools
+import glob
 import hashlib
 import io
 import logging
@@ -342,6 +343,7 @@ class Staging:
         self._parts: dict[str, str | None] = {}  # sha256 -> its staged copy (None while being written)
         self._lock = threading.Lock()  # checks of long files run side by side
         self._folders: set[str] = set()  # made already
+        self._discarded = False  # a copy that arrives after discard() is removed at once
 
     def __enter__(self) -> Staging:
         return self
@@ -353,7 +355,7 @@ class Staging:
         if self._root is None:
             return
         with self._lock:
-            if sha256 in self._parts:
+            if sha256 in self._parts or self._discarded:
                 return  # the same bytes under another name: staged once
             self._parts[sha256] = None
         folder = os.path.join(self._root, content_folder(sha256))  # where its stored name will be
@@ -367,12 +369,12 @@ class Staging:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(part)
             with self._lock:
-                del self._parts[sha256]
+                if self._parts.get(sha256) is None:  # not a checker's copy, adopted meanwhile
+                    self._parts.pop(sha256, None)
             if isinstance(exc, OSError):
                 return  # not staged: storing copies it, and says what is wrong if that fails too
             raise
-        with self._lock:
-            self._parts[sha256] = part  # written whole: only now may storing take it
+        self.adopt(sha256, part)  # written whole: only now may storing take it
 
     def checker_options(self) -> tuple[str, str, str]:
         """Where a checker process (wavcheck) stages its copies: the root ("-": it does not stage), a
@@ -380,14 +382,27 @@ class Staging:
         return (self._root or "-", f".{uuid.uuid4().hex}.part", "-" if self._mode is None else str(self._mode))
 
     def adopt(self, sha256: str, part: str) -> None:
-        """Take in a copy a checker process staged: discarded with the rest, or removed now if this content
-        is staged already."""
+        """Take in a copy written whole (by write, or by a checker process): discarded with the rest, or
+        removed now if this content has a copy already or the staging was discarded meanwhile (a check
+        still running when an import stopped)."""
         with self._lock:
-            if sha256 not in self._parts:
+            if self._parts.get(sha256) is None and not self._discarded:
                 self._parts[sha256] = part
                 return
         with contextlib.suppress(FileNotFoundError):
             os.unlink(part)
+
+    def sweep(self, suffix: str) -> None:
+        """Remove what a checker process that ended badly (it died, or its feeder failed) wrote under
+        `suffix` and never handed over: the copies of the slice it was checking."""
+        if self._root is None:
+            return
+        with self._lock:
+            adopted = set(self._parts.values())
+        for part in glob.glob(os.path.join(glob.escape(self._root), "audio", "*", f"*{suffix}")):
+            if part not in adopted:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(part)
 
     def write_back(self) -> None:
         """Start writing the staged copies to disk, in a thread of its own: the flush that must precede
@@ -415,7 +430,7 @@ class Staging:
 
     def discard(self) -> None:
         with self._lock:
-            parts, self._parts = [p for p in self._parts.values() if p], {}
+            parts, self._parts, self._discarded = [p for p in self._parts.values() if p], {}, True
         for part in parts:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(part)
@@ -489,9 +504,10 @@ def _check_short_wavs(items: list[tuple[Path, str]], check, *, stage: Staging | 
     slices = deque(items[start:start + _CHECKER_SLICE] for start in range(0, len(items), _CHECKER_SLICE))
     checked_there: queue.SimpleQueue = queue.SimpleQueue()
     feeder = None
-    if len(items) >= CHECKER_MIN_FILES and (os.cpu_count() or 1) > 1:
+    if len(items) >= CHECKER_MIN_FILES and _usable_cores() > 1:
         max_bytes = min(settings.AUDIO_MAX_BYTES, READ_WHOLE_BYTES)
-        feeder = threading.Thread(target=_feed_checker, args=(slices, checked_there, stage, max_bytes), daemon=True)
+        feeder = threading.Thread(target=_feed_checker, args=(slices, checked_there, stage, max_bytes),
+                                  name="audio-checker-feeder", daemon=True)
         feeder.start()
 
     def done(path: Path, outcome) -> None:
@@ -544,8 +560,8 @@ def _feed_checker(slices: deque, checked_there: queue.SimpleQueue, stage: Stagin
             try:
                 batch = slices.popleft()
             except IndexError:
-                return
-            pickle.dump([str(path) for path, _ in batch], checker.stdin)
+                break
+            pickle.dump([os.fsencode(path) for path, _ in batch], checker.stdin)
             checker.stdin.flush()
             answers = pickle.load(checker.stdout)
             if stage is not None:
@@ -554,9 +570,9 @@ def _feed_checker(slices: deque, checked_there: queue.SimpleQueue, stage: Stagin
                         stage.adopt(answer[0], answer[5])
             checked_there.put((batch, answers))
             batch = None
-    except (OSError, EOFError, pickle.UnpicklingError):
+    except Exception:
         log.warning("the audio checker process stopped (exit code %s): the importing thread checks the rest",
-                    checker.poll())
+                    checker.poll(), exc_info=True)
         if batch is not None:
             slices.appendleft(batch)
     finally:
@@ -567,6 +583,13 @@ def _feed_checker(slices: deque, checked_there: queue.SimpleQueue, stage: Stagin
         except subprocess.TimeoutExpired:
             checker.kill()
             checker.wait()
+        if batch is not None and stage is not None:
+            stage.sweep(suffix)  # the copies of the slice it did not answer for
+
+
+def _usable_cores() -> int:
+    """The cores this process may run on (a container's or a taskset's, not the machine's)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _checker_info(answer: tuple) -> AudioInfo:

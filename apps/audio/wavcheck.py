@@ -5,13 +5,14 @@ the importing one, so checking thousands of short clips uses a second core. Djan
 and the per-file work (read, hash, header, staging the copy) does not wait for the importing process's GIL.
 
 The checker reads requests from stdin and answers on stdout, one pickle each: a request is a list of
-paths; its answer holds, for each path, (sha256, seconds held, sample rate, channels, size, staged copy or
+paths (bytes, as the file system names them); its answer holds, for each path, (sha256, seconds held, sample rate, channels, size, staged copy or
 None) for a WAV that is stored as it is, or None for anything else. A None is checked again by the
 importing process, which says what is wrong with the file: the checker only ever accepts, so a rejection
 and its message come from one place."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
@@ -144,7 +145,8 @@ def bare_wav(data: bytes) -> tuple[WavHeader, float] | None:
 
 
 def write_new_file(path: str, data: bytes, mode: int | None) -> None:
-    """Create `path` (it must not exist) holding `data`; `mode`: its permissions, or None for the umask's."""
+    """Create `path` (it must not exist) holding `data`; `mode`: its permissions, or None for the umask's.
+    A write that fails (a full disk) removes the file it created: nothing half-written is left."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         view = memoryview(data)
@@ -152,11 +154,15 @@ def write_new_file(path: str, data: bytes, mode: int | None) -> None:
             view = view[os.write(fd, view):]
         if mode is not None:
             os.fchmod(fd, mode)
-    finally:
+    except BaseException:
         os.close(fd)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        raise
+    os.close(fd)
 
 
-def check_staging(path: str, *, max_bytes: int, root: str | None, suffix: str, mode: int | None) -> tuple | None:
+def check_and_stage(path: bytes, *, max_bytes: int, root: str | None, suffix: str, mode: int | None) -> tuple | None:
     """The checker's answer for one file (see the module's docstring). With `root`, the file is also
     staged: written, from the bytes just hashed, to `<root>/<content folder>/<sha256><suffix>`."""
     try:
@@ -196,7 +202,7 @@ def main() -> None:
             paths = pickle.load(requests)
         except EOFError:
             return
-        pickle.dump([check_staging(path, **options) for path in paths], answers)
+        pickle.dump([check_and_stage(path, **options) for path in paths], answers)
         answers.flush()
 
 

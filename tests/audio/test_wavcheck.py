@@ -2,18 +2,26 @@
 thread: it accepts exactly what inspect_audio stores as it is, and leaves everything else (and every
 message) to the importing thread."""
 
+import hashlib
 import logging
 import os
+import pickle
 import queue
+import resource
+import signal
+import subprocess
+import sys
 import threading
+import time
 from collections import deque
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from apps.audio import services
+from apps.audio import services, wavcheck
 from tests.audio.test_audio import with_wav_tags
-from tests.audio_looks import share_with_checker
+from tests.audio_looks import share_with_checker, use_checker
 
 
 @pytest.fixture
@@ -133,17 +141,81 @@ def test_a_checker_that_cannot_run_leaves_every_file_to_the_importing_thread(db,
     assert "the audio checker process stopped" in caplog.text
 
 
-def test_a_cancel_stops_the_checker_and_leaves_nothing_staged(db, make_wav, shared, settings):
-    files = [(make_wav(f"c/{k}.wav", seconds=0.2, freq=200 + 50 * k), f"{k}.wav") for k in range(12)]
+def feeder_alive() -> bool:
+    return any(t.name == "audio-checker-feeder" and t.is_alive() for t in threading.enumerate())
+
+
+def test_a_cancel_while_the_checker_is_busy_stops_it_and_leaves_nothing_staged(db, make_wav, monkeypatch, settings):
+    use_checker(monkeypatch, slice_size=4)
+    load = pickle.load
+
+    def slow_answer(stream):  # the checker still working on its slice when the job is cancelled
+        time.sleep(0.2)
+        return load(stream)
+
+    monkeypatch.setattr(services, "pickle", SimpleNamespace(dump=pickle.dump, load=slow_answer))
+    files = [(make_wav(f"c/{k}.wav", seconds=0.2, freq=200 + 50 * k), f"{k}.wav") for k in range(40)]
+    busy_at_cancel = []
 
     def cancel():
+        busy_at_cancel.append(feeder_alive())
         raise RuntimeError("cancelled")
 
-    before = set(threading.enumerate())
     with pytest.raises(RuntimeError), services.Staging() as staging:
         services.inspect_many(files, stage=staging, on_checked=cancel)
-    assert set(threading.enumerate()) <= before  # the feeder is gone, its checker told to stop
+    assert busy_at_cancel == [True] and not feeder_alive()  # stopped before inspect_many gave up
     assert list(Path(settings.MEDIA_ROOT).rglob("*.part")) == []
+
+
+def test_the_slice_a_dying_checker_leaves_is_checked_here_and_its_copies_removed(db, make_wav, monkeypatch,
+                                                                                tmp_path, settings, caplog):
+    """A checker that dies after writing a copy of its slice, once this process has run out of slices:
+    the slice is checked here all the same, and the copy it never handed over is removed."""
+    share_with_checker(monkeypatch)  # this process slow at its share: the checker surely gets a slice
+    monkeypatch.setattr(services, "_CHECKER_SLICE", 2)
+    # Run as `dying -I -S wavcheck.py max_bytes root suffix mode`: on its first request it writes a copy
+    # and dies later, when this process (5 slices of 2 files at 50 ms a file) has run out of slices.
+    dying = tmp_path / "dying-checker"
+    dying.write_text('#!/bin/sh\n[ -n "$(head -c 1)" ] || exit 0\n'
+                     'mkdir -p "$5/audio/ab" && touch "$5/audio/ab/stray$6"\nsleep 1\nexit 3\n')
+    dying.chmod(0o755)
+    monkeypatch.setattr(services.sys, "executable", str(dying))
+    files = {f"{k}.wav": make_wav(f"d/{k}.wav", seconds=0.2, freq=200 + 50 * k) for k in range(10)}
+    alone = one_by_one(files)
+    with caplog.at_level(logging.WARNING, logger="apps.audio.services"), services.Staging() as staging:
+        found = services.inspect_many([(path, name) for name, path in files.items()], stage=staging)
+        assert list(Path(settings.MEDIA_ROOT).rglob("stray*")) == []
+    assert {path: found[path.resolve()] for path in files.values()} == alone
+    assert "the audio checker process stopped" in caplog.text
+
+
+def test_a_copy_the_checker_cannot_write_whole_is_not_left_behind(make_wav, tmp_path):
+    """A full disk (here a limit on file size): the file is accepted, not staged, and no piece of it stays."""
+    path = make_wav("big.wav", seconds=1.0)
+    root = tmp_path / "storage"
+    root.mkdir()
+
+    def limit_file_size():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG) instead of killing
+        resource.setrlimit(resource.RLIMIT_FSIZE, (10_000, 10_000))
+
+    checker = subprocess.run(
+        [sys.executable, "-I", "-S", wavcheck.__file__, str(1 << 20), str(root), ".x.part", "-"],
+        input=pickle.dumps([os.fsencode(path)]), capture_output=True, preexec_fn=limit_file_size, check=True,
+    )
+    (answer,) = pickle.loads(checker.stdout)
+    assert answer[0] == hashlib.sha256(path.read_bytes()).hexdigest() and answer[5] is None
+    assert [p for p in root.rglob("*") if p.is_file()] == []
+
+
+def test_a_copy_arriving_after_the_staging_was_discarded_is_removed(db, tmp_path, settings):
+    with services.Staging() as staging:
+        pass
+    late = Path(settings.MEDIA_ROOT) / "audio" / "ab" / "late.part"
+    late.parent.mkdir(parents=True)
+    late.write_bytes(b"x")
+    staging.adopt("ab" * 32, str(late))
+    assert not late.exists()
 
 
 def test_once_the_checks_are_done_the_staged_copies_start_for_the_disk(db, make_wav, monkeypatch, settings):
