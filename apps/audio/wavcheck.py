@@ -5,10 +5,10 @@ the importing one, so checking thousands of short clips uses a second core. Djan
 and the per-file work (read, hash, header, staging the copy) does not wait for the importing process's GIL.
 
 The checker reads requests from stdin and answers on stdout, one pickle each: a request is a list of
-paths (bytes, as the file system names them); its answer holds, for each path, (sha256, seconds held, sample rate, channels, size, staged copy or
-None) for a WAV that is stored as it is, or None for anything else. A None is checked again by the
-importing process, which says what is wrong with the file: the checker only ever accepts, so a rejection
-and its message come from one place."""
+paths (bytes, as the file system names them); its answer holds, for each path, (sha256, seconds held,
+sample rate, channels, size, staged copy or None) for a WAV that is stored as it is, or None for anything
+else. A None is checked again by the importing process, which says what is wrong with the file: the
+checker only ever accepts, so a rejection and its message come from one place."""
 
 from __future__ import annotations
 
@@ -166,12 +166,14 @@ def check_and_stage(path: bytes, *, max_bytes: int, root: str | None, suffix: st
     """The checker's answer for one file (see the module's docstring). With `root`, the file is also
     staged: written, from the bytes just hashed, to `<root>/<content folder>/<sha256><suffix>`."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO in a file's place must not block the checker
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None  # a device is never opened (opening some has effects)
+        # O_NONBLOCK: a FIFO put in the file's place since must not block the checker; fstat sees it.
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as fh:
+            st = os.fstat(fh.fileno())
+            data = fh.read(max_bytes + 1) if stat.S_ISREG(st.st_mode) and 0 < st.st_size <= max_bytes else b""
     except OSError:
         return None
-    with open(fd, "rb") as fh:
-        st = os.fstat(fd)
-        data = fh.read(max_bytes + 1) if stat.S_ISREG(st.st_mode) and 0 < st.st_size <= max_bytes else b""
     if not 0 < len(data) <= max_bytes:
         return None
     checked = bare_wav(data)
