@@ -55,7 +55,7 @@ from pydub.utils import mediainfo_json
 from apps.audio import wavcheck
 from apps.audio.models import AudioAsset, _asset_path
 from apps.audio.selectors import asset_file_problems, orphan_files, stored_file_problem
-from apps.audio.wavcheck import KEPT_CHUNKS, MAX_CHUNKS, SIZED_CODECS, WavHeader, content_folder
+from apps.audio.wavcheck import KEPT_CHUNKS, MAX_CHUNKS, SIZED_CODECS, WavHeader
 from apps.core.bulk import insert_rows
 from apps.core.errors import FileRefused
 from apps.core.tabular import refuse
@@ -358,23 +358,17 @@ class Staging:
             if sha256 in self._parts or self._discarded:
                 return  # the same bytes under another name: staged once
             self._parts[sha256] = None
-        folder = os.path.join(self._root, content_folder(sha256))  # where its stored name will be
-        part = os.path.join(folder, f"{sha256}{self._suffix}")
+        part = None
         try:
-            if folder not in self._folders:
-                os.makedirs(folder, exist_ok=True)
-                self._folders.add(folder)
-            wavcheck.write_new_file(part, data, self._mode)
-        except BaseException as exc:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(part)
-            with self._lock:
-                if self._parts.get(sha256) is None:  # not a checker's copy, adopted meanwhile
-                    self._parts.pop(sha256, None)
-            if isinstance(exc, OSError):
-                return  # not staged: storing copies it, and says what is wrong if that fails too
-            raise
-        self.adopt(sha256, part)  # written whole: only now may storing take it
+            part = wavcheck.stage_copy(data, sha256, root=self._root, suffix=self._suffix, mode=self._mode,
+                                       made=self._folders)
+        finally:
+            if part is None:  # not staged (a full disk: storing copies it, and says what is wrong), or an error
+                with self._lock:
+                    if self._parts.get(sha256) is None:  # not a checker's copy, adopted meanwhile
+                        self._parts.pop(sha256, None)
+        if part is not None:
+            self.adopt(sha256, part)  # written whole: only now may storing take it
 
     def checker_options(self) -> tuple[str, str, str]:
         """Where a checker process (wavcheck) stages its copies: the root ("-": it does not stage), a
@@ -409,19 +403,9 @@ class Staging:
         their renames (_make_durable) then finds them written, instead of waiting seconds for a big
         import's gigabytes while the importing thread could be making its rows. A hint only: errors are
         _make_durable's to report."""
-        syncfs = _syncfs()
-        if self._root is None or syncfs is None or not self._parts:
-            return
-
-        def flush() -> None:
-            with contextlib.suppress(OSError):
-                fd = os.open(self._root, os.O_RDONLY)
-                try:
-                    syncfs(fd)
-                finally:
-                    os.close(fd)
-
-        threading.Thread(target=flush, name="staging-write-back", daemon=True).start()
+        if self._root is not None and _syncfs() is not None and self._parts:
+            threading.Thread(target=_sync_filesystem, args=(self._root,), name="staging-write-back",
+                             daemon=True).start()
 
     def take(self, sha256: str) -> str | None:
         """The staged copy of this content (then the taker's to rename or remove), or None."""
@@ -824,19 +808,11 @@ def _make_durable(paths: list[Path]) -> None:
     elsewhere, or if it reports an error, each file is fsynced, several at a time."""
     if not paths:
         return
-    syncfs = _syncfs()
-    if syncfs is not None:
+    if _syncfs() is not None:
         devices = {}
         for folder in {os.path.dirname(path) for path in paths}:  # a file is on its folder's filesystem
             devices.setdefault(os.stat(folder).st_dev, folder)
-        ok = True
-        for path in devices.values():
-            fd = os.open(path, os.O_RDONLY)
-            try:
-                ok = syncfs(fd) == 0 and ok
-            finally:
-                os.close(fd)
-        if ok:
+        if all([_sync_filesystem(folder) for folder in devices.values()]):  # a list: every one is flushed
             return
 
     def fsync(path: Path) -> None:
@@ -848,6 +824,18 @@ def _make_durable(paths: list[Path]) -> None:
 
     with ThreadPoolExecutor(max_workers=min(STORE_THREADS, len(paths))) as pool:
         list(pool.map(fsync, paths))
+
+
+def _sync_filesystem(folder: str) -> bool:
+    """syncfs() of the filesystem holding `folder`: whether it succeeded."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        return _syncfs()(fd) == 0
+    finally:
+        os.close(fd)
 
 
 @functools.cache

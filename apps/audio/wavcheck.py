@@ -162,7 +162,25 @@ def write_new_file(path: str, data: bytes, mode: int | None) -> None:
     os.close(fd)
 
 
-def check_and_stage(path: bytes, *, max_bytes: int, root: str | None, suffix: str, mode: int | None) -> tuple | None:
+def stage_copy(data: bytes, sha256: str, *, root: str, suffix: str, mode: int | None, made: set[str]) -> str | None:
+    """Write checked bytes next to where storage will keep their content (`<root>/<content folder>/`), as
+    `<sha256><suffix>`, so storing them is a rename; returns that path, or None if it cannot be written
+    (a full disk: storing copies the file instead, and says what is wrong if that fails too). `made`:
+    the folders made already, so each costs one makedirs."""
+    folder = os.path.join(root, content_folder(sha256))
+    part = os.path.join(folder, sha256 + suffix)
+    try:
+        if folder not in made:
+            os.makedirs(folder, exist_ok=True)
+            made.add(folder)
+        write_new_file(part, data, mode)
+    except OSError:
+        return None
+    return part
+
+
+def check_and_stage(path: bytes, *, max_bytes: int, root: str | None, suffix: str, mode: int | None,
+                    made: set[str]) -> tuple | None:
     """The checker's answer for one file (see the module's docstring). With `root`, the file is also
     staged: written, from the bytes just hashed, to `<root>/<content folder>/<sha256><suffix>`."""
     try:
@@ -181,15 +199,7 @@ def check_and_stage(path: bytes, *, max_bytes: int, root: str | None, suffix: st
         return None
     header, held = checked
     sha256 = hashlib.sha256(data).hexdigest()
-    part = None
-    if root is not None:
-        folder = os.path.join(root, content_folder(sha256))
-        part = os.path.join(folder, sha256 + suffix)
-        try:
-            os.makedirs(folder, exist_ok=True)
-            write_new_file(part, data, mode)
-        except OSError:
-            part = None  # not staged: storing copies it, and says what is wrong if that fails too
+    part = stage_copy(data, sha256, root=root, suffix=suffix, mode=mode, made=made) if root is not None else None
     return sha256, held, header.sample_rate, header.channels, len(data), part
 
 
@@ -197,7 +207,7 @@ def main() -> None:
     """The checker process: argv is max_bytes, then the staging root, suffix and mode ("-" for none)."""
     max_bytes, root, suffix, mode = sys.argv[1:5]
     options = {"max_bytes": int(max_bytes), "root": None if root == "-" else root, "suffix": suffix,
-               "mode": None if mode == "-" else int(mode)}
+               "mode": None if mode == "-" else int(mode), "made": set()}
     requests, answers = sys.stdin.buffer, sys.stdout.buffer
     while True:
         try:
