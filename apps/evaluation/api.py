@@ -16,6 +16,7 @@ from apps.core.api import StrictInput, error_responses
 from apps.core.errors import InvalidInput, NotFound
 from apps.evaluation import selectors, services
 from apps.evaluation.models import EvalItem, EvaluatedModel, EvaluationRun
+from apps.evaluation.scoring import PROFILES
 from apps.releases.models import Release
 from apps.transfer.models import SourceBenchmark
 
@@ -71,7 +72,9 @@ class EvalRunInput(StrictInput):
 class EvalSubsetScoreOut(serializers.Serializer):
     subset = serializers.CharField()
     metric = serializers.CharField()
-    method = serializers.CharField()
+    method = serializers.CharField(help_text="rule, judge, or combined: (rule + judge) / 2, SD-QA as VoiceBench reports it")
+    profile = serializers.CharField(help_text="the reading profile: sori (corrected) or voicebench (VoiceBench's code)")
+    version = serializers.CharField(help_text="the reader (and judge) versions behind the score")
     score = serializers.FloatField(help_text="0-100")
     n = serializers.IntegerField()
     unscored = serializers.IntegerField()
@@ -102,7 +105,8 @@ class EvalRunOut(serializers.Serializer):
 
 
 class EvalRunDetailOut(EvalRunOut):
-    subset_scores = EvalSubsetScoreOut(many=True)
+    subset_scores = EvalSubsetScoreOut(many=True, help_text="the current scores, under each reading profile")
+    replaced_subset_scores = EvalSubsetScoreOut(many=True, help_text="scores a re-scoring with another version replaced")
 
 
 class EvalJudgeCallOut(serializers.Serializer):
@@ -116,6 +120,8 @@ class EvalJudgeCallOut(serializers.Serializer):
 
 class EvalItemScoreOut(serializers.Serializer):
     method = serializers.CharField()
+    profile = serializers.CharField(help_text="the reading profile of a rule-based score; blank for the judge")
+    current = serializers.BooleanField(help_text="false for a score a newer version replaced (kept beside it)")
     score = serializers.FloatField(allow_null=True, help_text="0..1")
     detail = serializers.JSONField()
     evaluator = serializers.CharField()
@@ -148,6 +154,10 @@ class EvalCollectInput(StrictInput):
     limit = serializers.IntegerField(required=False, min_value=1, help_text="ask for at most this many items")
 
 
+class RescoreInput(StrictInput):
+    profile = serializers.ChoiceField(choices=PROFILES, help_text="the reading profile to score with")
+
+
 class EvaluateInput(StrictInput):
     budget_usd = serializers.FloatField(required=False, min_value=0, help_text="the judge's budget cap for this job")
 
@@ -158,7 +168,8 @@ def _run(pk: int) -> EvaluationRun:
 
 def _run_detail(pk: int) -> dict:
     run = _run(pk)
-    return {**EvalRunOut(run).data, "subset_scores": EvalSubsetScoreOut(selectors.subset_scores(run), many=True).data}
+    return {**EvalRunOut(run).data, "subset_scores": EvalSubsetScoreOut(selectors.subset_scores(run), many=True).data,
+            "replaced_subset_scores": EvalSubsetScoreOut(selectors.subset_scores(run, current=False), many=True).data}
 
 
 def _existing(model, pk, what):
@@ -273,6 +284,19 @@ class EvaluateView(APIView):
         data = EvaluateInput(data=request.data)
         data.is_valid(raise_exception=True)
         job = services.start_evaluation(run=_run(pk), acting_user=request.user, budget_usd=data.validated_data.get("budget_usd"))
+        return Response(EvalJobOut(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class RescoreView(APIView):
+    permission_classes = [IsSoriAdmin]
+
+    @extend_schema(request=RescoreInput, responses={202: EvalJobOut, **error_responses(400, 403, 404, 409)})
+    def post(self, request, pk):
+        """Score the run's responses again by rule under a reading profile with the readers' current versions (a
+        job; the judge is not asked again). Scores of another version stay beside the new ones."""
+        data = RescoreInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        job = services.start_rescoring(run=_run(pk), profile=data.validated_data["profile"], acting_user=request.user)
         return Response(EvalJobOut(job).data, status=status.HTTP_202_ACCEPTED)
 
 

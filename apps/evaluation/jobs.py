@@ -1,6 +1,7 @@
 """Job handlers of the evaluation app (run by apps.jobs in a worker, or in-process in the embedded mode): the
-collection of a model's responses and the evaluation of a run. A job that stops (fails, is cancelled) leaves
-the run marked as needing attention with the reason; running it again resumes."""
+collection of a model's responses, the evaluation of a run, and its re-scoring under one reading profile. A job
+that stops (fails, is cancelled) leaves the run marked as needing attention with the reason; running it again
+resumes."""
 
 from apps.evaluation import collection, services
 from apps.evaluation.models import EvaluationRun, RunStatus
@@ -32,3 +33,9 @@ def collect(job, progress):
 def evaluate(job, progress):
     EvaluationRun.objects.filter(pk=job.params["run"]).update(status=RunStatus.EVALUATING, attention_reason="")
     return _marking_the_run(services.run_evaluation, job, progress)
+
+
+@job_handler(services.RESCORE_JOB)
+def rescore(job, progress):
+    EvaluationRun.objects.filter(pk=job.params["run"]).update(status=RunStatus.EVALUATING, attention_reason="")
+    return _marking_the_run(services.run_rescoring, job, progress)

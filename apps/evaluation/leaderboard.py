@@ -6,7 +6,11 @@ its n), and a benchmark's score is aggregate.benchmark_score over the subsets se
 KVoiceBench over nine, OpenAudioBench and KOpenAudioBench over four, KMMAU over its nine capabilities. A benchmark
 with a subset missing shows the subsets it has and names the ones it lacks instead of a smaller mean.
 
-A model's column holds, per benchmark, its newest run with subset scores. Which source benchmark a run measures
+Every number is read under one reading profile (apps.evaluation.scoring.PROFILES: `sori`, the default, or
+`voicebench`), which the board names, and each cell names the reader versions behind it: English and Korean are
+only ever set side by side, and a gap only ever computed, under the same profile.
+
+A model's column holds, per benchmark, its newest run with subset scores under that profile. Which source benchmark a run measures
 is its source benchmark (English) or the source benchmark of its items (a Korean release keeps the English ids
 and links each item to its source sample), so KVoiceBench lines up with VoiceBench subset by subset."""
 
@@ -20,7 +24,16 @@ from django.db.models import F
 
 from apps.authoring.capabilities import SPECS, Capability
 from apps.core.errors import Conflict, InvalidInput
-from apps.evaluation.models import EvalItem, EvaluatedModel, EvaluationRun, ItemScore, Language, SubsetScore
+from apps.evaluation.models import (
+    EvalItem,
+    EvaluatedModel,
+    EvaluationRun,
+    ItemScore,
+    Language,
+    ScoreMethod,
+    SubsetScore,
+)
+from apps.evaluation.scoring import DEFAULT_PROFILE, PROFILES
 
 VOICEBENCH, OPENAUDIOBENCH, KMMAU = "voicebench", "openaudiobench", "kmmau"
 SPOKEN_QA, AUDIO = "SpokenQA", "Audio Understanding"
@@ -94,6 +107,8 @@ class Cell:
     subsets: tuple[str, ...] = ()
     missing: tuple[str, ...] = ()
     mark: str = ""
+    version: str = ""  # the reader (and judge) versions behind the score
+
 
     @property
     def empty(self) -> bool:
@@ -101,7 +116,7 @@ class Cell:
 
     def as_dict(self) -> dict:
         return {"score": None if self.score is None else round(self.score, 4), "n": self.n, "run": self.run_id,
-                "subsets": list(self.subsets), "missing": list(self.missing), "mark": self.mark}
+                "subsets": list(self.subsets), "missing": list(self.missing), "mark": self.mark, "version": self.version}
 
 
 def combine(parts: list[tuple[float, int]]) -> tuple[float, int]:
@@ -110,17 +125,25 @@ def combine(parts: list[tuple[float, int]]) -> tuple[float, int]:
     return (sum(s * k for s, k in parts) / n if n else sum(s for s, _ in parts) / len(parts)), n
 
 
-def benchmark_cell(kind: str, scores: dict[str, tuple[float, int]], run_id: int | None = None) -> Cell:
+def benchmark_cell(kind: str, scores: dict[str, tuple[float, int]], run_id: int | None = None,
+                   versions: dict[str, str] | None = None) -> Cell:
     """A benchmark's mean over its subsets (aggregate.benchmark_score), or, with a subset missing, no mean and
-    the missing subsets named. `scores`: subset key -> (0-100, n)."""
+    the missing subsets named. `scores`: subset key -> (0-100, n); `versions`: subset key -> reader versions."""
     wanted = kind_subsets(kind)
     have = tuple(s for s in wanted if s in scores)
     missing = tuple(s for s in wanted if s not in scores)
     n = sum(scores[s][1] for s in have)
+    version = join_versions((versions or {}).get(s, "") for s in have)
     if missing:
-        return Cell(None, n, run_id, subsets=have, missing=missing)
+        return Cell(None, n, run_id, subsets=have, missing=missing, version=version)
     value = _aggregate().benchmark_score({k: v for k, (v, _) in scores.items()}, wanted)
-    return Cell(value, n, run_id, subsets=have)
+    return Cell(value, n, run_id, subsets=have, version=version)
+
+
+def join_versions(versions) -> str:
+    """Distinct reader versions, in a stable order, as one label ("mcq-sori-1 + qa-sori-1")."""
+    parts = {p.strip() for v in versions for p in v.split(" + ") if p.strip()}
+    return " + ".join(sorted(parts))
 
 
 def mark_row(cells: list[Cell]) -> None:
@@ -145,6 +168,7 @@ def rank_agreement(a: dict[str, float], b: dict[str, float]) -> dict:
 @dataclass
 class Board:
     models: list[EvaluatedModel]
+    profile: str = DEFAULT_PROFILE                      # the reading profile of every number on it
     table1: list[dict] = field(default_factory=list)   # {"section", "kind", "language", "name", "label", "cells"}
     table5: list[dict] = field(default_factory=list)   # per source pair: {"kind", "en", "ko", "rows": [...]}
     table6: dict | None = None                          # {"name", "rows": [...], "average": cells}
@@ -162,11 +186,20 @@ class _Benchmark:
     runs: dict[int, EvaluationRun] = field(default_factory=dict)  # model id -> newest run with scores
     scores: dict[int, dict[str, tuple[float, int]]] = field(default_factory=dict)  # model id -> subset key -> (score, n)
     stored: dict[int, dict[str, str]] = field(default_factory=dict)  # model id -> subset key -> stored subset name
+    versions: dict[int, dict[str, str]] = field(default_factory=dict)  # model id -> subset key -> reader versions
 
 
-def scored_runs():
-    """Runs with subset scores, newest first (the leaderboard takes a model's newest per benchmark)."""
-    return (EvaluationRun.objects.filter(subset_scores__isnull=False).distinct()
+def check_profile(profile: str) -> str:
+    if profile not in PROFILES:
+        raise InvalidInput(f"profile must be one of {', '.join(PROFILES)}, not {profile!r}", field="profile")
+    return profile
+
+
+def scored_runs(profile: str | None = None):
+    """Runs with current subset scores (under `profile`, or any), newest first (the leaderboard takes a model's
+    newest per benchmark)."""
+    scored = {"subset_scores__current": True} | ({"subset_scores__profile": profile} if profile else {})
+    return (EvaluationRun.objects.filter(**scored).distinct()
             .select_related("model", "source_benchmark")
             .order_by(F("evaluated_at").desc(nulls_last=True), "-created_at", "-id"))
 
@@ -193,10 +226,10 @@ def _kind_of(run: EvaluationRun, source: tuple[str, str] | None, subsets: list[s
     return OPENAUDIOBENCH if subsets and all(subset_key(OPENAUDIOBENCH, s) in oab for s in subsets) else VOICEBENCH
 
 
-def _benchmarks(models: list[EvaluatedModel] | None = None) -> list[_Benchmark]:
-    runs = list(scored_runs().filter(model__in=models) if models is not None else scored_runs())
+def _benchmarks(models: list[EvaluatedModel] | None, profile: str) -> list[_Benchmark]:
+    runs = list(scored_runs(profile).filter(model__in=models) if models is not None else scored_runs(profile))
     rows = defaultdict(list)
-    for s in SubsetScore.objects.filter(run__in=runs, primary=True).order_by("subset"):
+    for s in SubsetScore.objects.filter(run__in=runs, primary=True, current=True, profile=profile).order_by("subset"):
         rows[s.run_id].append(s)
     sources = _source_of(runs)
     benchmarks: dict[str, _Benchmark] = {}
@@ -209,13 +242,16 @@ def _benchmarks(models: list[EvaluatedModel] | None = None) -> list[_Benchmark]:
         bench.runs[run.model_id] = run
         parts: dict[str, list[tuple[float, int]]] = defaultdict(list)
         names: dict[str, str] = {}
+        versions: dict[str, list[str]] = defaultdict(list)
         for s in rows[run.pk]:
             key = subset_key(kind, s.subset)
             if key is not None:
                 parts[key].append((s.score, s.n))
                 names[key] = s.subset if key not in names else ""  # several splits: link to the whole run
+                versions[key].append(s.version)
         bench.scores[run.model_id] = {k: combine(v) for k, v in parts.items()}
         bench.stored[run.model_id] = names
+        bench.versions[run.model_id] = {k: join_versions(v) for k, v in versions.items()}
     return list(benchmarks.values())
 
 
@@ -226,19 +262,20 @@ def _section(bench: _Benchmark) -> tuple[int, str]:
     return order, f"{language} {family}"
 
 
-def leaderboard(models: list[EvaluatedModel] | None = None) -> Board:
-    """Tables 1, 5 and 6, the gaps and the rank agreements for the models with scored runs (or the given ones)."""
-    benches = _benchmarks(models)
+def leaderboard(models: list[EvaluatedModel] | None = None, *, profile: str = DEFAULT_PROFILE) -> Board:
+    """Tables 1, 5 and 6, the gaps and the rank agreements for the models with scored runs (or the given ones),
+    every number read under one reading profile."""
+    benches = _benchmarks(models, check_profile(profile))
     shown = {m for b in benches for m in b.runs}
     columns = [m for m in (models if models is not None else EvaluatedModel.objects.order_by("name", "version")) if m.pk in shown]
-    board = Board(models=columns, demo_models=[m for m in columns if m.is_demo])
+    board = Board(models=columns, profile=profile, demo_models=[m for m in columns if m.is_demo])
     ids = [m.pk for m in columns]
 
     for bench in sorted(benches, key=lambda b: (_section(b)[0], b.kind != VOICEBENCH, b.name)):
         cells = []
         for model_id in ids:
             run = bench.runs.get(model_id)
-            cells.append(benchmark_cell(bench.kind, bench.scores[model_id], run.pk) if run else Cell())
+            cells.append(benchmark_cell(bench.kind, bench.scores[model_id], run.pk, bench.versions[model_id]) if run else Cell())
         mark_row(cells)
         board.table1.append({"section": _section(bench)[1], "kind": bench.kind, "language": bench.language,
                              "name": bench.name, "label": BENCHMARK_LABELS.get((bench.kind, bench.language), bench.kind),
@@ -262,7 +299,8 @@ def _subset_cells(bench: _Benchmark | None, key: str, ids: list[int]) -> list[Ce
         if scored is None:
             cells.append(Cell(run_id=run.pk if run else None))
             continue
-        cells.append(Cell(scored[0], scored[1], run.pk, subset=bench.stored[model_id].get(key, "")))
+        cells.append(Cell(scored[0], scored[1], run.pk, subset=bench.stored[model_id].get(key, ""),
+                          version=bench.versions[model_id].get(key, "")))
     mark_row(cells)
     return cells
 
@@ -298,7 +336,8 @@ def _table6(benches: list[_Benchmark], ids: list[int]) -> dict | None:
     bench = sorted(kmmau, key=lambda b: -len(b.runs))[0]
     rows = [{"key": key, "category": SPECS[key].category, "label": subset_label(KMMAU, key),
              "cells": _subset_cells(bench, key, ids)} for key in kind_subsets(KMMAU)]
-    average = [benchmark_cell(KMMAU, bench.scores[m], bench.runs[m].pk) if m in bench.runs else Cell() for m in ids]
+    average = [benchmark_cell(KMMAU, bench.scores[m], bench.runs[m].pk, bench.versions[m]) if m in bench.runs else Cell()
+               for m in ids]
     mark_row(average)
     return {"name": bench.name, "rows": rows, "average": average}
 
@@ -328,23 +367,39 @@ def _agreements(board: Board) -> list[dict]:
 
 
 # --- two runs on the same items ----------------------------------------------------------------------------
-def compare(run_a: EvaluationRun, run_b: EvaluationRun, *, resamples: int = 10000, seed: int = 0) -> dict:
+def _primary_item_scores(runs: list[EvaluationRun], profile: str) -> tuple[dict, dict[int, dict[tuple[str, str], float]]]:
+    """(subset -> primary method, run id -> (subset, item id) -> 0-100) under one profile: the current rule
+    score of that profile or the judge's, and for (rule + judge) / 2 the mean of the two."""
+    primary: dict[str, str] = {}
+    for run in runs:
+        for subset, method in SubsetScore.objects.filter(run=run, primary=True, current=True, profile=profile).values_list(
+                "subset", "method"):
+            primary.setdefault(subset, method)
+    parts: dict[tuple[int, str, str], dict[str, float]] = defaultdict(dict)
+    rows = ItemScore.objects.filter(item__run__in=runs, score__isnull=False, current=True, profile__in=("", profile)
+                                    ).values_list("item__run_id", "item__item_id", "item__subset", "method", "score")
+    for run_id, item_id, subset, method, score in rows:
+        parts[(run_id, subset, item_id)][method] = score
+    scores: dict[int, dict[tuple[str, str], float]] = {r.pk: {} for r in runs}
+    for (run_id, subset, item_id), by_method in parts.items():
+        wanted = primary.get(subset)
+        if wanted == ScoreMethod.RULE_AND_JUDGE:
+            if ScoreMethod.RULE in by_method and ScoreMethod.JUDGE in by_method:
+                scores[run_id][(subset, item_id)] = 50 * (by_method[ScoreMethod.RULE] + by_method[ScoreMethod.JUDGE])
+        elif wanted in by_method:
+            scores[run_id][(subset, item_id)] = 100 * by_method[wanted]
+    return primary, scores
+
+
+def compare(run_a: EvaluationRun, run_b: EvaluationRun, *, resamples: int = 10000, seed: int = 0,
+            profile: str = DEFAULT_PROFILE) -> dict:
     """Two runs (one model twice, or two models) on the same items: per subset and for the benchmark, the mean
     difference of the paired item scores (A minus B, 0-100) with a paired bootstrap 95% interval
-    (aggregate.paired_bootstrap). Each subset is compared by its primary method and only over items both runs
-    scored; runs that share no scored item are refused."""
+    (aggregate.paired_bootstrap). Each subset is compared by its primary method under one reading profile and
+    only over items both runs scored; runs that share no scored item are refused."""
     if run_a.pk == run_b.pk:
         raise InvalidInput("choose two different runs", field="b")
-    primary = {}
-    for run in (run_a, run_b):
-        for subset, method in SubsetScore.objects.filter(run=run, primary=True).values_list("subset", "method"):
-            primary.setdefault(subset, method)
-    scores: dict[int, dict[tuple[str, str], float]] = {run_a.pk: {}, run_b.pk: {}}
-    rows = ItemScore.objects.filter(item__run__in=[run_a, run_b], score__isnull=False).values_list(
-        "item__run_id", "item__item_id", "item__subset", "method", "score")
-    for run_id, item_id, subset, method, score in rows:
-        if primary.get(subset) == method:
-            scores[run_id][(subset, item_id)] = 100 * score
+    primary, scores = _primary_item_scores([run_a, run_b], check_profile(profile))
     paired = sorted(set(scores[run_a.pk]) & set(scores[run_b.pk]))
     if not paired:
         raise Conflict(f"runs {run_a.pk} and {run_b.pk} have no scored items in common; compare two runs on the "
@@ -363,7 +418,7 @@ def compare(run_a: EvaluationRun, run_b: EvaluationRun, *, resamples: int = 1000
                 "ci_low": low, "ci_high": high, "clear": low > 0 or high < 0}
 
     subsets = [{"subset": s, "method": primary[s], **interval(keys)} for s, keys in sorted(by_subset.items())]
-    return {"a": run_a.pk, "b": run_b.pk, "resamples": resamples, "seed": seed,
+    return {"a": run_a.pk, "b": run_b.pk, "resamples": resamples, "seed": seed, "profile": profile,
             "same_benchmark": run_a.benchmark_name == run_b.benchmark_name,
             "only_in_one": len(set(scores[run_a.pk]) ^ set(scores[run_b.pk])),
             "overall": interval(paired), "subsets": subsets}

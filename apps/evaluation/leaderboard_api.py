@@ -12,6 +12,7 @@ from apps.core.api import StrictInput, error_responses
 from apps.core.errors import NotFound
 from apps.evaluation import leaderboard, leaderboard_export
 from apps.evaluation.models import EvaluationRun
+from apps.evaluation.scoring import DEFAULT_PROFILE, PROFILES
 
 
 # --- serializers -------------------------------------------------------------------------------------------
@@ -23,6 +24,7 @@ class LeaderboardCellOut(serializers.Serializer):
     subsets = serializers.ListField(child=serializers.CharField(), help_text="the subsets a benchmark mean has")
     missing = serializers.ListField(child=serializers.CharField(), help_text="the subsets a benchmark mean lacks")
     mark = serializers.ChoiceField(choices=["best", "second", ""], help_text="bold (best) or underlined (second) in the row")
+    version = serializers.CharField(help_text="the reader (and judge) versions behind the score")
 
 
 class LeaderboardModelOut(serializers.Serializer):
@@ -74,6 +76,7 @@ class LeaderboardKmmauOut(serializers.Serializer):
 
 
 class LeaderboardOut(serializers.Serializer):
+    profile = serializers.ChoiceField(choices=PROFILES, help_text="the reading profile of every number")
     models = LeaderboardModelOut(many=True)
     benchmarks = LeaderboardBenchmarkOut(many=True, help_text="Table 1")
     subsets = LeaderboardPairOut(many=True, help_text="Table 5")
@@ -82,11 +85,18 @@ class LeaderboardOut(serializers.Serializer):
         "per SpokenQA and audio-understanding benchmark pair: spearman, kendall, n and ranks, or `refused`"))
 
 
+class LeaderboardInput(StrictInput):
+    profile = serializers.ChoiceField(choices=PROFILES, required=False, default=DEFAULT_PROFILE,
+                                      help_text="sori (the corrected reader, default) or voicebench (VoiceBench's code)")
+
+
 class CompareInput(StrictInput):
     a = serializers.IntegerField(min_value=1, help_text="run A")
     b = serializers.IntegerField(min_value=1, help_text="run B")
     resamples = serializers.IntegerField(required=False, min_value=100, max_value=100000, default=10000)
     seed = serializers.IntegerField(required=False, min_value=0, default=0)
+    profile = serializers.ChoiceField(choices=PROFILES, required=False, default=DEFAULT_PROFILE,
+                                      help_text="the reading profile both runs are compared under")
 
 
 class CompareIntervalOut(serializers.Serializer):
@@ -105,6 +115,7 @@ class CompareSubsetOut(CompareIntervalOut):
 
 
 class CompareOut(serializers.Serializer):
+    profile = serializers.CharField()
     a = serializers.IntegerField()
     b = serializers.IntegerField()
     resamples = serializers.IntegerField()
@@ -119,11 +130,13 @@ class CompareOut(serializers.Serializer):
 class LeaderboardView(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses={200: LeaderboardOut, **error_responses(401, 403)})
+    @extend_schema(parameters=[LeaderboardInput], responses={200: LeaderboardOut, **error_responses(400, 401, 403)})
     def get(self, request):
-        """The leaderboard: each model's newest scored run per benchmark, benchmark means, subsets English and
-        Korean with the gap, KMMAU by capability, and the rank agreements."""
-        return Response(leaderboard_export.as_json(leaderboard.leaderboard()))
+        """The leaderboard under one reading profile: each model's newest scored run per benchmark, benchmark
+        means, subsets English and Korean with the gap, KMMAU by capability, and the rank agreements."""
+        data = LeaderboardInput(data=request.query_params)
+        data.is_valid(raise_exception=True)
+        return Response(leaderboard_export.as_json(leaderboard.leaderboard(profile=data.validated_data["profile"])))
 
 
 class CompareView(APIView):
@@ -142,5 +155,6 @@ class CompareView(APIView):
             runs[key] = EvaluationRun.objects.filter(pk=fields[key]).first()
             if runs[key] is None:
                 raise NotFound(f"no run with id {fields[key]}")
-        result = leaderboard.compare(runs["a"], runs["b"], resamples=fields["resamples"], seed=fields["seed"])
+        result = leaderboard.compare(runs["a"], runs["b"], resamples=fields["resamples"], seed=fields["seed"],
+                                     profile=fields["profile"])
         return Response(CompareOut(result).data)

@@ -10,7 +10,12 @@ from apps.core import csvsafe
 from apps.evaluation.leaderboard import Board, Cell
 
 CSV_COLUMNS = ["table", "section", "benchmark", "language", "subset", "model", "version", "demo", "score", "n", "mark",
-               "missing", "run"]
+               "missing", "run", "profile", "reader_version"]
+PROFILE_NOTES = {
+    "sori": "Read by Sori's reader (profile `sori`: corrected, the same reader for English and Korean).",
+    "voicebench": "Read by VoiceBench's own code (profile `voicebench`); where it would guess at random, the guess's "
+                  "expected credit is counted.",
+}
 
 
 def _model(m) -> dict:
@@ -23,6 +28,7 @@ def _cells(board: Board, cells: list[Cell]) -> list[dict]:
 
 def as_json(board: Board) -> dict:
     return {
+        "profile": board.profile,
         "models": [_model(m) for m in board.models],
         "benchmarks": [{"name": r["name"], "label": r["label"], "section": r["section"], "kind": r["kind"],
                         "language": r["language"], "subsets": r["subsets"], "scores": _cells(board, r["cells"])}
@@ -56,7 +62,7 @@ def as_csv(board: Board) -> str:
             if c.score is None and not c.missing:
                 continue
             writer.writerow([table, section, benchmark, language, subset, m.name, m.version, "yes" if m.is_demo else "",
-                             _fmt(c.score), c.n, c.mark, " ".join(c.missing), c.run_id or ""])
+                             _fmt(c.score), c.n, c.mark, " ".join(c.missing), c.run_id or "", board.profile, c.version])
 
     for r in board.table1:
         rows("benchmark", r["section"], r["name"], r["language"], "", r["cells"])
@@ -85,7 +91,8 @@ def _md_table(header: list[str], lines: list[list[str]]) -> list[str]:
 def as_markdown(board: Board) -> str:
     names = [str(m) for m in board.models]
     demo = [str(m) for m in board.models if m.is_demo]
-    out = ["Table 1: Benchmark-level results. Bold and underline mark the best and second best per row.", ""]
+    out = [PROFILE_NOTES[board.profile], "",
+           "Table 1: Benchmark-level results. Bold and underline mark the best and second best per row.", ""]
     lines, section = [], None
     for r in board.table1:
         if r["section"] != section:

@@ -11,7 +11,8 @@ from apps.accounts.permissions import require
 from apps.core.errors import ApplicationError
 from apps.evaluation import leaderboard, leaderboard_export
 from apps.evaluation.leaderboard_figures import gap_svg, ranks_svg
-from apps.evaluation.models import EvaluationRun
+from apps.evaluation.models import EvaluationRun, Profile
+from apps.evaluation.scoring import DEFAULT_PROFILE, PROFILES
 
 EXPORTS = {
     "csv": ("text/csv; charset=utf-8", leaderboard_export.as_csv),
@@ -20,10 +21,15 @@ EXPORTS = {
 }
 
 
+def _profile(request) -> str:
+    profile = request.GET.get("profile") or DEFAULT_PROFILE
+    return profile if profile in PROFILES else DEFAULT_PROFILE
+
+
 @login_required
 def board(request):
     require(request.user, "evaluation.view")
-    data = leaderboard.leaderboard()
+    data = leaderboard.leaderboard(profile=_profile(request))
     names = [str(m) for m in data.models]
     table5 = [{**pair, "rows": [{**row, "triples": list(zip(row["en"], row["ko"], row["gap"], strict=True))}
                                 for row in pair["rows"]]} for pair in data.table5]
@@ -38,6 +44,7 @@ def board(request):
     agreements = [{**a, "figure": ranks_svg(a, models)} if "refused" not in a else a for a in data.agreements]
     return render(request, "evaluation/leaderboard.html", {
         "board": data, "table5": table5, "gap_figure": gap_svg(gap_rows, names), "agreements": agreements,
+        "profiles": Profile.choices,
     })
 
 
@@ -47,8 +54,10 @@ def export(request, fmt):
     if fmt not in EXPORTS:
         raise Http404
     content_type, render_as = EXPORTS[fmt]
-    response = HttpResponse(render_as(leaderboard.leaderboard()), content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="sori-leaderboard.{fmt}"'
+    profile = _profile(request)
+    response = HttpResponse(render_as(leaderboard.leaderboard(profile=profile)), content_type=content_type)
+    suffix = "" if profile == DEFAULT_PROFILE else f"-{profile}"
+    response["Content-Disposition"] = f'attachment; filename="sori-leaderboard{suffix}.{fmt}"'
     return response
 
 
@@ -68,9 +77,10 @@ def compare(request):
             error = "Choose two runs that exist."
         else:
             try:
-                result = leaderboard.compare(a, b)
+                result = leaderboard.compare(a, b, profile=_profile(request))
             except ApplicationError as exc:
                 error = exc.message
     runs = leaderboard.scored_runs()
     return render(request, "evaluation/leaderboard_compare.html", {"runs": runs, "a": a, "b": b, "result": result,
-                                                                   "error": error})
+                                                                   "error": error, "profile": _profile(request),
+                                                                   "profiles": Profile.choices})

@@ -149,15 +149,31 @@ class EvalItem(models.Model):
 class ScoreMethod(models.TextChoices):
     RULE = "rule", "Rule-based"
     JUDGE = "judge", "LLM judge"
+    # SD-QA as VoiceBench reports it: (rule + judge) / 2 (its maintainers, VoiceBench issues #2 and #11)
+    RULE_AND_JUDGE = "combined", "(rule + judge) / 2"
+
+
+class Profile(models.TextChoices):
+    """How a rule-based score read the response (apps.evaluation.scoring.PROFILES)."""
+
+    SORI = "sori", "Sori (corrected, one reader for both languages)"
+    VOICEBENCH = "voicebench", "VoiceBench (its code's reading, for published comparisons)"
 
 
 class ItemScore(models.Model):
     """One item's score by one method (0..1; the open-ended judge's mean of 1-5 scores is stored as mean/5
     so that x100 is the paper's mean x 20). `detail` keeps what produced it: the extracted option or matched
-    alias, the judge's sampled scores or votes; `evaluator` and `version` name the code or prompt version."""
+    alias, the judge's sampled scores or votes; `evaluator` and `version` name the code or prompt version.
+
+    A rule-based score names its reading `profile`; a judge score has none (the judge reads the same for both).
+    Re-scoring with another reader version keeps the old score beside the new one: only one score per item,
+    method and profile is `current`, and the others stay as they were for comparison."""
 
     item = models.ForeignKey(EvalItem, on_delete=models.CASCADE, related_name="scores")
     method = models.CharField(max_length=10, choices=ScoreMethod.choices)
+    profile = models.CharField(max_length=20, choices=Profile.choices, blank=True, default="",
+                               help_text="the reading profile of a rule-based score; blank for the judge")
+    current = models.BooleanField(default=True, help_text="false for a score an evaluation with a newer version replaced")
     score = models.FloatField(null=True, blank=True, help_text="null when it could not be scored (see detail)")
     detail = models.JSONField(default=dict, blank=True)
     evaluator = models.CharField(max_length=100)
@@ -165,15 +181,17 @@ class ItemScore(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["item", "method"]
+        ordering = ["item", "method", "profile", "-current"]
         constraints = [
-            models.UniqueConstraint(fields=["item", "method"], name="item_score_once_per_method"),
+            models.UniqueConstraint(fields=["item", "method", "profile"], condition=models.Q(current=True),
+                                    name="item_score_current_once"),
+            models.UniqueConstraint(fields=["item", "method", "profile", "version"], name="item_score_once_per_version"),
             models.CheckConstraint(condition=models.Q(score__isnull=True) | models.Q(score__gte=0, score__lte=1),
                                    name="item_score_in_unit_range"),
         ]
 
     def __str__(self) -> str:
-        return f"{self.item} {self.method}: {self.score}"
+        return f"{self.item} {self.method}{' ' + self.profile if self.profile else ''}: {self.score}"
 
 
 class JudgeCall(models.Model):
@@ -197,14 +215,19 @@ class JudgeCall(models.Model):
 
 
 class SubsetScore(models.Model):
-    """A run's score on one subset by one method, 0-100, over `n` scored items, as the evaluation computed it
-    (apps.evaluation.aggregate.subset_score). `primary` marks the one the leaderboard reports: the judge for
-    open-ended and short-answer subsets (as VoiceBench and OpenAudioBench report them), the rule otherwise."""
+    """A run's score on one subset by one method under one reading profile, 0-100, over `n` scored items, as
+    the evaluation computed it (apps.evaluation.aggregate.subset_score). `primary` marks the one the leaderboard
+    reports: the judge for open-ended and short-answer subsets (as VoiceBench and OpenAudioBench report them),
+    (rule + judge) / 2 for SD-QA (as VoiceBench reports it), the rule otherwise. `version` names the reader or
+    judge versions behind it; a re-scoring with another version keeps this row beside the new one (not current)."""
 
     run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="subset_scores")
     subset = models.CharField(max_length=100)
     metric = models.CharField(max_length=20)
     method = models.CharField(max_length=10, choices=ScoreMethod.choices)
+    profile = models.CharField(max_length=20, choices=Profile.choices, default=Profile.SORI)
+    version = models.CharField(max_length=200, blank=True, help_text="the reader (and judge) versions of its item scores")
+    current = models.BooleanField(default=True)
     score = models.FloatField()
     n = models.PositiveIntegerField()
     unscored = models.PositiveIntegerField(default=0, help_text="items left without a score (see their detail)")
@@ -213,8 +236,13 @@ class SubsetScore(models.Model):
     computed_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        ordering = ["run", "subset", "method"]
-        constraints = [models.UniqueConstraint(fields=["run", "subset", "method"], name="subset_score_once")]
+        ordering = ["run", "profile", "subset", "method"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "subset", "method", "profile"], condition=models.Q(current=True),
+                                    name="subset_score_current_once"),
+            models.UniqueConstraint(fields=["run", "subset", "method", "profile", "version"],
+                                    name="subset_score_once_per_version"),
+        ]
 
     def __str__(self) -> str:
-        return f"{self.run} {self.subset} {self.method}: {self.score:.1f} (n={self.n})"
+        return f"{self.run} {self.subset} {self.method} ({self.profile}): {self.score:.1f} (n={self.n})"

@@ -25,14 +25,17 @@ def run(pk: int) -> EvaluationRun:
     return runs().get(pk=pk)
 
 
-def subset_scores(run: EvaluationRun) -> list[SubsetScore]:
-    return list(SubsetScore.objects.filter(run=run).order_by("subset", "-primary", "method"))
+def subset_scores(run: EvaluationRun, *, current: bool = True) -> list[SubsetScore]:
+    """The run's current subset scores by profile (sori first), or with current=False those a re-scoring with
+    another version replaced (kept for comparison)."""
+    return list(SubsetScore.objects.filter(run=run, current=current).order_by(
+        "-profile", "subset", "-primary", "method", "-computed_at"))
 
 
 def items(run: EvaluationRun, *, subset: str = "", scored: str = ""):
     """The run's items with their scores and judge calls (prefetched), optionally of one subset; `scored` "yes"/"no" filters."""
     calls = Prefetch("judge_calls", queryset=JudgeCall.objects.order_by("sample"))
-    scores = Prefetch("scores", queryset=ItemScore.objects.prefetch_related(calls).order_by("method"))
+    scores = Prefetch("scores", queryset=ItemScore.objects.prefetch_related(calls).order_by("method", "-profile", "-current", "-created_at"))
     qs = EvalItem.objects.filter(run=run).prefetch_related(scores)
     if subset:
         qs = qs.filter(subset=subset)
@@ -50,5 +53,5 @@ def subsets_of(run: EvaluationRun) -> list[tuple[str, int]]:
 def item(run: EvaluationRun, item_pk: int) -> EvalItem:
     """One item with its scores and each score's judge calls (with their AgentCall rows)."""
     calls = Prefetch("judge_calls", queryset=JudgeCall.objects.select_related("agent_call").order_by("sample"))
-    scores = Prefetch("scores", queryset=ItemScore.objects.prefetch_related(calls).order_by("method"))
+    scores = Prefetch("scores", queryset=ItemScore.objects.prefetch_related(calls).order_by("method", "-profile", "-current", "-created_at"))
     return EvalItem.objects.select_related("run__model").prefetch_related(scores).get(run=run, pk=item_pk)

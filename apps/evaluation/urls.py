@@ -13,6 +13,7 @@ urlpatterns = [
     path("runs/<id:pk>/responses/", views.import_responses, name="import_responses"),
     path("runs/<id:pk>/collect/", views.collect, name="collect"),
     path("runs/<id:pk>/evaluate/", views.evaluate, name="evaluate"),
+    path("runs/<id:pk>/rescore/", views.rescore, name="rescore"),
     path("runs/<id:pk>/items/<id:item_pk>/", views.item_detail, name="item"),
     # The leaderboard (seed 000 Tables 1, 5 and 6), its exports and two runs compared.
     path("leaderboard/", leaderboard_views.board, name="leaderboard"),
@@ -27,6 +28,7 @@ api_urlpatterns = [
     path("evaluation/runs/<id:pk>/responses/", api.ResponsesView.as_view(), name="responses"),
     path("evaluation/runs/<id:pk>/collect/", api.CollectView.as_view(), name="collect"),
     path("evaluation/runs/<id:pk>/evaluate/", api.EvaluateView.as_view(), name="evaluate"),
+    path("evaluation/runs/<id:pk>/rescore/", api.RescoreView.as_view(), name="rescore"),
     path("evaluation/runs/<id:pk>/items/", api.ItemListView.as_view(), name="items"),
     path("evaluation/runs/<id:pk>/items/<id:item_pk>/", api.ItemDetailView.as_view(), name="item"),
     path("evaluation/leaderboard/", leaderboard_api.LeaderboardView.as_view(), name="leaderboard"),

@@ -14,7 +14,7 @@ from apps.accounts.permissions import can, require
 from apps.core.errors import ApplicationError, InvalidInput
 from apps.core.uploads import upload_limit
 from apps.evaluation import selectors, services
-from apps.evaluation.models import AnswerSource, EvalItem, EvaluatedModel, EvaluationRun
+from apps.evaluation.models import AnswerSource, EvalItem, EvaluatedModel, EvaluationRun, Profile
 from apps.releases.models import Release, ReleaseKind, ReleaseStatus
 from apps.transfer.models import SourceBenchmark
 
@@ -106,6 +106,7 @@ def run_detail(request, pk):
     page = Paginator(selectors.items(run, subset=subset), 50).get_page(request.GET.get("page"))
     return render(request, "evaluation/run.html", {
         "run": run, "subset_scores": selectors.subset_scores(run), "subsets": selectors.subsets_of(run),
+        "replaced_scores": selectors.subset_scores(run, current=False), "profiles": Profile.choices,
         "subset": subset, "page": page, "can_manage": can(request.user, "evaluation.manage"),
         "jobs": [j for j in (run.collect_job, run.evaluate_job) if j is not None],
     })
@@ -142,8 +143,15 @@ def evaluate(request, pk):
     return _start_job(request, pk, services.start_evaluation)
 
 
+@login_required
+@require_POST
+def rescore(request, pk):
+    profile = request.POST.get("profile", "")
+    return _start_job(request, pk, lambda **kw: services.start_rescoring(profile=profile, **kw))
+
+
 def _start_job(request, pk, start):
-    """Start a run's collection or evaluation job; a refusal is shown on the run's page."""
+    """Start a run's collection, evaluation or re-scoring job; a refusal is shown on the run's page."""
     require(request.user, "evaluation.manage")
     run = _run_or_404(pk)
     try:

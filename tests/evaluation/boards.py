@@ -113,4 +113,5 @@ def scored_items(run: EvaluationRun, subset: str, scores: list[float | None], *,
     for n, score in enumerate(scores):
         item = EvalItem.objects.create(run=run, item_id=f"{subset}/{prefix}{n}", subset=subset, metric=metric,
                                        question=f"question {n}", answer="B", response=f"answer {n}")
-        ItemScore.objects.create(item=item, method=method, score=score, evaluator="test", version="1")
+        ItemScore.objects.create(item=item, method=method, profile="sori" if method == "rule" else "", score=score,
+                                 evaluator="test", version="1")

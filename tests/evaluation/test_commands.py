@@ -31,7 +31,9 @@ def test_import_then_evaluate_from_the_command_line(voicebench, admin, tmp_path,
 
     out = capsys.readouterr().out
     assert "Evaluated" in out
-    assert "* commoneval       judge    40.0  n=1" in out and "* sd-qa            judge     0.0  n=3" in out
+    assert "* sori       commoneval       judge      40.0  n=1" in out
+    assert "* sori       sd-qa            combined   16.7  n=3" in out  # (rule 33.3 + judge 0) / 2, as VoiceBench
+    assert "  sori       sd-qa            judge       0.0  n=3" in out
 
 
 @pytest.mark.django_db

@@ -42,7 +42,8 @@ def test_imported_responses_end_as_item_and_subset_scores(english_run, response_
 
     assert job.status == "succeeded", job.error
     assert english_run.status == RunStatus.EVALUATED and english_run.judge_model == "openai:gpt-4o-mini"
-    scores = {(s.item.question[:12], s.method): s.score for s in ItemScore.objects.filter(item__run=english_run).select_related("item")}
+    scores = {(s.item.question[:12], s.method): s.score
+              for s in ItemScore.objects.filter(item__run=english_run, profile__in=("", "sori")).select_related("item")}
     assert scores == {
         ("What is the ", "rule"): 1.0, ("What is the ", "judge"): 1.0,
         ("How many leg", "rule"): 0.0, ("How many leg", "judge"): 0.0,
@@ -50,9 +51,11 @@ def test_imported_responses_end_as_item_and_subset_scores(english_run, response_
         ("Which is a m", "rule"): 1.0,
         ("Tell me abou", "judge"): pytest.approx(13 / 15),
     }
-    subsets = {(s.subset, s.method): (round(s.score, 2), s.n, s.primary) for s in SubsetScore.objects.filter(run=english_run)}
+    subsets = {(s.subset, s.method): (round(s.score, 2), s.n, s.primary)
+               for s in SubsetScore.objects.filter(run=english_run, profile="sori")}
     assert subsets == {
-        ("sd-qa", "rule"): (66.67, 3, False), ("sd-qa", "judge"): (66.67, 3, True),
+        # SD-QA as VoiceBench reports it: (rule + judge) / 2
+        ("sd-qa", "rule"): (66.67, 3, False), ("sd-qa", "judge"): (66.67, 3, False), ("sd-qa", "combined"): (66.67, 3, True),
         ("mmsu", "rule"): (100.0, 1, True),
         ("commoneval", "judge"): (86.67, 1, True),  # mean of 5, 4, 4 is 4.33; x 20
     }
@@ -76,7 +79,7 @@ def test_evaluating_again_rescores_the_rules_but_judges_nothing_again(english_ru
     job.refresh_from_db()
     assert job.status == "succeeded" and len(fake_llm.requests) == asked == 12  # 4 judged items x 3 samples
     assert job.result["judged"] == 0 and job.result["rule_scored"] == 4  # sd-qa and mmsu, by the current rules
-    assert SubsetScore.objects.filter(run=english_run, subset="commoneval", method="judge").get().score == pytest.approx(60)
+    assert SubsetScore.objects.filter(run=english_run, subset="commoneval", method="judge", profile="sori").get().score == pytest.approx(60)
 
 
 @pytest.mark.django_db
@@ -123,10 +126,10 @@ def test_an_evaluator_failing_on_one_item_leaves_that_item_unscored_with_the_err
     fake_llm.reply_when(lambda b: "scale of 1 to 5" in str(b), {"score": 3})
     real = services.rule_score
 
-    def failing_on_mmsu(item):
+    def failing_on_mmsu(item, profile):
         if item.subset == "mmsu":
             raise KeyError("kwargs")
-        return real(item)
+        return real(item, profile)
 
     monkeypatch.setattr(services, "rule_score", failing_on_mmsu)
     with inline_jobs():
@@ -135,8 +138,8 @@ def test_an_evaluator_failing_on_one_item_leaves_that_item_unscored_with_the_err
     english_run.refresh_from_db()
 
     assert job.status == "succeeded" and job.result["rule_failed"] == [english_run.items.get(subset="mmsu").item_id]
-    failed = ItemScore.objects.get(item__subset="mmsu", item__run=english_run)
+    failed = ItemScore.objects.get(item__subset="mmsu", item__run=english_run, profile="sori")
     assert failed.score is None and failed.detail == {"error": "KeyError: 'kwargs'"}
     assert english_run.status == RunStatus.NEEDS_ATTENTION and "failed on 1 items" in english_run.attention_reason
-    assert SubsetScore.objects.filter(run=english_run, subset="sd-qa", method="rule").get().n == 3  # the others scored
+    assert SubsetScore.objects.filter(run=english_run, subset="sd-qa", method="rule", profile="sori").get().n == 3  # the others scored
     assert not SubsetScore.objects.filter(run=english_run, subset="mmsu").exists()

@@ -39,9 +39,9 @@ def test_ifeval_is_scored_by_prompt_and_instruction_level(ifeval_run, response_f
     job.refresh_from_db()
 
     assert job.status == "succeeded", job.error
-    first = ItemScore.objects.get(item=items["Describe"])
+    first = ItemScore.objects.get(item=items["Describe"], profile="sori")
     assert (first.detail["strict_prompt"], first.detail["loose_prompt"]) == (False, False)
-    subset = SubsetScore.objects.get(run=ifeval_run, subset="ifeval")
+    subset = SubsetScore.objects.get(run=ifeval_run, subset="ifeval", profile="sori")
     # prompt level 1 of 2, instruction level 2 of 3, strict and loose alike: (1/2 + 2/3) / 2
     assert subset.score == pytest.approx(100 * (1 / 2 + 2 / 3) / 2)
     assert subset.detail == {"prompt_level": 50.0, "instruction_level": 66.67} and subset.n == 2 and subset.primary

@@ -13,21 +13,32 @@ with its source benchmark's metric (seed 000 section 5, "Metrics"; VoiceBench sr
 The LLM judge (1-5 ratings, yes/no votes) is apps.evaluation.judge: it asks for a JSON answer the agent layer
 validates, so no raw text is parsed here.
 
-`metric_for(subset)` names a subset's metric, `score_response(metric, item, response, language=...)`
-scores one response. An item is a dict: "question", "answer", "aliases" (list), and per metric
+Two reading profiles (issue 32), recorded on every score:
+    sori        the default: the corrected reader, ONE reader for both languages (the modules above), so an
+                English-Korean gap never comes from a smarter reader on one side;
+    voicebench  VoiceBench's own reading, byte for byte (scoring.voicebench; KMMAU: MMAU's token match), to
+                compare with numbers published with VoiceBench's code. Where VoiceBench guesses at random,
+                nothing is read and the item gets the guess's expected credit, labelled as such.
+A gap is only ever computed between runs scored with the same profile.
+
+`metric_for(subset)` names a subset's metric, `score_response(metric, item, response, language=...,
+profile=...)` scores one response. An item is a dict: "question", "answer", "aliases" (list), and per metric
 "instruction_id_list" and "kwargs" (ifeval), "id" (bbh: VoiceBench's id names the task, e.g.
 "navigate_12"; "task" may name it instead), "choices" (kmmau)."""
 
+import dataclasses
 import importlib
 import re
 
 from apps.core.errors import InvalidInput
 from apps.evaluation.scoring.result import Scored
 
-__all__ = ["METRICS", "Scored", "metric_for", "score_response"]
+__all__ = ["DEFAULT_PROFILE", "METRICS", "PROFILES", "Scored", "metric_for", "score_response"]
 
 OPEN_VERSION = "open-judge-1"
 METRICS = ("mcq", "qa", "open", "ifeval", "refusal", "bbh", "kmmau")
+PROFILES = ("sori", "voicebench")
+DEFAULT_PROFILE = "sori"
 
 # Subset names as apps.transfer.formats stores them (VoiceBench and OpenAudioBench); a Korean counterpart
 # keeps its source's name. Regional and per-domain splits ("sd-qa-usa", "mmsu_biology") take their
@@ -62,21 +73,32 @@ def metric_for(subset: str) -> str:
     raise InvalidInput(f"no metric for subset {subset!r}; known subsets: {', '.join(SUBSET_METRICS)}", field="subset")
 
 
-# The rule-based metrics, each scored by the module of that name.
+# The rule-based metrics, each scored by the module of that name (the sori profile).
 RULE_MODULES = {"mcq": "mcq", "refusal": "refusal", "qa": "qa", "bbh": "bbh", "ifeval": "ifeval", "kmmau": "kmmau"}
 
 
-def score_response(metric: str, item: dict, response: str, *, language: str) -> Scored:
-    """Score one response to one item with a subset's metric. language is "en" or "ko"."""
+def _module(name: str):
+    # Imported on first use: ifeval's checkers load `datasets` (seconds), which most runs never need.
+    return importlib.import_module(f"apps.evaluation.scoring.{name}")
+
+
+def score_response(metric: str, item: dict, response: str, *, language: str, profile: str = DEFAULT_PROFILE) -> Scored:
+    """Score one response to one item with a subset's metric. language is "en" or "ko"; profile one of PROFILES."""
     if language not in ("en", "ko"):
         raise InvalidInput(f"language must be 'en' or 'ko', not {language!r}", field="language")
+    if profile not in PROFILES:
+        raise InvalidInput(f"profile must be one of {', '.join(PROFILES)}, not {profile!r}", field="profile")
     response = response if isinstance(response, str) else ("" if response is None else str(response))
-    if metric in RULE_MODULES:
-        # Imported on first use: ifeval's checkers load `datasets` (seconds), which most runs never need.
-        module = importlib.import_module(f"apps.evaluation.scoring.{RULE_MODULES[metric]}")
-        return module.score(item, response, language=language)
     if metric == "open":
         # Only the LLM judge scores an open-ended answer (apps.evaluation.judge).
-        return Scored(score=None, detail={"judge": "needed", "empty_response": not response.strip()},
-                      evaluator="open", version=OPEN_VERSION)
-    raise InvalidInput(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}", field="metric")
+        scored = Scored(score=None, detail={"judge": "needed", "empty_response": not response.strip()},
+                        evaluator="open", version=OPEN_VERSION)
+    elif metric not in RULE_MODULES:
+        raise InvalidInput(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}", field="metric")
+    elif profile == "sori":
+        scored = _module(RULE_MODULES[metric]).score(item, response, language=language)
+    elif metric == "kmmau":  # MMAU's own matching is the comparable reading of an audio-understanding answer
+        scored = _module("kmmau").score_mmau(item, response, language=language)
+    else:
+        scored = _module("voicebench").score(metric, item, response, language=language)
+    return dataclasses.replace(scored, profile=profile)

@@ -16,12 +16,13 @@ class Scored:
     score: 0..1 (1 = correct / refused / instructions followed); None when only the LLM judge can score it
     (open-ended answers). detail: JSON-serialisable record of the evidence (extracted option, matched alias,
     per-instruction results, matched refusal phrase...). evaluator and version name the rule, so a change
-    of rule is visible beside every score."""
+    of rule is visible beside every score; profile names the reading (sori or voicebench)."""
 
     score: float | None
     detail: dict
     evaluator: str
     version: str
+    profile: str = "sori"  # the reading profile that produced it (apps.evaluation.scoring.PROFILES)
 
 
 @cache

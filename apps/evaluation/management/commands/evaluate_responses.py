@@ -26,7 +26,7 @@ class Command(BaseCommand):
         self.stdout.write(f"Run {run} ({found}): {found.get_status_display()}")
         for score in selectors.subset_scores(found):
             mark = "*" if score.primary else " "
-            self.stdout.write(f" {mark} {score.subset:<16} {score.method:<6} {score.score:6.1f}  n={score.n}"
+            self.stdout.write(f" {mark} {score.profile:<10} {score.subset:<16} {score.method:<8} {score.score:6.1f}  n={score.n}"
                               + (f"  unscored={score.unscored}" if score.unscored else ""))
         if found.attention_reason:
             self.stderr.write(found.attention_reason)
