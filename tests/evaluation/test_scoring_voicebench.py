@@ -604,3 +604,29 @@ def test_a_korean_response_is_read_the_same_whatever_the_run_language(metric, it
 def test_a_language_other_than_english_or_korean_is_refused():
     with pytest.raises(InvalidInput):
         score("refusal", {}, "no", language="ja")
+
+
+def _bodies(path: Path) -> dict:
+    """Every function and method of a module (docstrings aside) and every module-level constant, as ast dumps."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            found[ast.unparse(node.targets[0])] = ast.dump(node.value)
+        functions = [node] if isinstance(node, ast.FunctionDef) else node.body if isinstance(node, ast.ClassDef) else []
+        for fn in functions:
+            if isinstance(fn, ast.FunctionDef):
+                body = fn.body[1:] if isinstance(fn.body[0], ast.Expr) and isinstance(fn.body[0].value, ast.Constant) \
+                    else fn.body
+                found[(getattr(node, "name", ""), fn.name)] = ast.dump(ast.Module(body=body, type_ignores=[]))
+    return found
+
+
+@pytest.mark.parametrize("module", ["instructions", "instructions_util", "instructions_registry"])
+def test_the_installed_checkers_are_voicebench_copy_of_them(module):
+    import if_verifiable.ifeval
+
+    installed = _bodies(Path(if_verifiable.ifeval.__file__).parent / f"{module}.py")
+    voicebench = _bodies(REFERENCE / "instruction_following_eval" / f"{module}.py")
+    assert set(installed) == set(voicebench)
+    assert [k for k in voicebench if installed[k] != voicebench[k]] == []
