@@ -1,0 +1,5 @@
+
+
+class Evaluator:
+    def evaluate(self, data):
+        raise NotImplementedError
