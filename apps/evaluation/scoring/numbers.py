@@ -482,6 +482,11 @@ def find_numbers(text: str) -> list[Number]:
 _LEFTOVER = re.compile(r"[\W_]+")
 
 
+def is_particle_tail(text: str) -> bool:
+    """Is text (the rest of a Korean word) only particles and a copula or ending: 이, 은요, 입니다, 이에요?"""
+    return _rules()["tail"].fullmatch(text) is not None
+
+
 def parse_number(text: str) -> int | None:
     """The value of a text that is only a number, maybe with a counter, particles or a copula ("1945년",
     "세 명이요", "Seven.", "일곱 살입니다"); None otherwise."""
