@@ -14,7 +14,8 @@ A reference is mentioned when it is found in the response after normalisation:
   reference contains a number, both texts are also compared with every number written as its value (Apollo
   eleven = Apollo 11, 천구백사십오 년 = 1945년), and a reference that is a number, maybe with a unit ("8",
   "1945년", "8 legs", "eight"), is mentioned by any number of that value (여덟 개, 8개, eight).
-- Subscript, superscript and full-width digits are folded first (H₂O = H2O, x² = x2).
+- Both texts are NFKC-normalised first: subscript, superscript and full-width digits and letters are folded
+  (H₂O = H2O, x² = x2, Ｈ２Ｏ = H2O).
 
 A mention in denial does not count: "서울이 아니라 부산입니다", "It is not Canberra, it's Sydney",
 "Canberra? No — Sydney", "캔버라는 아니고", "X가 아닙니다", "X는 틀렸어". Each mention is judged by its own
@@ -70,8 +71,9 @@ def normalise_ko(text: str) -> str:
 
 
 def _prepare(text: str) -> str:
-    """NFC, folded digits (H₂O -> H2O) and plain apostrophes: the text every offset below refers to."""
-    return numbers.fold_digits(unicodedata.normalize("NFC", str(text or ""))).replace("’", "'").replace("‘", "'")
+    """NFKC (full-width letters and digits, subscripts and superscripts folded: H₂O -> H2O, Ｈ２Ｏ -> H2O) and
+    plain apostrophes: the text every offset below refers to."""
+    return unicodedata.normalize("NFKC", str(text or "")).replace("’", "'").replace("‘", "'")
 
 
 def _with_values(text: str) -> tuple[str, list[int]]:
