@@ -119,33 +119,31 @@ class _Indexed:
         return self.offset(start), self.offset(end - 1) + 1
 
 
-_EN_GAP = re.compile(r"[\s/\u2010-\u2015-]")  # a dash or slash separates words (Canberra—Sydney)
+_EN_WORDS = re.compile(r"[^\s/\u2010-\u2015-]+")  # a dash or slash separates words (Canberra—Sydney)
 _LETTERS = re.compile(r"[^\W_]+")  # what is kept of a text: punctuation and symbols go
 
 
 def _index_en(text: str, offsets: list[int] | None = None) -> _Indexed:
     """PEDANT's normalisation, indexed: lower-cased words without punctuation (D.C. -> dc) or articles."""
-    words: list[list[tuple[str, int]]] = []
-    previous_end = None
-    for m in _LETTERS.finditer(text):
-        if previous_end is None or _EN_GAP.search(text, previous_end, m.start()):
-            words.append([])
-        words[-1].append((m.group().lower(), m.start()))
-        previous_end = m.end()
-    chars, starts, sources, word_ids, size = [], [], [], [], 0
-    for word in words:
-        if len(word) == 1 and word[0][0] in ("a", "an", "the"):
+    chars, starts, sources, size = [], [], [], 0
+    for word in _EN_WORDS.finditer(text):
+        if _LETTERS.fullmatch(word.group()):  # most words: no punctuation inside
+            pieces = [(word.group().lower(), word.start())]
+        else:
+            pieces = [(m.group().lower(), m.start()) for m in _LETTERS.finditer(text, *word.span())]
+            if not pieces:
+                continue
+        if len(pieces) == 1 and pieces[0][0] in ("a", "an", "the"):
             continue
         if chars:
             chars.append(" ")
             size += 1
-        for piece, source in word:
+        for piece, source in pieces:
             chars.append(piece)
             starts.append(size)
             sources.append(source)
-            word_ids.append(len(word_ids))
             size += len(piece)
-    return _Indexed("".join(chars), starts, sources, word_ids, offsets)
+    return _Indexed("".join(chars), starts, sources, list(range(len(starts))), offsets)
 
 
 def _index_ko(text: str, offsets: list[int] | None = None) -> _Indexed:
