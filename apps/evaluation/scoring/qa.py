@@ -54,6 +54,8 @@ def _strip_punctuation(text: str) -> str:
     return "".join(" " if unicodedata.category(ch).startswith("P") else ch for ch in text)
 
 
+# normalise_en and normalise_ko are the plain (unindexed) forms, PEDANT's normalisation exactly: kept for
+# readers that need only the string (VoiceBench's profile); this reader uses the indexed forms below.
 def normalise_en(text: str) -> str:
     """PEDANT's normalize_answer: lower, Unicode punctuation out, ASCII punctuation out, articles out, spaces."""
     text = unicodedata.normalize("NFC", str(text)).replace("’", "'").lower()
