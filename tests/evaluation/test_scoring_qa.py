@@ -3,7 +3,7 @@ English; Korean with spacing, punctuation and particles)."""
 
 import pytest
 
-from apps.evaluation.scoring import score_response
+from apps.evaluation.scoring import qa, score_response
 
 NETHERLANDS_KO = {"question": "튤립과 풍차로 유명한 나라는?", "answer": "네덜란드", "aliases": ["화란", "홀란드"]}
 TRIVIA_EN = {"question": "Which country is famous for tulips and windmills?", "answer": "Netherlands",
@@ -18,7 +18,7 @@ TRIVIA_EN = {"question": "Which country is famous for tulips and windmills?", "a
 def test_english_answers_match_a_reference_or_alias(response, alias):
     scored = score_response("qa", TRIVIA_EN, response, language="en")
     assert (scored.score, scored.detail["matched_alias"]) == (1.0, alias)
-    assert scored.evaluator == "qa" and scored.version == "qa-en-1"
+    assert scored.evaluator == "qa" and scored.version == qa.version()
 
 
 def test_an_english_wrong_answer_does_not_match():
@@ -41,7 +41,7 @@ def test_english_punctuation_and_articles_do_not_matter():
 def test_korean_answers_match_with_particles_and_spacing(response, alias):
     scored = score_response("qa", NETHERLANDS_KO, response, language="ko")
     assert (scored.score, scored.detail["matched_alias"]) == (1.0, alias)
-    assert scored.version == "qa-ko-1"
+    assert scored.version == qa.version()
 
 
 def test_a_korean_wrong_answer_does_not_match():
