@@ -1,36 +1,48 @@
 """The evaluation API (paths in urls.py): models under evaluation, runs, importing a run's responses, starting
 the collection and the evaluation (jobs: 202 with the job), and reading a run's per-item scores with the judge
-calls behind them. Admins write; any signed-in user reads. The same services as the pages and commands."""
+calls behind them. Who reads what is apps.evaluation.rules (as on the pages): every signed-in user reads models,
+runs and scores; items, responses, judge calls, endpoints and attention reasons are for admins, who also write.
+The same services as the pages and commands."""
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import generics, serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
-from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.accounts.permissions import IsSoriAdmin
+from apps.accounts.permissions import can
 from apps.core.api import StrictInput, error_responses
 from apps.core.errors import InvalidInput, NotFound
 from apps.evaluation import selectors, services
 from apps.evaluation.models import EvalItem, EvaluatedModel, EvaluationRun
+from apps.evaluation.rules import permission
 from apps.evaluation.scoring import PROFILES
 from apps.releases.models import Release
 from apps.transfer.models import SourceBenchmark
 
-
-class _ReadOrAdmin(IsAuthenticated):
-    """Reads for any signed-in user, writes for admins."""
-
-    def has_permission(self, request, view) -> bool:
-        if request.method in ("GET", "HEAD", "OPTIONS"):
-            return super().has_permission(request, view)
-        return IsSoriAdmin().has_permission(request, view)
+_READ_OR_MANAGE = permission("evaluation.view")  # reads for every signed-in user, writes for admins
+_INSPECT = permission("evaluation.inspect")  # items, responses and judge calls: admins
+_MANAGE = permission("evaluation.manage")  # writes only: admins
 
 
 # --- serializers -------------------------------------------------------------------------------------------
+class _InspectOnly:
+    """A serializer whose `inspect_only` fields are blank for a reader who may not inspect runs (the rule
+    evaluation.inspect): they stay in the answer, as the schema says, with nothing in them. Without a request
+    in the context they are blank too (fail closed)."""
+
+    inspect_only: tuple[str, ...] = ()
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        request = self.context.get("request")
+        if request is None or not can(request.user, "evaluation.inspect"):
+            data.update(dict.fromkeys(self.inspect_only, ""))
+        return data
+
+
 class EvalDecoding(StrictInput):
     max_tokens = serializers.IntegerField(required=False, min_value=1, max_value=131072)
     temperature = serializers.FloatField(required=False, min_value=0, max_value=2)
@@ -48,13 +60,14 @@ class EvalModelInput(StrictInput):
     description = serializers.CharField(required=False, allow_blank=True)
 
 
-class EvalModelOut(serializers.Serializer):
+class EvalModelOut(_InspectOnly, serializers.Serializer):
+    inspect_only = ("endpoint", "served_model")
     id = serializers.IntegerField()
     name = serializers.CharField()
     version = serializers.CharField()
     answer_source = serializers.CharField()
-    endpoint = serializers.CharField()
-    served_model = serializers.CharField()
+    endpoint = serializers.CharField(help_text="blank unless you may inspect runs (admins)")
+    served_model = serializers.CharField(help_text="blank unless you may inspect runs (admins)")
     decoding = serializers.JSONField()
     description = serializers.CharField()
     is_demo = serializers.BooleanField()
@@ -82,7 +95,8 @@ class EvalSubsetScoreOut(serializers.Serializer):
     detail = serializers.JSONField()
 
 
-class EvalRunOut(serializers.Serializer):
+class EvalRunOut(_InspectOnly, serializers.Serializer):
+    inspect_only = ("attention_reason",)
     id = serializers.IntegerField()
     model = EvalModelOut()
     benchmark_name = serializers.CharField()
@@ -93,7 +107,7 @@ class EvalRunOut(serializers.Serializer):
     answer_source = serializers.CharField()
     decoding = serializers.JSONField()
     status = serializers.CharField()
-    attention_reason = serializers.CharField()
+    attention_reason = serializers.CharField(help_text="blank unless you may inspect runs (admins)")
     item_count = serializers.IntegerField()
     answered = serializers.IntegerField()
     scored = serializers.IntegerField()
@@ -166,9 +180,10 @@ def _run(pk: int) -> EvaluationRun:
     return get_object_or_404(selectors.runs(), pk=pk)
 
 
-def _run_detail(pk: int) -> dict:
+def _run_detail(pk: int, request) -> dict:
     run = _run(pk)
-    return {**EvalRunOut(run).data, "subset_scores": EvalSubsetScoreOut(selectors.subset_scores(run), many=True).data,
+    return {**EvalRunOut(run, context={"request": request}).data,
+            "subset_scores": EvalSubsetScoreOut(selectors.subset_scores(run), many=True).data,
             "replaced_subset_scores": EvalSubsetScoreOut(selectors.subset_scores(run, current=False), many=True).data}
 
 
@@ -181,7 +196,7 @@ def _existing(model, pk, what):
 
 # --- views -------------------------------------------------------------------------------------------------
 class ModelListView(generics.ListAPIView):
-    permission_classes = [_ReadOrAdmin]
+    permission_classes = [_READ_OR_MANAGE]
     serializer_class = EvalModelOut
 
     def get_queryset(self):
@@ -198,19 +213,19 @@ class ModelListView(generics.ListAPIView):
             endpoint=fields.get("endpoint", ""),
             served_model=fields.get("served_model", ""), decoding=fields.get("decoding"),
             description=fields.get("description", ""), acting_user=request.user)
-        return Response(EvalModelOut(model).data, status=status.HTTP_201_CREATED)
+        return Response(EvalModelOut(model, context={"request": request}).data, status=status.HTTP_201_CREATED)
 
 
 class ModelDetailView(APIView):
-    permission_classes = [_ReadOrAdmin]
+    permission_classes = [_READ_OR_MANAGE]
 
     @extend_schema(responses={200: EvalModelOut, **error_responses(403, 404)})
     def get(self, request, pk):
-        return Response(EvalModelOut(get_object_or_404(EvaluatedModel, pk=pk)).data)
+        return Response(EvalModelOut(get_object_or_404(EvaluatedModel, pk=pk), context={"request": request}).data)
 
 
 class RunListView(generics.ListAPIView):
-    permission_classes = [_ReadOrAdmin]
+    permission_classes = [_READ_OR_MANAGE]
     serializer_class = EvalRunOut
 
     def get_queryset(self):
@@ -230,20 +245,20 @@ class RunListView(generics.ListAPIView):
             model=_existing(EvaluatedModel, fields["model"], "model"),
             release=benchmark if kind == "release" else None, source_benchmark=benchmark if kind == "source" else None,
             decoding=fields.get("decoding"), acting_user=request.user)
-        return Response(EvalRunOut(_run(run.pk)).data, status=status.HTTP_201_CREATED)
+        return Response(EvalRunOut(_run(run.pk), context={"request": request}).data, status=status.HTTP_201_CREATED)
 
 
 class RunDetailView(APIView):
-    permission_classes = [_ReadOrAdmin]
+    permission_classes = [_READ_OR_MANAGE]
 
     @extend_schema(responses={200: EvalRunDetailOut, **error_responses(403, 404)})
     def get(self, request, pk):
-        return Response(_run_detail(pk))
+        return Response(_run_detail(pk, request))
 
 
 class ResponsesView(APIView):
     upload_limit = "responses"  # apps.core.uploads: a model's responses file
-    permission_classes = [IsSoriAdmin]
+    permission_classes = [_MANAGE]
     parser_classes = [MultiPartParser, FormParser]
 
     @extend_schema(
@@ -262,12 +277,13 @@ class ResponsesView(APIView):
 
 
 class CollectView(APIView):
-    permission_classes = [IsSoriAdmin]
+    permission_classes = [_MANAGE]
 
-    @extend_schema(request=EvalCollectInput, responses={202: EvalJobOut, **error_responses(400, 403, 404, 409)})
+    @extend_schema(request=EvalCollectInput, responses={202: EvalJobOut, **error_responses(400, 403, 404, 409, 503)})
     def post(self, request, pk):
-        """Start collecting the responses from the model's endpoint (a job; 409 without an endpoint or while
-        the run is busy). Running it again resumes with the items left."""
+        """Start collecting the responses from the model's endpoint (a job; 409 `no_endpoint`, or `run_busy`
+        naming the run's unfinished job; 503 `queue_unavailable` when the job queue is down, nothing started).
+        Running it again resumes with the items left."""
         data = EvalCollectInput(data=request.data)
         data.is_valid(raise_exception=True)
         job = services.start_collection(run=_run(pk), acting_user=request.user, **data.validated_data)
@@ -275,12 +291,13 @@ class CollectView(APIView):
 
 
 class EvaluateView(APIView):
-    permission_classes = [IsSoriAdmin]
+    permission_classes = [_MANAGE]
 
-    @extend_schema(request=EvaluateInput, responses={202: EvalJobOut, **error_responses(400, 403, 404, 409)})
+    @extend_schema(request=EvaluateInput, responses={202: EvalJobOut, **error_responses(400, 403, 404, 409, 503)})
     def post(self, request, pk):
-        """Start scoring the run (a job: rules, then the judge, then subset scores; 409 without responses or
-        while the run is busy). Running it again scores only what is not scored yet."""
+        """Start scoring the run (a job: rules, then the judge, then subset scores; 409 `no_responses`, or
+        `run_busy` naming the run's unfinished job; 503 `queue_unavailable` when the job queue is down, nothing
+        started). Running it again scores only what is not scored yet."""
         data = EvaluateInput(data=request.data)
         data.is_valid(raise_exception=True)
         job = services.start_evaluation(run=_run(pk), acting_user=request.user, budget_usd=data.validated_data.get("budget_usd"))
@@ -288,7 +305,7 @@ class EvaluateView(APIView):
 
 
 class RescoreView(APIView):
-    permission_classes = [IsSoriAdmin]
+    permission_classes = [_MANAGE]
 
     @extend_schema(request=RescoreInput, responses={202: EvalJobOut, **error_responses(400, 403, 404, 409)})
     def post(self, request, pk):
@@ -301,9 +318,10 @@ class RescoreView(APIView):
 
 
 class ItemListView(generics.ListAPIView):
-    """A run's items with their responses and scores (and each score's judge calls), 50 a page; `?subset=`."""
+    """A run's items with their responses and scores (and each score's judge calls), 50 a page; `?subset=`.
+    Admins only (evaluation.inspect)."""
 
-    permission_classes = [_ReadOrAdmin]
+    permission_classes = [_INSPECT]
     serializer_class = EvalItemOut
 
     def get_queryset(self):
@@ -311,7 +329,7 @@ class ItemListView(generics.ListAPIView):
 
 
 class ItemDetailView(APIView):
-    permission_classes = [_ReadOrAdmin]
+    permission_classes = [_INSPECT]
 
     @extend_schema(responses={200: EvalItemOut, **error_responses(403, 404)})
     def get(self, request, pk, item_pk):

@@ -1,14 +1,40 @@
-"""Who may do what with evaluations: admins manage models, runs, imports and scoring (they pass every rule
-before it is asked); any signed-in user may read scores, responses and judge calls."""
+"""Who may do what with evaluations (asked through apps.accounts.permissions; admins pass every rule).
 
-from apps.accounts.permissions import rule
+- `evaluation.view`: scores and what they are scores of. The runs (model, benchmark, status, counts, decoding,
+  judge model), each run's subset scores, the leaderboard and its exports, and two runs compared. Every
+  signed-in user, whatever their role: scores are what Sori publishes.
+- `evaluation.inspect`: what is behind a score. A run's items (transcripts, reference answers), the model's
+  responses, each score's detail and judge calls with their raw answers, where the answers come from (the
+  model's endpoint and served model), why a run needs attention, and its jobs. Admins only.
+- `evaluation.manage`: models, runs, imports, collection and scoring. Admins only.
 
+Experts are not given `evaluation.inspect`. An expert rules on ground truth and translations through their
+own pages (consultations, transfer review), and none of that work needs a model's answers or a judge's. The
+items are a benchmark's answer key, often of a release not published yet, and answer keys stay with those who
+run the evaluations. Responses and failure reasons also carry what an endpoint sent back, and endpoints are
+operators' addresses. If experts ever review the items where the rule and the judge disagree, that is a new
+action for that list, not this one."""
 
-@rule("evaluation.manage")
-def _manage(user, obj=None):
-    return False
+from rest_framework.permissions import SAFE_METHODS, BasePermission
+
+from apps.accounts.permissions import can, role_rule, rule
+
+role_rule("evaluation.manage")  # admins only
+role_rule("evaluation.inspect")  # admins only: see above for experts
 
 
 @rule("evaluation.view")
 def _view(user, obj=None):
     return True
+
+
+def permission(read: str, write: str = "evaluation.manage") -> type[BasePermission]:
+    """The API's permission class, asking the same `can()` as the pages: reads (GET, HEAD, OPTIONS) need
+    `read`, anything else `write`. `permission_classes = [permission("evaluation.inspect")]`."""
+
+    class Can(BasePermission):
+        def has_permission(self, request, view) -> bool:
+            return can(request.user, read if request.method in SAFE_METHODS else write)
+
+    Can.__name__ = f"Can_{read}_{write}".replace(".", "_")
+    return Can

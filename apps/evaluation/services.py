@@ -16,11 +16,12 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from pydantic import field_validator
 
 from apps.agents.services import AgentNeedsAttention, ProviderRejected, agent_config
-from apps.core.errors import ApplicationError, Conflict, FileProblem, InvalidInput
+from apps.core.errors import ApplicationError, Conflict, FileProblem, InvalidInput, Unavailable
 from apps.core.tabular import RowModel, parse_table, refuse
 from apps.evaluation import judge
 from apps.evaluation.models import (
@@ -36,7 +37,8 @@ from apps.evaluation.models import (
     SubsetScore,
 )
 from apps.evaluation.scoring import DEFAULT_PROFILE, PROFILES, metric_for, score_response
-from apps.jobs.services import results_in_parallel, start_job
+from apps.jobs.models import Job, JobStatus
+from apps.jobs.services import SubjectBusy, results_in_parallel, start_job
 from apps.releases.models import ReleaseKind, ReleaseStatus
 from apps.transfer.models import SourceSample
 from apps.transfer.selectors import effective_answer
@@ -249,23 +251,57 @@ def _current_if_free(run: EvaluationRun) -> EvaluationRun:
     return run
 
 
+def job_subject(run_pk: int) -> str:
+    """The subject (apps.jobs Job.subject) of every job on a run: the database keeps one unfinished at a time."""
+    return f"evaluation.run:{run_pk}"
+
+
+_DOING = {COLLECT_JOB: "collecting responses", EVALUATE_JOB: "evaluating"}
+
+
 def _refuse_busy(run: EvaluationRun) -> None:
-    for job, doing in ((run.collect_job, "collecting responses"), (run.evaluate_job, "evaluating")):
-        if job is not None and not job.is_finished:
-            raise Conflict(f"the run is {doing} (job {job.pk}); wait for it or cancel it first", code="run_busy")
+    """Refuse (409 run_busy, naming the job) while any job on the run is unfinished, whatever its kind: scoring
+    responses still being collected, or importing over a run being scored, would mix two states. The jobs are
+    read here, in a query of their own (a fresh snapshot under READ COMMITTED), never through a join made with
+    the run: a join read before a lock was granted still shows the job the last start replaced. The run's own
+    job links count too, for jobs started before jobs had a subject."""
+    job = Job.objects.active().filter(
+        Q(subject=job_subject(run.pk)) | Q(pk__in=[pk for pk in (run.collect_job_id, run.evaluate_job_id) if pk])
+    ).order_by("created_at").first()
+    if job is not None:
+        doing = _DOING.get(job.kind, f"busy with {job.title}")
+        raise Conflict(f"the run is already {doing} (job #{job.pk}, {job.status}); wait for it or cancel it first",
+                       code="run_busy")
 
 
 # --- jobs --------------------------------------------------------------------------------------------------
 def _start(run: EvaluationRun, check, start_kind: str, title: str, params: dict, acting_user, **run_fields):
-    """Start a job on the run under a row lock, so two starts at once cannot both pass the busy check. Durable:
-    the job starts when this commits, so a caller's transaction must not hold the lock and the job back."""
-    with transaction.atomic(durable=True):
-        locked = EvaluationRun.objects.select_for_update(of=("self",)).select_related("model", "collect_job", "evaluate_job").get(pk=run.pk)
-        _refuse_busy(locked)
-        check(locked)
-        job = start_job(kind=start_kind, title=title, params=params, acting_user=acting_user)
-        job_field = "collect_job" if start_kind == COLLECT_JOB else "evaluate_job"
-        EvaluationRun.objects.filter(pk=run.pk).update(**{job_field: job}, **run_fields)
+    """Start a job on the run: every job on a run (collection, evaluation, re-scoring) starts here. The run's
+    row is locked, then its unfinished jobs are read afresh (_refuse_busy), so of two starts at once the second
+    waits for the first to commit and is refused naming its job; the jobs' subject constraint (one unfinished
+    job per run) holds should anything skip this. When the job queue is down the start answers Unavailable
+    (503) and leaves the run as it was, with no job row. Durable: the job starts when this commits, so a
+    caller's transaction must not hold the lock and the job back."""
+    job_field = "collect_job" if start_kind == COLLECT_JOB else "evaluate_job"
+    job = None
+    try:
+        with transaction.atomic(durable=True):
+            locked = EvaluationRun.objects.select_for_update(of=("self",)).select_related("model").get(pk=run.pk)
+            _refuse_busy(locked)
+            check(locked)
+            before = {name: getattr(locked, name) for name in {f"{job_field}_id", "status", *run_fields}}
+            try:
+                job = start_job(kind=start_kind, title=title, params=params, acting_user=acting_user,
+                                subject=job_subject(run.pk))
+            except SubjectBusy as exc:
+                raise Conflict(f"the run is already busy: {exc.message}", code="run_busy") from None
+            EvaluationRun.objects.filter(pk=run.pk).update(**{job_field: job}, **run_fields)
+    except Unavailable:
+        if job is not None:  # committed, then the queue refused it (apps.jobs marked it failed): undo both
+            with transaction.atomic():
+                EvaluationRun.objects.filter(pk=run.pk, **{job_field: job}).update(**before)
+                Job.objects.filter(pk=job.pk, status=JobStatus.FAILED).delete()
+        raise
     return job
 
 

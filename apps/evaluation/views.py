@@ -1,7 +1,9 @@
 """Evaluation pages: the runs (with forms for a model and a run), one run (its jobs' progress, its subset
 scores, its items with response and scores, forms to import, collect and evaluate), and one item (response,
 each score with what produced it, and the judge calls with their raw answers). No page waits on a judge or a
-model: collecting and evaluating are jobs whose progress the run's page shows."""
+model: collecting and evaluating are jobs whose progress the run's page shows. Every signed-in user sees the
+runs and their scores; the items, responses, judge calls, endpoint, attention reason and jobs are for those
+who may inspect runs (apps.evaluation.rules: admins)."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -102,14 +104,15 @@ def create_run(request):
 def run_detail(request, pk):
     require(request.user, "evaluation.view")
     run = _run_or_404(pk)
-    subset = request.GET.get("subset", "")
-    page = Paginator(selectors.items(run, subset=subset), 50).get_page(request.GET.get("page"))
-    return render(request, "evaluation/run.html", {
-        "run": run, "subset_scores": selectors.subset_scores(run), "subsets": selectors.subsets_of(run),
-        "replaced_scores": selectors.subset_scores(run, current=False), "profiles": Profile.choices,
-        "subset": subset, "page": page, "can_manage": can(request.user, "evaluation.manage"),
-        "jobs": [j for j in (run.collect_job, run.evaluate_job) if j is not None],
-    })
+    context = {"run": run, "subset_scores": selectors.subset_scores(run), "can_manage": can(request.user, "evaluation.manage"),
+               "can_inspect": can(request.user, "evaluation.inspect"),
+               "replaced_scores": selectors.subset_scores(run, current=False), "profiles": Profile.choices}
+    if context["can_inspect"]:  # the rest is what lies behind the scores
+        subset = request.GET.get("subset", "")
+        context.update(subset=subset, subsets=selectors.subsets_of(run),
+                       page=Paginator(selectors.items(run, subset=subset), 50).get_page(request.GET.get("page")),
+                       jobs=[j for j in (run.collect_job, run.evaluate_job) if j is not None])
+    return render(request, "evaluation/run.html", context)
 
 
 @upload_limit("responses")
@@ -163,7 +166,7 @@ def _start_job(request, pk, start):
 
 @login_required
 def item_detail(request, pk, item_pk):
-    require(request.user, "evaluation.view")
+    require(request.user, "evaluation.inspect")
     run = _run_or_404(pk)
     try:
         item = selectors.item(run, item_pk)

@@ -11,13 +11,14 @@ class JobStatus(models.TextChoices):
     CANCELLED = "cancelled", "Cancelled"
 
 
+UNFINISHED = [JobStatus.QUEUED, JobStatus.RUNNING]  # a job not finished yet (JobQuerySet.active)
 ATTENTION_KEY = "attention"  # the result key of the items needing attention (Job.attention)
 
 
 class JobQuerySet(models.QuerySet):
     def active(self):
         """Jobs not finished yet (queued or running): what "already running" means wherever a start is refused."""
-        return self.filter(status__in=[JobStatus.QUEUED, JobStatus.RUNNING])
+        return self.filter(status__in=UNFINISHED)
 
     def lease_lost(self, now=None):
         """Running jobs whose worker stopped beating: their lease ran out, so any worker may take them over."""
@@ -31,7 +32,10 @@ class Job(models.Model):
 
     A running job is leased: its worker pushes `lease_expires_at` forward (heartbeat) while it works. A job
     whose lease ran out lost its worker and is claimed again by the next worker; `attempts` numbers the
-    claims and fences the writes, so a worker that lost its lease can no longer write to the row."""
+    claims and fences the writes, so a worker that lost its lease can no longer write to the row.
+
+    A job may name its `subject` (e.g. `evaluation.run:42`): the database then holds at most one unfinished
+    (queued or running) job per subject, whatever its kind."""
 
     kind = models.CharField(max_length=100, help_text="the task that runs it, e.g. listening.import")
     title = models.CharField(max_length=200)
@@ -53,6 +57,10 @@ class Job(models.Model):
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     worker = models.CharField(max_length=200, blank=True, help_text="host and process of the current claim")
+    subject = models.CharField(
+        max_length=100, blank=True,
+        help_text="what the job works on when only one unfinished job may (e.g. evaluation.run:42); blank for none",
+    )
 
     objects = JobQuerySet.as_manager()
 
@@ -61,6 +69,12 @@ class Job(models.Model):
         indexes = [models.Index(fields=["lease_expires_at"], condition=models.Q(status="running"), name="jobs_running_lease")]
         constraints = [
             models.CheckConstraint(condition=models.Q(total=0) | models.Q(done__lte=models.F("total")), name="job_done_le_total"),
+            # At most one unfinished job per subject: the database's half of a starter's lock and check
+            # (apps.jobs.services.start_job), so no path that skips them can make a second one.
+            models.UniqueConstraint(
+                fields=["subject"], condition=models.Q(status__in=UNFINISHED) & ~models.Q(subject=""),
+                name="job_one_unfinished_per_subject",
+            ),
         ]
 
     def __str__(self) -> str:

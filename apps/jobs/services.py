@@ -29,11 +29,11 @@ from typing import TypeVar
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
-from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from apps.core.errors import Conflict
+from apps.core.errors import Conflict, Unavailable
 from apps.jobs.dispatch import celery_sender
 from apps.jobs.models import Job, JobStatus
 
@@ -119,12 +119,41 @@ def needing_attention(count: int, url: str) -> dict:
     return {"count": int(count), "url": url}
 
 
-def start_job(*, kind: str, title: str, params: dict | None = None, acting_user=None, total: int = 0) -> Job:
+class SubjectBusy(Conflict):
+    """A job could not be queued because another unfinished job works on the same subject (`job`)."""
+
+    code = "busy"
+
+    def __init__(self, message: str, *, job: Job | None = None):
+        super().__init__(message)
+        self.job = job
+
+    @classmethod
+    def holding(cls, subject: str) -> "SubjectBusy":
+        job = Job.objects.active().filter(subject=subject).first()
+        if job is None:  # it finished in between; the start may simply be tried again
+            return cls(f"another job on {subject} was just starting; try again")
+        return cls(f"job #{job.pk} ({job.title}) is {job.status} on this; wait for it or cancel it first", job=job)
+
+
+def start_job(*, kind: str, title: str, params: dict | None = None, acting_user=None, total: int = 0,
+              subject: str = "") -> Job:
+    """Make a job and send it to the runner once the transaction commits. With a `subject` (e.g.
+    `evaluation.run:42`) the database refuses a second unfinished job on it: that is a SubjectBusy naming the
+    job that holds it. A starter still locks the subject's row and reads its unfinished jobs first, for a
+    refusal in its own words; the constraint is what holds when a path forgets to."""
     if kind not in _handlers:
         raise ValueError(f"no job handler is registered for {kind!r}")
-    job = Job.objects.create(
-        kind=kind, title=title[:200], params=params or {}, created_by=acting_user if acting_user and acting_user.pk else None, total=total
-    )
+    try:
+        with transaction.atomic():  # a savepoint, so the caller's transaction survives the refusal
+            job = Job.objects.create(
+                kind=kind, title=title[:200], params=params or {}, total=total, subject=subject,
+                created_by=acting_user if acting_user and acting_user.pk else None,
+            )
+    except IntegrityError:
+        if not subject:
+            raise
+        raise SubjectBusy.holding(subject) from None
     _dispatch(job.pk)
     return job
 
@@ -185,9 +214,15 @@ def _resumable(now=None) -> Q:
 def resume_job(*, job: Job) -> bool:
     """Queue a failed or cancelled job, or one whose worker was lost, again; its handler skips the work
     already done."""
-    resumed = Job.objects.filter(_resumable(), pk=job.pk).update(
-        status=JobStatus.QUEUED, cancel_requested=False, error="", finished_at=None, message="Resuming"
-    )
+    try:
+        with transaction.atomic():
+            resumed = Job.objects.filter(_resumable(), pk=job.pk).update(
+                status=JobStatus.QUEUED, cancel_requested=False, error="", finished_at=None, message="Resuming"
+            )
+    except IntegrityError:
+        if not job.subject:
+            raise
+        raise SubjectBusy.holding(job.subject) from None  # another job on its subject started since it stopped
     if resumed:
         _dispatch(job.pk)
     job.refresh_from_db()
@@ -217,7 +252,23 @@ def _dispatch(job_id: int) -> None:
         if send is None:
             raise ImproperlyConfigured("SORI_JOB_RUNNER=celery, but the Celery app (workers.celery) is not loaded")
         # After commit, so the worker never looks for a row that is not there yet.
-        transaction.on_commit(lambda: send(job_id))
+        transaction.on_commit(lambda: _send_or_fail(send, job_id))
+
+
+def _send_or_fail(send: Callable[[int], None], job_id: int) -> None:
+    """Queue the job's message. When the broker cannot take it, no worker will ever take the job: it is
+    marked failed (it holds no subject then, and can be resumed later) and the start answers Unavailable (a
+    503 naming the job queue) instead of leaving a queued job that blocks what it works on."""
+    try:
+        send(job_id)
+    except Exception as exc:  # whatever the transport raised, the message was not queued
+        log.exception("job %s could not be queued", job_id)
+        Job.objects.filter(pk=job_id, status=JobStatus.QUEUED).update(
+            status=JobStatus.FAILED, finished_at=timezone.now(), message="Not started: the job queue could not be reached",
+            error=f"{type(exc).__name__}: {exc}"[:2000],
+        )
+        raise Unavailable("The job queue (the Celery broker) cannot be reached, so nothing was started; try again "
+                          "once it is back.", code="queue_unavailable") from exc
 
 
 def _run_in_thread(job_id: int) -> None:

@@ -77,9 +77,10 @@ def test_the_api_names_the_field_it_refuses(as_admin, english_run):
     assert as_admin.get("/api/evaluation/runs/123456789012345678901/").status_code == 404
 
 
-def test_others_read_but_only_admins_write(api_client, annotator, english_run):
+def test_others_read_runs_but_only_admins_read_items_and_write(api_client, annotator, english_run):
     assert api_client.get("/api/evaluation/runs/").status_code in (401, 403)
     api_client.force_authenticate(annotator)
-    assert api_client.get(f"/api/evaluation/runs/{english_run.pk}/items/").status_code == 200
+    assert api_client.get(f"/api/evaluation/runs/{english_run.pk}/").status_code == 200
+    assert api_client.get(f"/api/evaluation/runs/{english_run.pk}/items/").status_code == 403  # tests/evaluation/test_access.py
     assert api_client.post("/api/evaluation/models/", {"name": "x"}, format="json").status_code == 403
     assert api_client.post(f"/api/evaluation/runs/{english_run.pk}/evaluate/", {}, format="json").status_code == 403

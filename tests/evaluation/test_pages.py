@@ -59,7 +59,8 @@ def test_a_runs_page_and_an_items_page_show_scores_and_judge_calls(admin, client
     SubsetScore.objects.create(run=english_run, subset="commoneval", metric="open", method="judge", score=80.0, n=1)
 
     run_page = client_for(annotator).get(reverse("evaluation:run", args=[english_run.pk]) + "?subset=commoneval").content.decode()
-    assert "80.0" in run_page and "It was a good day." in run_page and "Import responses" not in run_page
+    assert "80.0" in run_page and "It was a good day." not in run_page and "Import responses" not in run_page
+    assert "It was a good day." in client_for(admin).get(reverse("evaluation:run", args=[english_run.pk]) + "?subset=commoneval").content.decode()
 
     page = client_for(admin).get(reverse("evaluation:item", args=[english_run.pk, item.pk])).content.decode()
     assert "It was a good day." in page and "judge:judge_open" in page

@@ -10,7 +10,12 @@ from django.urls import reverse
 
 from apps.evaluation import leaderboard, leaderboard_export
 from apps.evaluation.models import ItemScore, RunStatus, SubsetScore
-from apps.evaluation.services import compute_subset_scores, import_responses, start_evaluation, start_rescoring
+from apps.evaluation.services import (
+    compute_subset_scores,
+    import_responses,
+    start_evaluation,
+    start_rescoring,
+)
 from tests.evaluation import boards
 
 ANSWERS = {
