@@ -252,6 +252,9 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = DEBUG
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT") or DATA_DIR / "media")
+# The server folders an admin may name for an import by path (a source benchmark's audio). A folder is refused
+# outside them after its links are resolved, so no request can make Sori read /proc, /etc or another user's files.
+IMPORT_ROOTS = [Path(p).resolve() for p in env_list("SORI_IMPORT_ROOTS", [str(DATA_DIR / "imports")])]
 MEDIA_URL = "/media-not-served/"  # media is only ever served through permission-checked views
 
 # --- Audio ----------------------------------------------------------------------------------------------

@@ -163,9 +163,16 @@ class EvalJobOut(serializers.Serializer):
 
 
 class EvalCollectInput(StrictInput):
-    audio_dir = serializers.CharField(required=False, allow_blank=True,
-                                      help_text="a folder on the server holding a source benchmark's audio files")
+    """No request names a server path: the audio sent is the release's, or the source benchmark's stored audio."""
+
     limit = serializers.IntegerField(required=False, min_value=1, help_text="ask for at most this many items")
+
+    def to_internal_value(self, data):
+        if "audio_dir" in data:  # an older client's server folder: refused by name rather than silently ignored
+            raise serializers.ValidationError({"audio_dir": [
+                "no server folder is read: import the source benchmark's audio into Sori first "
+                "(the Source benchmarks page, or python manage.py import_source_audio)"]})
+        return super().to_internal_value(data)
 
 
 class RescoreInput(StrictInput):

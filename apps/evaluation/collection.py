@@ -13,13 +13,14 @@ import base64
 import hashlib
 import time
 import zipfile
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
 from django.conf import settings
 from django.core.files.storage import default_storage
 from django.utils import timezone
 
 from apps.agents import providers, transport
+from apps.audio.models import AudioAsset
 from apps.evaluation.models import EvalItem, EvaluationRun, RunStatus
 from apps.jobs.services import results_in_parallel
 
@@ -31,46 +32,38 @@ class MissingAudio(Exception):
 
 
 class AudioSource:
-    """Where a run's audio comes from: the release's archive (Korean spoken-QA and KMMAU releases), or a
-    folder holding the source benchmark's audio files by name (Sori does not store the English audio)."""
+    """Where a run's audio comes from: the release's archive (Korean spoken-QA and KMMAU releases), or the
+    audio store, for an English source benchmark whose audio was imported (apps.transfer.source_audio). Only
+    stored, checked audio is ever sent: no request names a server path."""
 
-    def __init__(self, run: EvaluationRun, audio_dir: str = ""):
+    def __init__(self, run: EvaluationRun):
         self.run = run
-        self.audio_dir = Path(audio_dir) if audio_dir else None
-        self._members: set[str] | None = None
 
     def read(self, item: EvalItem) -> tuple[bytes, str]:
         """(audio bytes, format) of the item, or MissingAudio saying what is missing."""
         release = self.run.release
-        if not item.audio and (release is not None or self.audio_dir is None):
-            raise MissingAudio(f"{item.item_id}: the benchmark has no audio for this item")
+        if release is None:
+            return self._stored(item)
         if not item.audio:
-            return self._by_id(item)
+            raise MissingAudio(f"{item.item_id}: the benchmark has no audio for this item")
         fmt = AUDIO_FORMATS.get(PurePosixPath(item.audio).suffix.lower().lstrip("."), "wav")
-        if release is not None:
-            member = f"{release.folder}/{item.audio}"
-            with default_storage.open(release.archive, "rb") as fh, zipfile.ZipFile(fh) as archive:
-                try:
-                    return archive.read(member), fmt
-                except KeyError:
-                    raise MissingAudio(f"{item.item_id}: {member} is not in the release archive") from None
-        if self.audio_dir is None:
-            raise MissingAudio(f"{item.item_id}: Sori does not hold the source benchmark's audio; give the folder "
-                               f"that holds {item.audio} (collect_responses --audio-dir)")
-        path = (self.audio_dir / item.audio).resolve()
-        if not path.is_relative_to(self.audio_dir.resolve()) or not path.is_file():
-            raise MissingAudio(f"{item.item_id}: no audio file {item.audio} in {self.audio_dir}")
-        return path.read_bytes(), fmt
+        member = f"{release.folder}/{item.audio}"
+        with default_storage.open(release.archive, "rb") as fh, zipfile.ZipFile(fh) as archive:
+            try:
+                return archive.read(member), fmt
+            except KeyError:
+                raise MissingAudio(f"{item.item_id}: {member} is not in the release archive") from None
 
-    def _by_id(self, item: EvalItem) -> tuple[bytes, str]:
-        """A source whose records name no audio file (VoiceBench keeps its audio in Parquet): the folder holds
-        `<subset>/<source id>.<wav|mp3|flac>`, the item's id as a path."""
-        folder = self.audio_dir.resolve()
-        for fmt in ("wav", "mp3", "flac"):
-            path = (folder / f"{item.item_id}.{fmt}").resolve()
-            if path.is_relative_to(folder) and path.is_file():
-                return path.read_bytes(), fmt
-        raise MissingAudio(f"{item.item_id}: no audio file {item.item_id}.wav (or .mp3, .flac) in {self.audio_dir}")
+    def _stored(self, item: EvalItem) -> tuple[bytes, str]:
+        """The source sample's stored audio (as it is now: audio imported after the run was made counts)."""
+        asset = item.source_sample.audio if item.source_sample_id and item.source_sample.audio_id else None
+        if asset is None and item.audio_sha256:
+            asset = AudioAsset.objects.filter(sha256=item.audio_sha256).first()
+        if asset is None:
+            raise MissingAudio(f"{item.item_id}: no audio stored for this sample; import the benchmark's audio "
+                               "(Source benchmarks, or python manage.py import_source_audio)")
+        with asset.file.open("rb") as fh:
+            return fh.read(), AUDIO_FORMATS.get(asset.format, "wav")
 
 
 def messages_for(item: EvalItem, audio: bytes, fmt: str) -> list[dict]:
@@ -137,8 +130,9 @@ def run_collection(job, progress) -> dict:
     requests kept failing after the retries, are left without a response and named in the result; the run
     then needs attention, and running the job again (resume) asks for those only."""
     run = EvaluationRun.objects.select_related("model", "release").get(pk=job.params["run"])
-    source = AudioSource(run, job.params.get("audio_dir") or "")
-    pending = list(EvalItem.objects.filter(run=run, response__isnull=True).select_related("run").order_by("subset", "item_id"))
+    source = AudioSource(run)
+    pending = list(EvalItem.objects.filter(run=run, response__isnull=True).select_related("run", "source_sample__audio")
+                   .order_by("subset", "item_id"))
     if job.params.get("limit"):
         pending = pending[: int(job.params["limit"])]
     answered = EvalItem.objects.filter(run=run, response__isnull=False).count()

@@ -167,14 +167,16 @@ def _audio_sha(release_item) -> str:
 
 def _source_items(benchmark) -> list[EvalItem]:
     items = []
-    for s in SourceSample.objects.filter(benchmark=benchmark).select_related("review", "correction").order_by("subset", "source_id"):
+    samples = SourceSample.objects.filter(benchmark=benchmark).select_related("review", "correction", "audio")
+    for s in samples.order_by("subset", "source_id"):
         effective = effective_answer(s)
         if not effective.included:
             continue
         items.append(EvalItem(
             item_id=item_id_of(s.subset, s.source_id), subset=s.subset, metric=metric_for(s.subset),
             question=s.transcription, answer=effective.answer, aliases=list(effective.aliases),
-            extra=_checker_kwargs(s.raw), audio=s.audio_filename, source_sample=s,
+            extra=_checker_kwargs(s.raw), audio=s.audio_filename, audio_sha256=s.audio.sha256 if s.audio else "",
+            source_sample=s,
         ))
     return items
 
@@ -305,14 +307,14 @@ def _start(run: EvaluationRun, check, start_kind: str, title: str, params: dict,
     return job
 
 
-def start_collection(*, run: EvaluationRun, acting_user=None, audio_dir: str = "", limit: int | None = None):
-    """Send each item's audio to the model's endpoint (apps.evaluation.collection) as a job."""
+def start_collection(*, run: EvaluationRun, acting_user=None, limit: int | None = None):
+    """Send each item's stored audio to the model's endpoint (apps.evaluation.collection) as a job."""
     def check(locked):
         if not (locked.model.endpoint and locked.model.served_model):
             raise Conflict(f"{locked.model} has no endpoint to collect from; import its responses instead", code="no_endpoint")
 
     return _start(run, check, COLLECT_JOB, f"Collect {run.model}'s responses to {run.benchmark_name}",
-                  {"run": run.pk, "audio_dir": audio_dir, "limit": limit}, acting_user,
+                  {"run": run.pk, "limit": limit}, acting_user,
                   status=RunStatus.COLLECTING, answer_source=AnswerSource.ENDPOINT)
 
 

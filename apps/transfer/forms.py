@@ -17,6 +17,12 @@ class ImportForm(forms.Form):
     file = forms.FileField(help_text="VoiceBench .jsonl or .parquet; OpenAudioBench .csv")
 
 
+class AudioImportForm(forms.Form):
+    benchmark = forms.ModelChoiceField(queryset=SourceBenchmark.objects.all(), to_field_name="name")
+    file = forms.FileField(label="Audio (zip)", help_text="the benchmark's audio files, named as its records name them or "
+                                                          "<subset>/<source id>.wav")
+
+
 class StartReviewForm(forms.Form):
     benchmark = forms.ModelChoiceField(queryset=SourceBenchmark.objects.all(), to_field_name="name")
     subset = forms.CharField(max_length=100, required=False, help_text="empty: every subset")

@@ -52,6 +52,8 @@ class SourceSample(models.Model):
     answer = models.TextField(blank=True, help_text="the source's answer, as imported (never changed)")
     aliases = models.JSONField(default=list, blank=True, help_text="other accepted answers, as imported")
     audio_filename = models.CharField(max_length=300, blank=True)
+    audio = models.ForeignKey("audio.AudioAsset", null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+                              help_text="the English audio, checked and stored (apps.transfer.source_audio)")
     raw = models.JSONField(help_text="the source record as imported")
     line_number = models.PositiveIntegerField(help_text="line (JSONL, CSV) or row (Parquet) in the imported file")
     imported_at = models.DateTimeField(auto_now_add=True)

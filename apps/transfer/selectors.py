@@ -113,7 +113,7 @@ def run_spending(runs) -> dict[int, tuple[Decimal, int]]:
 def benchmark_overview() -> list[dict]:
     return list(
         SourceSample.objects.values("benchmark__name", "subset", "task_type")
-        .annotate(samples=Count("id")).order_by("benchmark__name", "subset", "task_type")
+        .annotate(samples=Count("id"), with_audio=Count("audio_id")).order_by("benchmark__name", "subset", "task_type")
     )
 
 

@@ -9,6 +9,7 @@ app_name = "transfer"
 urlpatterns = [
     path("", views.home, name="home"),
     path("import/", views.import_upload, name="import"),
+    path("import/audio/", views.import_audio, name="import_audio"),
     path("ground-truth/", ground_truth.ground_truth, name="ground_truth"),
     path("ground-truth/<slug:name>/retry-attention/", ground_truth.retry_attention, name="retry_attention"),
     path("ground-truth/corrections/", ground_truth.corrections, name="corrections"),

@@ -1,4 +1,5 @@
-"""Pages of the transfer app outside its stages: the benchmarks overview and the import of a source subset.
+"""Pages of the transfer app outside its stages: the benchmarks overview, the import of a source subset and of
+a source benchmark's audio.
 Each stage's pages live in its folder (ground_truth/views.py, hypertranslation/views.py,
 normalization/views.py)."""
 
@@ -7,18 +8,42 @@ from pathlib import Path
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
 
 from apps.accounts.permissions import require
 from apps.core.errors import ApplicationError
 from apps.core.uploads import upload_limit
-from apps.transfer import selectors, services
-from apps.transfer.forms import ImportForm
+from apps.transfer import selectors, services, source_audio
+from apps.transfer.forms import AudioImportForm, ImportForm
 
 
 @login_required
 def home(request):
     require(request.user, "transfer.manage")
-    return render(request, "transfer/home.html", {"overview": selectors.benchmark_overview()})
+    return render(request, "transfer/home.html", {"overview": selectors.benchmark_overview(),
+                                                  "audio_form": AudioImportForm()})
+
+
+@upload_limit("bundle")
+@login_required
+@require_POST
+def import_audio(request):
+    """A source benchmark's audio from a zip, into the audio store (apps.transfer.source_audio)."""
+    require(request.user, "transfer.manage")
+    form = AudioImportForm(request.POST, request.FILES)
+    if not form.is_valid():
+        for problems in form.errors.values():
+            messages.error(request, " ".join(problems))
+        return redirect("transfer:home")
+    upload = form.cleaned_data["file"]
+    try:
+        result = source_audio.import_audio_zip(benchmark=form.cleaned_data["benchmark"], source=upload, name=upload.name)
+    except ApplicationError as exc:
+        for line in exc.lines():
+            messages.error(request, line)
+    else:
+        messages.success(request, result.summary())
+    return redirect("transfer:home")
 
 
 @upload_limit("benchmark")

@@ -38,15 +38,19 @@ def voicebench(db, tmp_path):
 
 
 @pytest.fixture
-def audio_dir(tmp_path, voicebench):
-    """A folder with one real WAV file per sample, named as the samples name them."""
+def audio_dir(tmp_path, voicebench, settings):
+    """A folder (under the import root) with one real WAV file per sample, named as the samples name them, imported
+    into the audio store as the benchmark's audio."""
     from apps.transfer.models import SourceSample
+    from apps.transfer.source_audio import import_audio_folder
     from tests.conftest import write_wav
 
+    settings.IMPORT_ROOTS = [tmp_path.resolve()]
     folder = tmp_path / "voicebench-audio"
     folder.mkdir()
     for n, sample in enumerate(SourceSample.objects.filter(benchmark=voicebench).order_by("pk")):
         write_wav(folder / sample.audio_filename, seconds=0.2, freq=300 + 40 * n)
+    import_audio_folder(benchmark=voicebench, folder=folder)
     return folder
 
 

@@ -35,7 +35,7 @@ def _answer_by_audio(audio_dir, run):
 def test_it_sends_each_items_audio_with_the_papers_decoding_settings(english_run, fake_endpoint, audio_dir, inline_jobs, admin):
     fake_endpoint.always(_answer_by_audio(audio_dir, english_run))
 
-    job = _collect(english_run, inline_jobs, admin, audio_dir=str(audio_dir))
+    job = _collect(english_run, inline_jobs, admin)
 
     assert job.status == "succeeded", job.error
     assert english_run.status == RunStatus.READY
@@ -58,7 +58,7 @@ def test_a_rate_limited_request_is_retried_and_answered(english_run, fake_endpoi
     fake_endpoint.fail(status=429, retry_after=0.01, times=2)
     fake_endpoint.always("an answer")
 
-    job = _collect(english_run, inline_jobs, admin, audio_dir=str(audio_dir))
+    job = _collect(english_run, inline_jobs, admin)
 
     assert job.status == "succeeded", job.error
     assert len(fake_endpoint.requests) == 7
@@ -71,7 +71,7 @@ def test_requests_in_flight_stay_within_the_limit(english_run, fake_endpoint, au
     fake_endpoint.slow(0.3, times=5)
     fake_endpoint.always("an answer")
 
-    job = _collect(english_run, inline_jobs, admin, audio_dir=str(audio_dir))
+    job = _collect(english_run, inline_jobs, admin)
 
     assert job.status == "succeeded", job.error
     assert fake_endpoint.max_in_flight_by_api["openai"] == 2
@@ -81,11 +81,11 @@ def test_requests_in_flight_stay_within_the_limit(english_run, fake_endpoint, au
 @pytest.mark.django_db
 def test_a_stopped_collection_resumes_with_the_items_left(english_run, fake_endpoint, audio_dir, inline_jobs, admin):
     fake_endpoint.always("an answer")
-    _collect(english_run, inline_jobs, admin, audio_dir=str(audio_dir), limit=2)
+    _collect(english_run, inline_jobs, admin, limit=2)
     assert EvalItem.objects.filter(run=english_run, response__isnull=False).count() == 2
     assert english_run.status == RunStatus.WAITING
 
-    job = _collect(english_run, inline_jobs, admin, audio_dir=str(audio_dir))
+    job = _collect(english_run, inline_jobs, admin)
 
     assert job.status == "succeeded", job.error
     assert len(fake_endpoint.requests) == 5  # two, then the three left: nothing asked twice
@@ -98,14 +98,14 @@ def test_a_refused_request_stops_the_job_and_the_run_needs_attention(english_run
     fake_endpoint.reply("first")
     fake_endpoint.fail(status=400)
 
-    job = _collect(english_run, inline_jobs, admin, audio_dir=str(audio_dir))
+    job = _collect(english_run, inline_jobs, admin)
 
     assert job.status == "failed" and "HTTP 400" in job.message
     assert english_run.status == RunStatus.NEEDS_ATTENTION and "HTTP 400" in english_run.attention_reason
     assert EvalItem.objects.filter(run=english_run, response__isnull=False).count() == 1
 
     fake_endpoint.always("later")
-    job = _collect(english_run, inline_jobs, admin, audio_dir=str(audio_dir))
+    job = _collect(english_run, inline_jobs, admin)
     assert job.status == "succeeded" and english_run.status == RunStatus.READY
     assert EvalItem.objects.filter(run=english_run, response="first").count() == 1
 
@@ -113,10 +113,10 @@ def test_a_refused_request_stops_the_job_and_the_run_needs_attention(english_run
 @pytest.mark.django_db
 def test_a_request_answered_before_comes_from_the_cache(english_run, qwen, voicebench, fake_endpoint, audio_dir, inline_jobs, admin):
     fake_endpoint.always("an answer")
-    _collect(english_run, inline_jobs, admin, audio_dir=str(audio_dir))
+    _collect(english_run, inline_jobs, admin)
     again = create_run(model=qwen, source_benchmark=voicebench, acting_user=admin)
 
-    job = _collect(again, inline_jobs, admin, audio_dir=str(audio_dir))
+    job = _collect(again, inline_jobs, admin)
 
     assert job.result["from_cache"] == 5 and len(fake_endpoint.requests) == 5
     assert set(again.items.values_list("response", flat=True)) == {"an answer"}
@@ -125,24 +125,27 @@ def test_a_request_answered_before_comes_from_the_cache(english_run, qwen, voice
 
 @pytest.mark.django_db
 def test_items_without_audio_are_named_and_left_unanswered(english_run, fake_endpoint, audio_dir, inline_jobs, admin):
+    from apps.transfer.models import SourceSample
+
     fake_endpoint.always("an answer")
     lost = english_run.items.order_by("item_id").first()
-    (audio_dir / lost.audio).unlink()
+    SourceSample.objects.filter(pk=lost.source_sample_id).update(audio=None)
 
-    job = _collect(english_run, inline_jobs, admin, audio_dir=str(audio_dir))
+    job = _collect(english_run, inline_jobs, admin)
 
     assert job.status == "succeeded"
-    assert job.result["missing_audio"] == {lost.item_id: f"{lost.item_id}: no audio file {lost.audio} in {audio_dir}"}
+    assert list(job.result["missing_audio"]) == [lost.item_id]
+    assert "no audio stored for this sample" in job.result["missing_audio"][lost.item_id]
     assert english_run.status == RunStatus.NEEDS_ATTENTION and lost.item_id in english_run.attention_reason
     assert EvalItem.objects.get(pk=lost.pk).response is None
 
 
 @pytest.mark.django_db
-def test_without_an_audio_folder_the_english_source_cannot_be_collected(english_run, fake_endpoint, inline_jobs, admin):
+def test_without_its_audio_imported_the_english_source_cannot_be_collected(english_run, fake_endpoint, inline_jobs, admin):
     job = _collect(english_run, inline_jobs, admin)
 
     assert job.result["without_response"] == 5 and not fake_endpoint.requests
-    assert "--audio-dir" in english_run.attention_reason
+    assert "import the benchmark's audio" in english_run.attention_reason
 
 
 @pytest.mark.django_db
@@ -159,17 +162,28 @@ def test_a_model_without_an_endpoint_is_refused(voicebench, admin):
 
 
 @pytest.mark.django_db
-def test_a_source_without_audio_file_names_is_read_by_item_id(english_run, fake_endpoint, tmp_path, inline_jobs, admin):
+def test_a_source_without_audio_file_names_is_read_by_item_id(english_run, fake_endpoint, tmp_path, inline_jobs, admin,
+                                                             settings):
+    from apps.transfer.models import SourceSample
+    from apps.transfer.source_audio import import_audio_folder
     from tests.conftest import write_wav
 
-    EvalItem.objects.filter(run=english_run).update(audio="")
+    SourceSample.objects.filter(benchmark=english_run.source_benchmark).update(audio_filename="")
     folder = tmp_path / "by-id"
     for n, item in enumerate(english_run.items.all()):
         (folder / item.subset).mkdir(parents=True, exist_ok=True)
         write_wav(folder / f"{item.item_id}.wav", seconds=0.1, freq=300 + 50 * n)  # distinct audio: no cache hits
-    (folder / "escape.wav").write_bytes(b"not for the model")
+    settings.IMPORT_ROOTS = [tmp_path.resolve()]
+    import_audio_folder(benchmark=english_run.source_benchmark, folder=folder)
     fake_endpoint.always("an answer")
 
-    job = _collect(english_run, inline_jobs, admin, audio_dir=str(folder))
+    job = _collect(english_run, inline_jobs, admin)
 
     assert job.status == "succeeded" and job.result["without_response"] == 0 and len(fake_endpoint.requests) == 5
+
+
+@pytest.mark.django_db
+def test_no_collection_request_names_a_server_folder(english_run, api_client, admin):
+    api_client.force_authenticate(admin)
+    answer = api_client.post(f"/api/evaluation/runs/{english_run.pk}/collect/", {"audio_dir": "/proc/self"}, format="json")
+    assert answer.status_code == 400 and "audio_dir" in str(answer.json())

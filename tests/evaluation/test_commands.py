@@ -48,10 +48,10 @@ def test_import_names_each_bad_row_and_stores_nothing(english_run, admin, tmp_pa
 @pytest.mark.django_db
 def test_collect_asks_the_endpoint_and_resumes(english_run, fake_endpoint, audio_dir, admin, capsys):
     fake_endpoint.always("an answer")
-    call_command("collect_responses", run=english_run.pk, audio_dir=str(audio_dir), limit=3)
+    call_command("collect_responses", run=english_run.pk, limit=3)
     assert "3 asked, 0 from cache, 2 without a response" in capsys.readouterr().out
 
-    call_command("collect_responses", run=english_run.pk, audio_dir=str(audio_dir))
+    call_command("collect_responses", run=english_run.pk)
 
     assert "2 asked, 0 from cache, 0 without a response" in capsys.readouterr().out
     assert len(fake_endpoint.requests) == 5

@@ -5,18 +5,17 @@ from apps.evaluation.management.commands._common import acting_user, add_run_arg
 
 
 class Command(BaseCommand):
-    help = ("Collect a model's responses from its OpenAI-compatible endpoint (each item's audio as input_audio, "
+    help = ("Collect a model's responses from its OpenAI-compatible endpoint (each item's stored audio as input_audio, "
             "the run's decoding settings), waiting for the job. Running it again resumes with the items left.")
 
     def add_arguments(self, parser):
         add_run_arguments(parser)
-        parser.add_argument("--audio-dir", default="", help="folder with a source benchmark's audio files (by file name)")
         parser.add_argument("--limit", type=int, help="ask for at most this many items")
 
-    def handle(self, *args, audio_dir, limit, **options):
+    def handle(self, *args, limit, **options):
         user = acting_user(options.get("user"))
         run = the_run(options, user)
-        job = run_inline(lambda: services.start_collection(run=run, acting_user=user, audio_dir=audio_dir, limit=limit))
+        job = run_inline(lambda: services.start_collection(run=run, acting_user=user, limit=limit))
         if job.status != "succeeded":
             raise CommandError(f"run {run.pk}: {job.message}")
         result = job.result
