@@ -102,16 +102,19 @@ def judge_item(item: EvalItem, *, job=None) -> ItemScore:
                       prompt_version=call.prompt_version, raw_answer=text, value=value)
             for k, (call, text, value) in enumerate(zip(result.sample_calls, result.texts, read, strict=True))
         ])
-        record_run_sampling(item.run_id, sampling)
+        record_run_sampling(item.run_id, {"judge_model": judge_model, **sampling})
     return row
 
 
 def record_run_sampling(run_id: int, sampling: dict) -> None:
-    """Merge one score's sampling record into its run's: the settings refused by any request are refused for
-    the run (a model refuses a setting for every request, so in practice the first item decides), and the
-    requests per item. Locked, as the judge scores items in parallel."""
+    """Merge one score's sampling record (with its judge_model) into its run's: the settings refused by any
+    request are refused for the run (a model refuses a setting for every request, so in practice the first
+    item decides), and the requests per item. A record of another judge model replaces the run's (the run is
+    being judged again by another model). Locked, as the judge scores items in parallel."""
     run = EvaluationRun.objects.select_for_update().only("judge_sampling").get(pk=run_id)
     before = run.judge_sampling or {}
+    if before.get("judge_model") != sampling["judge_model"]:
+        before = {}
     merged = {**sampling, "refused": sorted(set(before.get("refused", [])) | set(sampling["refused"])),
               "requests": max(before.get("requests", 0), sampling["requests"])}
     if merged != before:

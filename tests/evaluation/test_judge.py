@@ -347,7 +347,8 @@ def test_the_refusal_is_kept_on_the_run_while_other_items_are_judged(judged_run,
         judge_item(item)
 
     judged_run.refresh_from_db()
-    assert judged_run.judge_sampling == {"temperature": 0.5, "top_p": 0.95, "n": 3, "requests": 1, "refused": ["temperature"]}
+    assert judged_run.judge_sampling == {"judge_model": "openai:gpt-5.4", "temperature": 0.5, "top_p": 0.95, "n": 3,
+                                         "requests": 1, "refused": ["temperature"]}
     assert ItemScore.objects.filter(method="judge").count() == 4
     assert all(s.detail["sampling"]["refused"] == ["temperature"] for s in ItemScore.objects.filter(method="judge"))
 
@@ -402,3 +403,19 @@ def test_a_compatible_server_that_ignores_n_is_asked_once_per_answer_from_then_o
     assert row.detail["scores"] == [1, 2, 3]
     assert row.detail["sampling"]["refused"] == ["n"] and row.detail["sampling"]["requests"] == 3
     assert AgentCall.objects.filter(status=CallStatus.INVALID, error__contains="ignores n").count() == 1
+
+
+@pytest.mark.django_db
+def test_a_run_judged_again_by_another_model_records_that_models_sampling_only(judged_run, fake_llm, settings):
+    _judge(settings, "openai", "gpt-5.4")
+    fake_llm.refuse("temperature")
+    fake_llm.always({"answer": "Yes"})
+    judge_item(_qa_item(judged_run))
+    fake_llm.reset()
+    fake_llm.always({"answer": "Yes"})
+    _judge(settings, "openai", "gpt-4o-mini")
+
+    judge_item(_qa_item(judged_run, "Who wrote Hamlet?"))
+
+    judged_run.refresh_from_db()
+    assert judged_run.judge_sampling["judge_model"] == "openai:gpt-4o-mini" and judged_run.judge_refused == []

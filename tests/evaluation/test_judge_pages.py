@@ -44,7 +44,8 @@ def evaluated(english_run, response_file, settings, fake_llm, inline_jobs, admin
 @pytest.mark.django_db
 def test_the_evaluation_job_records_the_judges_refusal_on_the_run_and_every_score(evaluated, fake_llm):
     assert evaluated.judge_model == "openai:gpt-5.4"
-    assert evaluated.judge_sampling == {"temperature": 0.5, "top_p": 0.95, "n": 3, "requests": 1, "refused": ["temperature"]}
+    assert evaluated.judge_sampling == {"judge_model": "openai:gpt-5.4", "temperature": 0.5, "top_p": 0.95, "n": 3,
+                                        "requests": 1, "refused": ["temperature"]}
     judged = ItemScore.objects.filter(item__run=evaluated, method="judge")
     assert judged.count() == 4  # three sd-qa, one commoneval
     assert {(s.judge_model, s.judge_model_version) for s in judged} == {("openai:gpt-5.4", "gpt-5.4-2026-03-05")}
