@@ -13,11 +13,15 @@ one test and makes our retry backoff short. Script it:
     fake_llm.fail(status=500)
     fake_llm.malformed()                             # the next answer is text that is not valid JSON
     fake_llm.slow(1.5)                               # the next request waits 1.5 s before answering
+    fake_llm.refuse("temperature")                   # every request carrying it gets the vendor's 400 for it
+    fake_llm.serve_as("gpt-4o-mini-2024-07-18")      # the model the answers say answered (default: the one asked)
+    fake_llm.ignore_n()                              # answer once whatever `n` asks, as some compatible servers do
     fake_llm.requests                                # what arrived: [{"api", "path", "body", "model"}]
     audio_parts(request["body"])                     # its input_audio parts (malformed ones get a 400, as vLLM)
     fake_llm.max_in_flight, fake_llm.max_in_flight_by_api["openai"]   # most requests open at once
 
-A scripted payload may also be a callable `payload(body) -> dict | str`. Usage is counted like a real
+An OpenAI request with `n` > 1 gets n choices, each the next scripted answer (a failure among them fails the
+request). A scripted payload may also be a callable `payload(body) -> dict | str`. Usage is counted like a real
 provider would, roughly (characters / 4 tokens), so cost and budget code sees realistic numbers; pass
 `usage=(input_tokens, output_tokens)` to pin it. A request that nothing answers gets a 500 whose message says
 so, which fails the test loudly instead of hanging.
@@ -89,6 +93,9 @@ class FakeLLM:
             self._rules: list = []
             self._fallback = None
             self._delays: deque = deque()
+            self._refused: dict[str, str | None] = {}
+            self._served_as: str | None = None
+            self._ignore_n = False
             self.requests: list[dict] = []
             self.in_flight = 0
             self.max_in_flight = 0
@@ -116,6 +123,20 @@ class FakeLLM:
 
     def malformed(self, *, times: int = 1) -> None:
         self.reply('{"verdict": "confirm", "rationale": "unterminated', times=times)
+
+    def refuse(self, setting: str, *, message: str | None = None) -> None:
+        """Answer 400 to every request that carries `setting`, worded as the vendor words it (OpenAI's reasoning
+        models on a temperature; Anthropic's API since 2026-10-21 on any sampling setting), or `message`."""
+        with self._lock:
+            self._refused[setting] = message
+
+    def ignore_n(self) -> None:
+        with self._lock:
+            self._ignore_n = True
+
+    def serve_as(self, model: str) -> None:
+        with self._lock:
+            self._served_as = model
 
     def slow(self, seconds: float, *, times: int = 1) -> None:
         with self._lock:
@@ -148,24 +169,48 @@ class FakeLLM:
             self._in_flight_by_api[api] += 1
             self.max_in_flight_by_api[api] = max(self.max_in_flight_by_api[api], self._in_flight_by_api[api])
         try:
+            refused = self._refusal(api, body)
+            if refused is not None:
+                return 400, {}, refused
+            count = max(1, int(body.get("n") or 1)) if api == "openai" and not self._ignore_n else 1
             delay, action = self._next(body)
+            actions = [action] + [self._next(body)[1] for _ in range(count - 1)]
             if delay:
                 time.sleep(delay)
-            if action[0] == "fail":
-                status, retry_after = action[1], action[2]
-                message = action[3] if len(action) > 3 else f"scripted failure {status}"
-                headers = {"retry-after": f"{retry_after:g}"} if retry_after is not None else {}
-                return status, headers, _error_body(api, status, message)
-            _, payload, usage = action
-            if callable(payload):
-                payload = payload(body)
-            text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
-            input_tokens, output_tokens = usage or (count_tokens(_text_of(body)), count_tokens(text))
-            return 200, {}, _answer_body(api, body.get("model", "fake"), text, input_tokens, output_tokens)
+            texts, output_tokens, pinned = [], 0, None
+            for action in actions:
+                if action[0] == "fail":
+                    status, retry_after = action[1], action[2]
+                    message = action[3] if len(action) > 3 else f"scripted failure {status}"
+                    headers = {"retry-after": f"{retry_after:g}"} if retry_after is not None else {}
+                    return status, headers, _error_body(api, status, message)
+                _, payload, usage = action
+                if callable(payload):
+                    payload = payload(body)
+                texts.append(payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False))
+                output_tokens += usage[1] if usage else count_tokens(texts[-1])
+                pinned = pinned or usage
+            input_tokens = pinned[0] if pinned else count_tokens(_text_of(body))
+            model = self._served_as or body.get("model", "fake")
+            return 200, {}, _answer_body(api, model, texts, input_tokens, output_tokens)
         finally:
             with self._lock:
                 self.in_flight -= 1
                 self._in_flight_by_api[api] -= 1
+
+
+    def _refusal(self, api: str, body: dict) -> dict | None:
+        with self._lock:
+            refused = [(k, m) for k, m in self._refused.items() if k in body]
+        if not refused:
+            return None
+        setting, message = refused[0]
+        if api == "anthropic":
+            return {"type": "error", "error": {"type": "invalid_request_error",
+                                               "message": message or f"{setting}: Extra inputs are not permitted"}}
+        return {"error": {"message": message or (
+            f"Unsupported value: '{setting}' does not support {body[setting]} with this model. Only the default (1) "
+            "value is supported."), "type": "invalid_request_error", "param": setting, "code": "unsupported_value"}}
 
 
 def _error_body(api: str, status: int, message: str) -> dict:
@@ -175,18 +220,18 @@ def _error_body(api: str, status: int, message: str) -> dict:
     return {"error": {"message": message, "type": kind, "code": None, "param": None}}
 
 
-def _answer_body(api: str, model: str, text: str, input_tokens: int, output_tokens: int) -> dict:
+def _answer_body(api: str, model: str, texts: list[str], input_tokens: int, output_tokens: int) -> dict:
     if api == "anthropic":
         return {
             "id": f"msg_{uuid.uuid4().hex[:24]}", "type": "message", "role": "assistant", "model": model,
-            "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": None,
+            "content": [{"type": "text", "text": texts[0]}], "stop_reason": "end_turn", "stop_sequence": None,
             "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
         }
     return {
         "id": f"chatcmpl-{uuid.uuid4().hex[:24]}", "object": "chat.completion", "created": int(time.time()),
         "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop",
-                     "logprobs": None}],
+        "choices": [{"index": k, "message": {"role": "assistant", "content": text}, "finish_reason": "stop",
+                     "logprobs": None} for k, text in enumerate(texts)],
         "usage": {"prompt_tokens": input_tokens, "completion_tokens": output_tokens,
                   "total_tokens": input_tokens + output_tokens},
     }

@@ -114,6 +114,8 @@ class EvalRunOut(_InspectOnly, serializers.Serializer):
     collect_job = serializers.IntegerField(source="collect_job_id", allow_null=True)
     evaluate_job = serializers.IntegerField(source="evaluate_job_id", allow_null=True)
     judge_model = serializers.CharField()
+    judge_sampling = serializers.JSONField(help_text="how the judge was asked: n, temperature, top_p, requests, and "
+                                                     "the settings the judge model refused")
     evaluated_at = serializers.DateTimeField(allow_null=True)
     created_at = serializers.DateTimeField()
 
@@ -140,6 +142,9 @@ class EvalItemScoreOut(serializers.Serializer):
     detail = serializers.JSONField()
     evaluator = serializers.CharField()
     version = serializers.CharField()
+    judge_model = serializers.CharField(help_text="provider:model of the judge (judge scores)")
+    judge_model_version = serializers.CharField(help_text="the dated model snapshot the provider reported")
+    judge_prompt_version = serializers.CharField(help_text="the judge prompt and its version, e.g. judge_open v1")
     judge_calls = EvalJudgeCallOut(many=True, source="judge_calls.all")
 
 

@@ -7,7 +7,12 @@ under apps.agents.transport.send_with_retries with the LLM retry policy, so the 
 backoff with jitter and the concurrency slots (a per-endpoint limit, across processes with Redis) are the same
 code that serves call_agent. Requests are cached by input hash: an item whose request (endpoint model, audio, text,
 decoding) was answered before, in this run or another, takes that answer without a request. The job is
-resumable: an item with a response is never sent again, and each answer is stored as it arrives."""
+resumable: an item with a response is never sent again, and each answer is stored as it arrives.
+
+A KMMAU item's clip goes with a text part made from a versioned request template (apps/agents/prompts/
+kmmau_request, or mmau_request for an English run): the question, an instruction to pick one of the choices, as
+MMAU asks its test questions, and the choices. Each collected response's meta names the template and its
+version, and the run page shows it."""
 
 import base64
 import hashlib
@@ -20,8 +25,9 @@ from django.core.files.storage import default_storage
 from django.utils import timezone
 
 from apps.agents import providers, transport
+from apps.agents.prompting import Prompt, load_prompt
 from apps.audio.models import AudioAsset
-from apps.evaluation.models import EvalItem, EvaluationRun, RunStatus
+from apps.evaluation.models import EvalItem, EvaluationRun, Language, RunStatus
 from apps.jobs.services import results_in_parallel
 
 AUDIO_FORMATS = {"wav": "wav", "mp3": "mp3", "flac": "flac", "ogg": "ogg", "m4a": "m4a", "webm": "webm"}
@@ -66,13 +72,37 @@ class AudioSource:
             return fh.read(), AUDIO_FORMATS.get(asset.format, "wav")
 
 
-def messages_for(item: EvalItem, audio: bytes, fmt: str) -> list[dict]:
+# The request template of an audio-understanding run, by its language (versioned prompt files).
+REQUEST_TEMPLATES = {Language.KOREAN: "kmmau_request", Language.ENGLISH: "mmau_request"}
+
+
+def request_template(language: str) -> Prompt:
+    """The newest version of the request template for a KMMAU (ko) or MMAU-style (en) run."""
+    return load_prompt(REQUEST_TEMPLATES[language])
+
+
+def describe_request(language: str) -> dict:
+    """The request template for the run page: its name, version and how an item's text reads in it."""
+    template = request_template(language)
+    placeholders = {Language.KOREAN: ("(질문)", "(보기 {})"), Language.ENGLISH: ("(question)", "(choice {})")}[language]
+    _, example = template.render({"question": placeholders[0], "choices": [placeholders[1].format(k) for k in (1, 2, 3, 4)]})
+    return {"name": template.name, "version": template.version, "example": example}
+
+
+def template_meta(template: Prompt) -> dict:
+    """What a collected response's meta records of the request template it was asked with."""
+    return {"request_template": template.name, "request_template_version": template.version}
+
+
+def messages_for(item: EvalItem, audio: bytes, fmt: str, template: Prompt | None = None) -> list[dict]:
     """The chat request for one item: the spoken question as audio; a KMMAU item (audio understanding) also
-    carries its question and choices as text, as MMAU is asked."""
+    carries a text part, its question and choices in the request template (`template`, else the newest for
+    the run's language)."""
     content = [{"type": "input_audio", "input_audio": {"data": base64.b64encode(audio).decode("ascii"), "format": fmt}}]
     if item.metric == "kmmau":
-        choices = "\n".join(f"- {c}" for c in item.extra.get("choices") or [])
-        content.append({"type": "text", "text": f"{item.question}\n{choices}".strip()})
+        template = template or request_template(item.run.language)
+        _, text = template.render({"question": item.question, "choices": list(item.extra.get("choices") or [])})
+        content.append({"type": "text", "text": text})
     return [{"role": "user", "content": content}]
 
 
@@ -91,13 +121,15 @@ def collect_one(run: EvaluationRun, item: EvalItem, source: AudioSource) -> dict
         audio, fmt = source.read(item)
     except MissingAudio as exc:
         return {"missing": str(exc)}
-    messages = messages_for(item, audio, fmt)
+    template = request_template(run.language) if item.metric == "kmmau" else None
+    asked = template_meta(template) if template else {}
+    messages = messages_for(item, audio, fmt, template)
     digest = request_hash(run, item, audio, messages)
     earlier = (EvalItem.objects.filter(response_hash=digest, response__isnull=False).exclude(pk=item.pk)
                .values("response", "response_meta", "run_id").first())
     if earlier is not None:
         meta = {"cached_from_run": earlier["run_id"], **{k: v for k, v in earlier["response_meta"].items()
-                                                          if k in ("input_tokens", "output_tokens")}}
+                                                          if k in ("input_tokens", "output_tokens")}, **asked}
         _store(item, earlier["response"], digest, meta)
         return {"cached": True}
     model, decoding = run.model, run.decoding
@@ -115,7 +147,7 @@ def collect_one(run: EvaluationRun, item: EvalItem, source: AudioSource) -> dict
     _store(item, completion.text, digest, {
         "input_tokens": completion.input_tokens, "output_tokens": completion.output_tokens,
         "latency_ms": int((time.monotonic() - started) * 1000), "http_attempts": attempts,
-        "finish_reason": ((completion.raw.get("choices") or [{}])[0] or {}).get("finish_reason"),
+        "finish_reason": ((completion.raw.get("choices") or [{}])[0] or {}).get("finish_reason"), **asked,
     })
     return {"cached": False}
 

@@ -12,33 +12,43 @@ cost, cache and retries).
 
 The English side uses VoiceBench's prompts word for word (judge_open, judge_qa); the Korean side their
 Korean translations (judge_open_ko, judge_qa_ko); each is a versioned prompt file in apps/agents/prompts.
-VoiceBench asks for `n=3` completions in one request; the agent layer makes one call per answer, and its
-cache is keyed by the hash of the whole input, so three identical inputs would give one answer three times:
-each sample passes its index as `variant`, which joins the input hash (not the prompt), so the three are
-separate calls, each cached on its own and replayed the same on a re-run. VoiceBench samples at temperature
-0.5; the agent layer sends no sampling settings (newer OpenAI models refuse a temperature), so the samples
-vary at the provider's default."""
+
+Sampling as api_judge.py asks it: ONE request for n=3 answers at temperature 0.5, top-p 0.95 where the provider
+has `n` (OpenAI-compatible); three requests otherwise (Anthropic's Messages API has no `n`). A model that refuses
+a setting (OpenAI's reasoning models refuse any temperature but their default) is asked again without it; the
+refusal is kept on the item's score (detail.sampling) and on the run (EvaluationRun.judge_sampling), from where
+the run page and the leaderboard exports show it. Every score names the judge model as configured, the model
+the vendor says answered (its dated version) and the prompt with its version.
+
+The judge's JSON is read strictly: `{"score": true}`, `{"score": "5"}` or `{"score": 4.0}` is not a score (the
+agent layer asks once more with the error, then the item needs attention)."""
 
 from typing import Literal
 
 from django.conf import settings
 from django.db import transaction
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from apps.agents.services import call_agent
-from apps.evaluation.models import EvalItem, ItemScore, JudgeCall, Language, ScoreMethod
+from apps.evaluation.models import EvalItem, EvaluationRun, ItemScore, JudgeCall, Language, ScoreMethod
 
 PROMPTS = {
     ("open", Language.ENGLISH): "judge_open", ("open", Language.KOREAN): "judge_open_ko",
     ("qa", Language.ENGLISH): "judge_qa", ("qa", Language.KOREAN): "judge_qa_ko",
 }
+# VoiceBench api_judge.py: generate_text_chat(..., temperature=0.5, top_p=0.95, n=3).
+SAMPLING = {"temperature": 0.5, "top_p": 0.95}
 
 
 class JudgeScore(BaseModel):
-    score: int = Field(ge=1, le=5, description="1 to 5")
+    model_config = ConfigDict(strict=True)  # true, "5", "+5" and 5.0 are not scores
+
+    score: StrictInt = Field(ge=1, le=5, description="1 to 5")
 
 
 class JudgeVerdict(BaseModel):
+    model_config = ConfigDict(strict=True)
+
     answer: Literal["Yes", "No", "yes", "no", "YES", "NO"]
 
 
@@ -48,9 +58,15 @@ def reference_of(item: EvalItem) -> str:
     return " / ".join([item.answer, *aliases]) if aliases else item.answer
 
 
+def sampling_record(n: int, refused: list[str], requests: int) -> dict:
+    """How the judge was asked, as stored on a score and a run: VoiceBench's settings, n, how many requests
+    carried them, and the settings the model refused (it then sampled at its own default for those)."""
+    return {**SAMPLING, "n": n, "requests": requests, "refused": sorted(refused)}
+
+
 def judge_item(item: EvalItem, *, job=None) -> ItemScore:
-    """Ask the judge `settings.EVALUATION_JUDGE_SAMPLES` times about one item and store its judge score with
-    the calls behind it. Raises the agent layer's errors (AgentNeedsAttention, BudgetExceeded, ...)."""
+    """Ask the judge for `settings.EVALUATION_JUDGE_SAMPLES` answers about one item and store its judge score
+    with the calls behind it. Raises the agent layer's errors (AgentNeedsAttention, BudgetExceeded, ...)."""
     if item.metric not in ("open", "qa"):
         raise ValueError(f"the judge does not score {item.metric} items")
     prompt = PROMPTS[(item.metric, item.run.language)]
@@ -59,30 +75,47 @@ def judge_item(item: EvalItem, *, job=None) -> ItemScore:
     if item.metric == "qa":
         variables["reference"] = reference_of(item)
         schema = JudgeVerdict
-    results = [
-        call_agent(role="judge", prompt=prompt, variables=variables, schema=schema, job=job, variant=sample)
-        for sample in range(settings.EVALUATION_JUDGE_SAMPLES)
-    ]
+    n = settings.EVALUATION_JUDGE_SAMPLES
+    result = call_agent(role="judge", prompt=prompt, variables=variables, schema=schema, job=job, n=n, **SAMPLING)
+    sampling = sampling_record(n, result.refused, len({c.pk for c in result.sample_calls}))
     if item.metric == "open":
-        values = [r.data.score for r in results]
+        values = [s.score for s in result.samples]
         mean = sum(values) / len(values)
         score, detail = mean / 5, {"scores": values, "mean": round(mean, 4), "scale": "1-5; subset = mean x 20"}
         read = [str(v) for v in values]
     else:
-        votes = [r.data.answer.lower() for r in results]
+        votes = [s.answer.lower() for s in result.samples]
         yes = votes.count("yes")
         score, detail = float(yes > len(votes) / 2), {"votes": votes, "majority": "yes" if yes > len(votes) / 2 else "no",
                                                       "reference": variables["reference"]}
         read = votes
-    first = results[0].call
+    first = result.call
+    judge_model = f"{first.provider}:{first.model}"
     with transaction.atomic():
-        row, _ = ItemScore.objects.update_or_create(item=item, method=ScoreMethod.JUDGE, defaults={
-            "score": score, "detail": detail, "evaluator": f"judge:{first.prompt_name}",
-            "version": f"v{first.prompt_version} {first.provider}:{first.model}"})
+        row, _ = ItemScore.objects.update_or_create(item=item, method=ScoreMethod.JUDGE, profile="", current=True, defaults={
+            "score": score, "detail": {**detail, "sampling": sampling}, "evaluator": f"judge:{first.prompt_name}",
+            "version": f"v{first.prompt_version} {judge_model}", "judge_model": judge_model,
+            "judge_model_version": result.served_model, "judge_prompt_version": f"{first.prompt_name} v{first.prompt_version}"})
         row.judge_calls.all().delete()
         JudgeCall.objects.bulk_create([
-            JudgeCall(score=row, sample=n, agent_call=r.call, prompt_name=r.call.prompt_name,
-                      prompt_version=r.call.prompt_version, raw_answer=r.call.response_text, value=value)
-            for n, (r, value) in enumerate(zip(results, read, strict=True))
+            JudgeCall(score=row, sample=k, agent_call=call, prompt_name=call.prompt_name,
+                      prompt_version=call.prompt_version, raw_answer=text, value=value)
+            for k, (call, text, value) in enumerate(zip(result.sample_calls, result.texts, read, strict=True))
         ])
+        record_run_sampling(item.run_id, {"judge_model": judge_model, **sampling})
     return row
+
+
+def record_run_sampling(run_id: int, sampling: dict) -> None:
+    """Merge one score's sampling record (with its judge_model) into its run's: the settings refused by any
+    request are refused for the run (a model refuses a setting for every request, so in practice the first
+    item decides), and the requests per item. A record of another judge model replaces the run's (the run is
+    being judged again by another model). Locked, as the judge scores items in parallel."""
+    run = EvaluationRun.objects.select_for_update().only("judge_sampling").get(pk=run_id)
+    before = run.judge_sampling or {}
+    if before.get("judge_model") != sampling["judge_model"]:
+        before = {}
+    merged = {**sampling, "refused": sorted(set(before.get("refused", [])) | set(sampling["refused"])),
+              "requests": max(before.get("requests", 0), sampling["requests"])}
+    if merged != before:
+        EvaluationRun.objects.filter(pk=run_id).update(judge_sampling=merged)

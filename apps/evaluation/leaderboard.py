@@ -41,12 +41,13 @@ SPOKEN_QA, AUDIO = "SpokenQA", "Audio Understanding"
 # Display names as seed 000's tables print them; Korean subsets get a K in front (KOpenBookQA, KLlamaQ).
 SUBSET_LABELS = {
     "openbookqa": "OpenBookQA", "mmsu": "MMSU", "bbh": "BBH", "llama_questions": "LlamaQ", "trivia_qa": "TriviaQA",
-    "web_questions": "WebQ", "sd-qa": "SD-QA", "alpacaeval": "AlpacaEval", "alpaca_eval": "AlpacaEval",
+    "web_questions": "WebQ", "sd-qa": "SD-QA", "alpacaeval": "AlpacaEval", "alpacaeval_full": "AlpacaEval",
+    "alpaca_eval": "AlpacaEval",
     "commoneval": "CommonEval", "wildvoice": "WildVoice", "ifeval": "IFEval", "advbench": "AdvBench",
 }
 # Table 5's row order (AlpacaEval once for each benchmark that has it).
 SUBSET_ORDER = ["openbookqa", "mmsu", "bbh", "llama_questions", "trivia_qa", "web_questions", "sd-qa", "alpacaeval",
-                "alpaca_eval", "commoneval", "wildvoice", "ifeval", "advbench"]
+                "alpacaeval_full", "commoneval", "wildvoice", "ifeval", "advbench"]
 BENCHMARK_LABELS = {(VOICEBENCH, "en"): "VoiceBench", (VOICEBENCH, "ko"): "KVoiceBench",
                     (OPENAUDIOBENCH, "en"): "OpenAudioBench", (OPENAUDIOBENCH, "ko"): "KOpenAudioBench",
                     (KMMAU, "ko"): "KMMAU", (KMMAU, "en"): "MMAU"}
@@ -79,6 +80,8 @@ def subset_key(kind: str, subset: str) -> str | None:
         by_name = {_norm(c.value): c.value for c in Capability} | {_norm(c.label): c.value for c in Capability}
         return by_name.get(_norm(subset))
     lowered = subset.lower()
+    if kind == OPENAUDIOBENCH:  # a run stored under OpenAudioBench's old AlpacaEval name
+        lowered = _aggregate().SUBSET_ALIASES.get(lowered, lowered)
     if lowered in keys:
         return lowered
     for key in sorted(keys, key=len, reverse=True):

@@ -83,6 +83,9 @@ class LeaderboardOut(serializers.Serializer):
     kmmau = LeaderboardKmmauOut(allow_null=True, help_text="Table 6")
     rank_agreement = serializers.ListField(child=serializers.DictField(), help_text=(
         "per SpokenQA and audio-understanding benchmark pair: spearman, kendall, n and ranks, or `refused`"))
+    judges = serializers.ListField(child=serializers.DictField(), help_text=(
+        "per judged run: run, benchmark, model, judge_model, n, temperature, top_p, requests, and `refused`: the "
+        "sampling settings the judge model refused (then it sampled at its own default, not as VoiceBench's judge)"))
 
 
 class LeaderboardInput(StrictInput):

@@ -1,6 +1,12 @@
 """The leaderboard as files: JSON (what the API returns), CSV (one row per score, for a spreadsheet or pandas) and
 Markdown (Tables 1, 5 and 6 laid out as seed 000 prints them, best in bold and second underlined, ready to paste
-into a paper). All three are made from one leaderboard.Board, so they never disagree with the page."""
+into a paper). All three are made from one leaderboard.Board, so they never disagree with the page.
+
+Each also says how the judge of every run on the board was asked (EvaluationRun.judge_model and judge_sampling):
+VoiceBench's judge samples n=3 at temperature 0.5, top-p 0.95, and a judge model that refused a setting sampled
+at its own default instead, which a reader comparing with published numbers must know. JSON: `judges`, one
+entry a run; CSV: the columns `judge` and `judge_refused` on every row of a run; Markdown: a note under the
+tables."""
 
 from __future__ import annotations
 
@@ -8,9 +14,10 @@ import io
 
 from apps.core import csvsafe
 from apps.evaluation.leaderboard import Board, Cell
+from apps.evaluation.models import EvaluationRun
 
 CSV_COLUMNS = ["table", "section", "benchmark", "language", "subset", "model", "version", "demo", "score", "n", "mark",
-               "missing", "run", "profile", "reader_version"]
+               "missing", "run", "profile", "reader_version", "judge", "judge_refused"]
 PROFILE_NOTES = {
     "sori": "Read by Sori's reader (profile `sori`: corrected, the same reader for English and Korean).",
     "voicebench": "Read by VoiceBench's own code (profile `voicebench`); where it would guess at random, the guess's "
@@ -24,6 +31,19 @@ def _model(m) -> dict:
 
 def _cells(board: Board, cells: list[Cell]) -> list[dict]:
     return [{"model": m.pk, **c.as_dict()} for m, c in zip(board.models, cells, strict=True)]
+
+
+def judges(board: Board) -> dict[int, dict]:
+    """run id -> how its judge was asked, for the board's runs that were judged: {"run", "benchmark", "model",
+    "judge_model", "temperature", "top_p", "n", "requests", "refused"} (sampling keys absent for a run judged
+    before they were recorded)."""
+    shown = {c.run_id: (r["name"], str(m)) for r in board.table1 for m, c in zip(board.models, r["cells"], strict=True)
+             if c.run_id}
+    rows = EvaluationRun.objects.filter(pk__in=shown).exclude(judge_model="").values_list("pk", "judge_model", "judge_sampling")
+    return {pk: {"run": pk, "benchmark": shown[pk][0], "model": shown[pk][1], "judge_model": judge,
+                 **{k: v for k, v in (sampling or {}).items() if k in ("temperature", "top_p", "n", "requests")},
+                 "refused": list((sampling or {}).get("refused") or [])}
+            for pk, judge, sampling in sorted(rows)}
 
 
 def as_json(board: Board) -> dict:
@@ -44,6 +64,7 @@ def as_json(board: Board) -> dict:
                               "scores": _cells(board, r["cells"])} for r in board.table6["rows"]],
             "average": _cells(board, board.table6["average"])},
         "rank_agreement": [dict(a) for a in board.agreements],
+        "judges": list(judges(board).values()),
     }
 
 
@@ -56,13 +77,16 @@ def as_csv(board: Board) -> str:
     out = io.StringIO()
     writer = csvsafe.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
+    judged = judges(board)
 
     def rows(table, section, benchmark, language, subset, cells):
         for m, c in zip(board.models, cells, strict=True):
             if c.score is None and not c.missing:
                 continue
+            judge = judged.get(c.run_id) or {}
             writer.writerow([table, section, benchmark, language, subset, m.name, m.version, "yes" if m.is_demo else "",
-                             _fmt(c.score), c.n, c.mark, " ".join(c.missing), c.run_id or "", board.profile, c.version])
+                             _fmt(c.score), c.n, c.mark, " ".join(c.missing), c.run_id or "", board.profile, c.version,
+                             judge.get("judge_model", ""), " ".join(judge.get("refused", []))])
 
     for r in board.table1:
         rows("benchmark", r["section"], r["name"], r["language"], "", r["cells"])
@@ -115,5 +139,26 @@ def as_markdown(board: Board) -> str:
         out += _md_table(["Capability", *names], lines)
     if demo:
         out += ["", f"Demo answers, not a real model: {', '.join(demo)}."]
+    out += _judge_notes(board)
     return "\n".join(out) + "\n"
+
+
+def _judge_notes(board: Board) -> list[str]:
+    """One line per judge model (and what it refused) under the tables, naming the runs it judged."""
+    groups: dict[tuple[str, bool, tuple[str, ...]], list[str]] = {}
+    for j in judges(board).values():
+        key = (j["judge_model"], "n" in j, tuple(j["refused"]))
+        groups.setdefault(key, []).append(f"{j['model']} on {j['benchmark']}")
+    lines = []
+    for (model, recorded, refused), runs in sorted(groups.items()):
+        if not recorded:
+            lines.append(f"Judge {model}, its sampling not recorded (judged before Sori asked as VoiceBench's judge "
+                         f"does): {', '.join(runs)}.")
+        elif refused:
+            lines.append(f"Judge {model} refused {' and '.join(refused)}, so it sampled at its own default for "
+                         f"{'them' if len(refused) > 1 else 'it'}, not as VoiceBench's judge (n=3, temperature 0.5, "
+                         f"top-p 0.95): {', '.join(runs)}.")
+        else:
+            lines.append(f"Judge {model}, n=3 at temperature 0.5, top-p 0.95 as VoiceBench's judge: {', '.join(runs)}.")
+    return ["", *lines] if lines else []
 

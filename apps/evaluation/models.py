@@ -88,6 +88,8 @@ class EvaluationRun(models.Model):
     collect_job = models.ForeignKey("jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     evaluate_job = models.ForeignKey("jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     judge_model = models.CharField(max_length=250, blank=True, help_text="provider:model of the judge that scored it")
+    judge_sampling = models.JSONField(default=dict, blank=True, help_text=(
+        "how the judge was asked: temperature, top_p, n, requests per item, and the settings the model refused"))
     evaluated_at = models.DateTimeField(null=True, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -104,6 +106,19 @@ class EvaluationRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.model} on {self.benchmark_name}"
+
+    @property
+    def request_template(self) -> dict | None:
+        """The versioned text request a KMMAU (or MMAU) run's items are collected with, for the run page:
+        {"name", "version", "example"}; None for a spoken-QA run (its question is the audio)."""
+        # Imported here: collection imports this module.
+        from apps.evaluation.collection import describe_request
+
+        return describe_request(self.language) if self.family == "kmmau" else None
+
+    @property
+    def judge_refused(self) -> list[str]:
+        return list((self.judge_sampling or {}).get("refused") or [])
 
 
 class EvalItem(models.Model):
@@ -178,6 +193,12 @@ class ItemScore(models.Model):
     detail = models.JSONField(default=dict, blank=True)
     evaluator = models.CharField(max_length=100)
     version = models.CharField(max_length=40)
+    # A judge score names its judge: the model as configured, the model the vendor says answered (a dated
+    # snapshot where an alias was asked), and the prompt with its version. Blank on rule scores.
+    judge_model = models.CharField(max_length=250, blank=True, help_text="provider:model, e.g. openai:gpt-4o-mini")
+    judge_model_version = models.CharField(max_length=200, blank=True,
+                                           help_text="the model that answered, as the vendor names it")
+    judge_prompt_version = models.CharField(max_length=120, blank=True, help_text="e.g. judge_open v1")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -3,8 +3,14 @@
 VoiceBench (exported from its Hugging Face parquet files to JSONL or Parquet): `prompt` always, and per
 subset `reference` (sd-qa, mmsu, openbookqa, bbh), `id` (bbh, mmsu), `key`, `instruction_id_list`, `kwargs`
 (ifeval). OpenAudioBench subset CSVs: `audio_filename` plus the question and answer columns of each subset:
-alpaca_eval `instruction/output`, llama_questions `Questions/Answer`, web_questions `question/answers`,
+alpacaeval_full `instruction/output`, llama_questions `Questions/Answer`, web_questions `question/answers`,
 trivia_qa `question/answer_normalized_aliases`.
+
+OpenAudioBench's AlpacaEval is named as seed 000 sizes it: 614 KAlpacaEval prompts in KOpenAudioBench (§4.2),
+from the complete AlpacaEval set VoiceBench calls `alpacaeval_full` (636 prompts; VoiceBench's `alpacaeval`,
+and OpenAudioBench's own `alpaca_eval`, are the 199-prompt helpful_base + vicuna part). The seed's counts
+agree only so: 10,719 source samples = VoiceBench 7,783 (with alpacaeval_full) + OpenAudioBench 2,936 (300 +
+1,000 + 1,000 + 636). The old name `alpaca_eval` stays importable, as an alias (SUBSET_ALIASES).
 
 Each family of subsets has its row model on the one reader (apps.core.tabular); parse_file returns the rows
 and every problem named by file, line and column, and apps.transfer.services.import_benchmark writes
@@ -190,6 +196,8 @@ class TriviaQaRow(_AliasesRow):
 class SubsetSpec:
     task_type: str | None  # None: decided per row (BBH mixes binary, multiple-choice and short answers)
     row: type[SourceRow]
+    size: int | None = None  # prompts in the source set, where seed 000 depends on it
+    released: int | None = None  # prompts the Korean release keeps (seed 000 §4)
 
 
 VOICEBENCH_SUBSETS = {
@@ -206,11 +214,15 @@ VOICEBENCH_SUBSETS = {
 }
 
 OPENAUDIOBENCH_SUBSETS = {
-    "alpaca_eval": SubsetSpec(TaskType.OPEN_ENDED, AlpacaEvalRow),
+    "alpacaeval_full": SubsetSpec(TaskType.OPEN_ENDED, AlpacaEvalRow, size=636, released=614),
     "llama_questions": SubsetSpec(TaskType.SHORT_ANSWER, LlamaQuestionsRow),
     "web_questions": SubsetSpec(TaskType.SHORT_ANSWER, WebQuestionsRow),
     "trivia_qa": SubsetSpec(TaskType.SHORT_ANSWER, TriviaQaRow),
 }
+
+# Old subset names still accepted, stored as given (so data imported under them re-imports unchanged), and
+# read everywhere as the name they stand for (apps.evaluation's leaderboard and aggregate map them too).
+SUBSET_ALIASES = {"openaudiobench": {"alpaca_eval": "alpacaeval_full"}}
 
 _BINARY = {"true", "false", "yes", "no", "valid", "invalid"}
 # VoiceBench names SD-QA's regional splits by region alone (its `sd-qa` config, split `usa`); Sori stores them
@@ -229,14 +241,17 @@ def canonical_subset(fmt: str, subset: str) -> str:
 
 def subset_spec(fmt: str, subset: str) -> SubsetSpec:
     """The spec for a subset name; regional or per-domain splits ("sd-qa-usa", "mmsu_biology") use their
-    family's spec."""
+    family's spec, an old name (SUBSET_ALIASES) the spec of the name it stands for."""
     table = VOICEBENCH_SUBSETS if fmt == "voicebench" else OPENAUDIOBENCH_SUBSETS
+    aliases = SUBSET_ALIASES.get(str(fmt), {})
+    subset = aliases.get(subset, subset)
     if subset in table:
         return table[subset]
     for name in sorted(table, key=len, reverse=True):
         if re.fullmatch(rf"{re.escape(name)}[-_].+", subset):
             return table[name]
-    raise InvalidInput(f"unknown {fmt} subset {subset!r}; known subsets: {', '.join(table)}", field="subset")
+    known = [n for name in table for n in (name, *(a for a, to in aliases.items() if to == name))]
+    raise InvalidInput(f"unknown {fmt} subset {subset!r}; known subsets: {', '.join(known)}", field="subset")
 
 
 def bbh_task_type(reference: str) -> str:

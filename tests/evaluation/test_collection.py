@@ -187,3 +187,92 @@ def test_no_collection_request_names_a_server_folder(english_run, api_client, ad
     api_client.force_authenticate(admin)
     answer = api_client.post(f"/api/evaluation/runs/{english_run.pk}/collect/", {"audio_dir": "/proc/self"}, format="json")
     assert answer.status_code == 400 and "audio_dir" in str(answer.json())
+
+
+# --- the KMMAU request template -------------------------------------------------------------------------------
+def _as_audio_understanding(run, language, choices):
+    """One item of the run asked as KMMAU asks (metric kmmau, its choices), the run of that family and language."""
+    from apps.evaluation.models import EvaluationRun
+
+    EvaluationRun.objects.filter(pk=run.pk).update(family="kmmau", language=language)
+    item = run.items.get(subset="commoneval")
+    EvalItem.objects.filter(pk=item.pk).update(metric="kmmau", question=choices[0], extra={"choices": choices[1]})
+    run.refresh_from_db()
+    return EvalItem.objects.get(pk=item.pk)
+
+
+def _text_part(body):
+    return next(p["text"] for m in body["messages"] for p in m["content"] if p["type"] == "text")
+
+
+@pytest.mark.django_db
+def test_a_kmmau_item_is_asked_with_the_versioned_korean_instruction_and_its_choices(
+        english_run, fake_endpoint, audio_dir, inline_jobs, admin):
+    item = _as_audio_understanding(english_run, "ko", ("화자의 성별은 무엇인가요?", ["남성", "여성"]))
+    fake_endpoint.always("여성입니다.")
+
+    job = _collect(english_run, inline_jobs, admin)
+
+    assert job.status == "succeeded", job.error
+    asked = [r["body"] for r in fake_endpoint.requests if any(
+        p["type"] == "text" for m in r["body"]["messages"] for p in m["content"])]
+    assert len(asked) == 1  # only the KMMAU item carries text; the spoken questions are audio alone
+    assert _text_part(asked[0]) == ("화자의 성별은 무엇인가요?\n"
+                                    "다음 보기 중 하나를 골라 답하세요. 답할 때는 고른 보기를 그대로 말해 주세요.\n"
+                                    "- 남성\n- 여성")
+    assert audio_parts(asked[0])  # with the clip
+    item.refresh_from_db()
+    assert item.response == "여성입니다."
+    assert (item.response_meta["request_template"], item.response_meta["request_template_version"]) == ("kmmau_request", 1)
+    others = EvalItem.objects.filter(run=english_run).exclude(pk=item.pk)
+    assert not any("request_template" in i.response_meta for i in others)
+
+
+@pytest.mark.django_db
+def test_an_english_audio_understanding_item_is_asked_to_select_one_option(
+        english_run, fake_endpoint, audio_dir, inline_jobs, admin):
+    item = _as_audio_understanding(english_run, "en", ("How many speakers are there?", ["one", "two", "three"]))
+    fake_endpoint.always("Two speakers.")
+
+    _collect(english_run, inline_jobs, admin)
+
+    text = next(_text_part(r["body"]) for r in fake_endpoint.requests
+                if any(p["type"] == "text" for m in r["body"]["messages"] for p in m["content"]))
+    assert text.startswith("How many speakers are there?\nSelect one option from the choices below")
+    assert text.endswith("- one\n- two\n- three")
+    item.refresh_from_db()
+    assert item.response_meta["request_template"] == "mmau_request"
+
+
+@pytest.mark.django_db
+def test_a_kmmau_answer_taken_from_the_cache_still_names_its_template(
+        english_run, qwen, voicebench, fake_endpoint, audio_dir, inline_jobs, admin):
+    _as_audio_understanding(english_run, "ko", ("몇 명이 말하나요?", ["한 명", "두 명"]))
+    fake_endpoint.always("두 명이요.")
+    _collect(english_run, inline_jobs, admin)
+    again = create_run(model=qwen, source_benchmark=voicebench, acting_user=admin)
+    item = _as_audio_understanding(again, "ko", ("몇 명이 말하나요?", ["한 명", "두 명"]))
+
+    _collect(again, inline_jobs, admin)
+
+    item.refresh_from_db()
+    assert item.response_meta["cached_from_run"] == english_run.pk
+    assert item.response_meta["request_template"] == "kmmau_request"
+    assert item.response_meta["request_template_version"] == 1
+
+
+@pytest.mark.django_db
+def test_a_new_template_version_is_a_new_request_not_a_cache_hit(english_run, tmp_path):
+    from apps.agents.prompting import load_prompt
+    from apps.evaluation.collection import messages_for, request_hash
+
+    item = _as_audio_understanding(english_run, "ko", ("누가 말하나요?", ["아이", "어른"]))
+    folder = tmp_path / "prompts" / "kmmau_request"
+    folder.mkdir(parents=True)
+    (folder / "v2.md").write_text("---\nversion: 2\n---\n{{ question }}\n하나만 고르세요.\n"
+                                  "{% for choice in choices %}- {{ choice }}\n{% endfor %}", encoding="utf-8")
+    v1, v2 = load_prompt("kmmau_request", 1), load_prompt("kmmau_request", base=tmp_path / "prompts")
+
+    hashes = {request_hash(english_run, item, b"RIFF", messages_for(item, b"RIFF", "wav", t)) for t in (v1, v2)}
+
+    assert len(hashes) == 2

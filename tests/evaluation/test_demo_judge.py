@@ -45,3 +45,12 @@ def test_the_demo_judge_reads_the_korean_prompt_and_aliases(english_run, demo_ju
 def test_the_demo_judge_scores_open_answers_by_length(english_run, demo_judge, response, score):
     row = judge_item(_answer(english_run, "Tell me about your day.", response))
     assert row.detail["scores"] == [score] * 3
+
+
+@pytest.mark.django_db
+def test_the_demo_judge_answers_all_three_samples_of_one_request(english_run, demo_judge):
+    row = judge_item(_answer(english_run, "Who wrote Hamlet?", "셰익스피어, William Shakespeare."))
+
+    assert len(demo_judge.requests) == 1 and demo_judge.requests[0]["body"]["n"] == 3
+    assert row.detail["votes"] == ["yes"] * 3 and row.judge_model == "openai:gpt-4o-mini"
+    assert len({c.agent_call_id for c in row.judge_calls.all()}) == 1

@@ -77,7 +77,7 @@ def test_evaluating_again_rescores_the_rules_but_judges_nothing_again(english_ru
         job = start_evaluation(run=english_run, acting_user=admin)
 
     job.refresh_from_db()
-    assert job.status == "succeeded" and len(fake_llm.requests) == asked == 12  # 4 judged items x 3 samples
+    assert job.status == "succeeded" and len(fake_llm.requests) == asked == 4  # 4 judged items, n=3 in one request each
     assert job.result["judged"] == 0 and job.result["rule_scored"] == 4  # sd-qa and mmsu, by the current rules
     assert SubsetScore.objects.filter(run=english_run, subset="commoneval", method="judge", profile="sori").get().score == pytest.approx(60)
 

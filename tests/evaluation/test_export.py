@@ -40,7 +40,7 @@ def test_the_csv_names_the_missing_subsets_of_a_benchmark_without_a_mean(admin, 
     rows = list(csv.DictReader(io.StringIO(_get(client_for(admin), "csv").content.decode())))
 
     bench = next(r for r in rows if r["table"] == "benchmark")
-    assert bench["score"] == "" and bench["missing"] == "trivia_qa web_questions alpaca_eval"
+    assert bench["score"] == "" and bench["missing"] == "trivia_qa web_questions alpacaeval_full"
 
 
 def test_the_json_is_the_apis_leaderboard(admin, client_for, api_client):

@@ -143,7 +143,7 @@ def test_a_bad_csv_row_is_named_by_its_line_and_nothing_is_imported(tmp_path):
 
 def test_an_unknown_subset_is_refused_with_the_known_ones(tmp_path):
     path = write_csv(tmp_path / "x.csv", ["audio_filename", "question"], [["a.wav", "q"]])
-    with pytest.raises(InvalidInput, match="known subsets: alpaca_eval, llama_questions"):
+    with pytest.raises(InvalidInput, match="known subsets: alpacaeval_full, alpaca_eval, llama_questions"):
         import_benchmark(fmt="openaudiobench", subset="reasoning_qa_typo", path=path)
 
 

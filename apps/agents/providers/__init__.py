@@ -29,12 +29,15 @@ def is_configured(name: str) -> bool:
     return provider is not None and provider.is_configured()
 
 
-def complete(name: str, *, model: str, system: str, messages: list[dict], max_tokens: int, timeout: float) -> Completion:
-    """One HTTP request to the named provider, no retries (apps.agents.transport.send_with_retries adds them)."""
+def complete(name: str, *, model: str, system: str, messages: list[dict], max_tokens: int, timeout: float,
+             n: int = 1, temperature: float | None = None, top_p: float | None = None) -> Completion:
+    """One HTTP request to the named provider, no retries (apps.agents.transport.send_with_retries adds them).
+    Sampling settings left None are not sent; n > 1 only for a provider that `supports_n`."""
     provider = get(name)
     if provider is None:
         raise PermanentVendorError(f"unknown provider {name!r}")
-    return provider.complete(model=model, system=system, messages=messages, max_tokens=max_tokens, timeout=timeout)
+    return provider.complete(model=model, system=system, messages=messages, max_tokens=max_tokens, timeout=timeout,
+                             n=n, temperature=temperature, top_p=top_p)
 
 
 register(AnthropicProvider())

@@ -11,18 +11,22 @@ class OpenAIProvider(Provider):
     name = "openai"
     env = ("OPENAI_API_KEY", "OPENAI_BASE_URL")
     key_hint = "OPENAI_API_KEY (or OPENAI_BASE_URL)"
+    supports_n = True
+    sampling_settings = ("temperature", "top_p")
 
     def is_configured(self) -> bool:
         # An OpenAI-compatible server (a self-hosted model) may need no key, only its address.
         return bool(os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL"))
 
-    def complete(self, *, model, system, messages, max_tokens, timeout) -> Completion:
+    def complete(self, *, model, system, messages, max_tokens, timeout, n=1, temperature=None, top_p=None) -> Completion:
         import openai  # here, not at module level: the SDK takes seconds to import and most commands never call it
 
         api_key = os.environ.get("OPENAI_API_KEY") or "not-needed-by-this-server"
         client = self.client(timeout, lambda: openai.OpenAI(api_key=api_key, max_retries=0, timeout=timeout))
         chat = ([{"role": "system", "content": system}] if system else []) + messages
-        return _create(client, model=model, max_completion_tokens=max_tokens, messages=chat)
+        sampling = _sampling(temperature=temperature, top_p=top_p)
+        return _create(client, model=model, max_completion_tokens=max_tokens, messages=chat,
+                       **({"n": n} if n != 1 else {}), **sampling)
 
     def complete_at(self, *, base_url: str, api_key: str = "", model: str, messages: list[dict], timeout: float,
                     max_tokens: int, temperature: float | None = None, top_p: float | None = None) -> Completion:
@@ -34,8 +38,12 @@ class OpenAIProvider(Provider):
         key = api_key or "not-needed-by-this-server"
         client = self.client(timeout, lambda: openai.OpenAI(api_key=key, base_url=base_url, max_retries=0, timeout=timeout),
                              extra=(base_url, key))
-        sampling = {k: v for k, v in {"temperature": temperature, "top_p": top_p}.items() if v is not None}
-        return _create(client, model=model, max_tokens=max_tokens, messages=messages, **sampling)
+        return _create(client, model=model, max_tokens=max_tokens, messages=messages,
+                       **_sampling(temperature=temperature, top_p=top_p))
+
+
+def _sampling(**settings) -> dict:
+    return {k: v for k, v in settings.items() if v is not None}
 
 
 def _create(client, **request) -> Completion:
@@ -44,12 +52,13 @@ def _create(client, **request) -> Completion:
     try:
         response = client.chat.completions.create(**request)
     except openai.OpenAIError as exc:
-        raise classify(exc, openai) from exc
+        raise classify(exc, openai, sent=tuple(k for k in ("temperature", "top_p") if k in request)) from exc
     if not response.choices:
         raise TransientVendorError("the provider answered with no choices")
     usage = response.usage
+    texts = [c.message.content or "" for c in sorted(response.choices, key=lambda c: c.index)]
     return Completion(
-        text=response.choices[0].message.content or "",
+        text=texts[0], texts=texts, model=response.model or "",
         input_tokens=(usage.prompt_tokens if usage else 0) or 0,
         output_tokens=(usage.completion_tokens if usage else 0) or 0,
         raw=response.model_dump(mode="json"),

@@ -45,7 +45,7 @@ DEFAULT_PROFILE = "sori"
 # family's metric.
 SUBSET_METRICS = {
     "alpacaeval": "open",
-    "alpacaeval_full": "open",
+    "alpacaeval_full": "open",  # the complete AlpacaEval (636), KOpenAudioBench's AlpacaEval in seed 000 §4.2
     "commoneval": "open",
     "wildvoice": "open",
     "sd-qa": "qa",
@@ -54,7 +54,7 @@ SUBSET_METRICS = {
     "bbh": "bbh",
     "ifeval": "ifeval",
     "advbench": "refusal",
-    "alpaca_eval": "open",
+    "alpaca_eval": "open",  # OpenAudioBench's old name, an alias of alpacaeval_full (apps.transfer.formats)
     "llama_questions": "qa",
     "web_questions": "qa",
     "trivia_qa": "qa",

@@ -11,7 +11,7 @@ def rule_scores_were_sori(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('evaluation', '0002_response_hash_index'),
+        ('evaluation', '0003_judge_model_and_sampling'),
     ]
 
     operations = [
