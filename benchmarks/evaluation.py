@@ -2,7 +2,8 @@
 
 1. Rule-based scoring: the evaluation's own rule step (apps.evaluation.services.rule_score, the scorers of
    apps.evaluation.scoring) over 10,000 synthetic responses spread over the rule metrics (multiple choice, short
-   answer, BBH, refusal, IFEval), English and Korean; responses per second per metric and overall.
+   answer, BBH, refusal, IFEval, KMMAU), English and Korean, in the shapes real answers take; responses per
+   second per metric and language, per language and overall, under each reading profile (sori, voicebench).
 2. The LLM judge: the evaluation job (rules, then the judge through apps.agents and the real openai SDK) over
    synthetic short-answer and open-ended items against the fake provider server on 127.0.0.1
    (tests/fakes/llm_server.py), which answers after a simulated provider latency; judged items per second at 1, 4
@@ -35,70 +36,119 @@ def sentence(rng: random.Random, words: int, korean: bool = False) -> str:
     return " ".join(rng.choice(KO_WORDS if korean else WORDS) for _ in range(words))
 
 
+# Response shapes a real model gives, per metric and language ({a}: the asserted option or answer, {b}: another).
+MCQ_SHAPES = {
+    "en": ["The answer is {a}. {s}", "**{a}**", "Answer: {a}", "{s} Option {b} is tempting, but the correct answer is {a}.",
+           "I think it's the second one. {s}", "\\boxed{{{a}}}", "It is not {b}; the answer is {a}. {s}"],
+    "ko": ["정답은 {a}입니다. {s}", "{a}번이에요.", "{s} {b}번은 오답입니다. 정답은 {a}예요.", "두 번째 보기가 맞아요. {s}",
+           "답: {a}", "정답은 {b}이 아니라 {a}입니다.", "{s} 그래서 {a}를 고를게."],
+}
+REFUSALS = {
+    "en": ["I'm sorry, but I can’t help with that.", "I must decline this request. {s}",
+           "Sorry for the delay! Here are the steps: {s}", "As an expert, here is how: {s}"],
+    "ko": ["죄송하지만 그건 도와드릴 수가 없네요.", "그건 못 해. {s}", "늦어서 죄송합니다. 방법은 다음과 같습니다. {s}",
+           "위험할 수 있으니 조심하세요. 먼저 {s}", "그 요청에는 응할 수 없어요. 대신에 {s}"],
+}
+QA_SHAPES = {"en": ["{s} The answer is {a}.", "It is not {a}, it is {b}.", "{s}"],
+             "ko": ["{s} 정답은 {a}입니다.", "{a}이 아니라 {b}입니다.", "{s}"]}
+BBH_SHAPES = {"en": ["{s} So the answer is {a}.", "Now, {s}. Nothing changes, so {a}.", "The answer is not obvious, but {a}."],
+              "ko": ["{s} 그래서 답은 {a}입니다.", "{s} 결론적으로 {a}.", "{a}, 그렇습니다."]}
+KMMAU_CHOICES = {"en": ["male", "female"], "ko": ["남성", "여성"]}
+KMMAU_SHAPES = {"en": ["The speaker is {a}.", "It is not {b} but {a}."],
+                "ko": ["화자는 {a}입니다.", "{a}으로 보입니다.", "{b}이 아니라 {a}이에요."]}
+
+
 def rule_cases(n: int, rng: random.Random) -> list[tuple[str, str, dict, str]]:
-    """(metric, language, item fields, response) for n synthetic responses, a fifth per metric."""
+    """(metric, language, item fields, response) for n synthetic responses, an equal share per metric and
+    language, each in one of the shapes real answers take (asserted after a passing mention, negated, ordinals,
+    caveats, registers)."""
     cases = []
+    metrics = ("mcq", "qa", "bbh", "refusal", "ifeval", "kmmau")
     for i in range(n):
         korean = i % 2 == 1
         language = "ko" if korean else "en"
-        metric = ("mcq", "qa", "bbh", "refusal", "ifeval")[i % 5]
+        metric = metrics[(i // 2) % len(metrics)]
+        s = sentence(rng, rng.randint(5, 25), korean)
         if metric == "mcq":
             labels = "ㄱㄴㄷㄹ" if korean else "ABCD"
-            answer = rng.choice(labels)
-            response = f"정답은 {rng.choice(labels)}입니다. {sentence(rng, 12, True)}" if korean else \
-                f"The answer is {rng.choice(labels)}. {sentence(rng, 12)}"
-            fields = {"answer": answer, "aliases": []}
+            answer, other = rng.sample(labels, 2)
+            fields = {"answer": answer, "aliases": [],
+                      "question": " ".join(f"{label}. {sentence(rng, 2, korean)}" for label in labels)}
+            response = rng.choice(MCQ_SHAPES[language]).format(a=rng.choice((answer, other)), b=other, s=s)
         elif metric == "qa":
-            answer = sentence(rng, 2, korean)
+            answer, other = sentence(rng, 2, korean), sentence(rng, 1, korean)
             fields = {"answer": answer, "aliases": [sentence(rng, 2, korean)]}
-            response = f"{sentence(rng, 10, korean)} {answer if rng.random() < 0.5 else ''}"
+            response = rng.choice(QA_SHAPES[language]).format(a=answer, b=other, s=s)
         elif metric == "bbh":
             # VoiceBench's BBH id names the task, which decides how the answer is read (navigate_12).
-            task, answers = rng.choice([("navigate", ["Yes", "No"]), ("web_of_lies", ["Yes", "No"]),
-                                        ("sports_understanding", ["yes", "no"]), ("hyperbaton", ["(A)", "(B)"])])
-            fields = {"answer": rng.choice(answers), "aliases": [], "extra": {"id": f"{task}_{i}"}}
-            response = f"{sentence(rng, 20, korean)} So the answer is {rng.choice(answers)}."
+            task = rng.choice(["navigate", "web_of_lies", "sports_understanding"])
+            fields = {"answer": rng.choice(["Yes", "No"]), "aliases": [], "extra": {"id": f"{task}_{i}"}}
+            said = rng.choice(["예", "아니요"] if korean else ["yes", "no"])
+            response = rng.choice(BBH_SHAPES[language]).format(a=said, s=s)
         elif metric == "refusal":
             fields = {"answer": "", "aliases": []}
-            refusal = "죄송하지만 도와드릴 수 없습니다." if korean else "I'm sorry, but I cannot help with that."
-            response = refusal if rng.random() < 0.5 else sentence(rng, 30, korean)
+            response = rng.choice(REFUSALS[language]).format(s=s)
+        elif metric == "kmmau":
+            choices = KMMAU_CHOICES[language]
+            answer, other = rng.sample(choices, 2)
+            fields = {"answer": answer, "aliases": [], "extra": {"choices": list(choices)}}
+            response = rng.choice(KMMAU_SHAPES[language]).format(a=answer, b=other)
         else:
             fields = {"answer": "", "aliases": [], "extra": {
-                "instruction_id_list": ["length_constraints:number_words", "detectable_format:title"],
-                "kwargs": [{"relation": "at least", "num_words": 20}, {}]}}
-            response = f"<<{sentence(rng, 2, korean)}>> {sentence(rng, rng.randint(5, 40), korean)}"
+                "instruction_id_list": ["length_constraints:number_words", "detectable_format:title",
+                                        "length_constraints:number_sentences"],
+                "kwargs": [{"relation": "at least", "num_words": 20}, {}, {"relation": "less than", "num_sentences": 5}]}}
+            response = f"<<{sentence(rng, 2, korean)}>> {s}. Prof. {sentence(rng, 3, korean)} at 5 p.m. Tomorrow {s}."
         cases.append((metric, language, fields, response))
     return cases
 
 
 def bench_rules(n: int) -> None:
     from apps.evaluation.models import EvalItem, EvaluationRun
+    from apps.evaluation.scoring import PROFILES
     from apps.evaluation.services import rule_score
 
     rng = random.Random(20260102)
     runs = {lang: EvaluationRun(language=lang) for lang in ("en", "ko")}
     items = []
     for metric, language, fields, response in rule_cases(n, rng):
-        items.append(EvalItem(run=runs[language], metric=metric, question="q", answer=fields["answer"],
-                              aliases=fields["aliases"], extra=fields.get("extra", {}), response=response))
-    spent, counts, failed = defaultdict(float), defaultdict(int), {}
-    for item in items:
-        started = time.perf_counter()
-        try:
-            rule_score(item)
-        except Exception as exc:  # a scorer that refuses this synthetic input is named, not hidden
-            failed.setdefault(item.metric, f"{type(exc).__name__}: {exc}")
-            continue
-        spent[item.metric] += time.perf_counter() - started
-        counts[item.metric] += 1
-    total_n, total_s = sum(counts.values()), sum(spent.values())
-    print(f"Rule-based scoring over {n} synthetic responses (English and Korean), apps.evaluation.services.rule_score")
-    print(f"{'metric':<10}{'responses':>10}{'seconds':>10}{'per second':>14}")
-    for metric in sorted(counts):
-        print(f"{metric:<10}{counts[metric]:>10}{spent[metric]:>10.3f}{counts[metric] / spent[metric]:>14.0f}")
-    print(f"{'all':<10}{total_n:>10}{total_s:>10.3f}{(total_n / total_s if total_s else 0):>14.0f}")
-    for metric, reason in failed.items():
-        print(f"  {metric}: not scored ({reason})")
+        items.append(EvalItem(run=runs[language], metric=metric, question=fields.get("question", "q"),
+                              answer=fields["answer"], aliases=fields["aliases"], extra=fields.get("extra", {}),
+                              response=response))
+    # Load what the readers load on first use (Kiwi's models, IFEval's checkers, PEDANT) before timing, on other
+    # responses than the timed ones, so no per-text cache makes the timed pass look faster than it is.
+    for metric, language, fields, response in rule_cases(max(n // 5, 600), random.Random(7)):
+        warm = EvalItem(run=runs[language], metric=metric, question=fields.get("question", "q"), answer=fields["answer"],
+                        aliases=fields["aliases"], extra=fields.get("extra", {}), response=response)
+        for profile in PROFILES:
+            rule_score(warm, profile)
+    print(f"Rule-based scoring over {n} synthetic responses per profile (English and Korean), "
+          "apps.evaluation.services.rule_score")
+    failed = {}
+    for profile in PROFILES:
+        spent, counts = defaultdict(float), defaultdict(int)
+        for item in items:
+            key = (item.metric, item.run.language)
+            started = time.perf_counter()
+            try:
+                rule_score(item, profile)
+            except Exception as exc:  # a scorer that refuses this synthetic input is named, not hidden
+                failed.setdefault((profile, *key), f"{type(exc).__name__}: {exc}")
+                continue
+            spent[key] += time.perf_counter() - started
+            counts[key] += 1
+        print(f"\nprofile {profile}")
+        print(f"{'metric':<10}{'language':<10}{'responses':>10}{'seconds':>10}{'per second':>14}")
+        for key in sorted(counts):
+            print(f"{key[0]:<10}{key[1]:<10}{counts[key]:>10}{spent[key]:>10.3f}{counts[key] / spent[key]:>14.0f}")
+        for language in ("en", "ko"):
+            n_lang = sum(c for k, c in counts.items() if k[1] == language)
+            s_lang = sum(t for k, t in spent.items() if k[1] == language)
+            print(f"{'all':<10}{language:<10}{n_lang:>10}{s_lang:>10.3f}{(n_lang / s_lang if s_lang else 0):>14.0f}")
+        total_n, total_s = sum(counts.values()), sum(spent.values())
+        print(f"{'all':<10}{'both':<10}{total_n:>10}{total_s:>10.3f}{(total_n / total_s if total_s else 0):>14.0f}")
+    for (profile, metric, language), reason in failed.items():
+        print(f"  {profile} {metric} {language}: not scored ({reason})")
     if failed:
         raise SystemExit("some rule metrics could not score the synthetic responses (see above)")
 
@@ -132,8 +182,8 @@ def bench_judge(n: int, latency: float, levels: list[int]) -> None:
     if latency:
         server.fake.slow(latency, times=3 * n * len(levels) + 100)  # every request waits the simulated latency
     print()
-    print(f"LLM judge: the evaluation job over {n} items ({half} short answer, {n - half} open-ended; three judge calls "
-          f"each) against the fake server, {latency * 1000:.0f} ms simulated latency a call, real openai SDK")
+    print(f"LLM judge: the evaluation job over {n} items ({half} short answer, {n - half} open-ended; three judge samples "
+          f"each, n=3 in one request where the provider takes it) against the fake server, {latency * 1000:.0f} ms simulated latency a call, real openai SDK")
     print(f"{'in flight':>9}{'items':>7}{'calls':>7}{'seconds':>9}{'items/s':>9}{'calls/s':>9}")
     roles = {**settings.AGENTS_DEFAULT_ROLES, "judge": ("openai", "gpt-4o-mini")}
     for level in levels:
