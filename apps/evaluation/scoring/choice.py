@@ -22,6 +22,7 @@ Korean morphology: a mention is followed inside its word by a particle or copula
 cheap path); any other Hangul ending is read by Kiwi (apps.authoring.morphology), once per word, which says
 whether the option ends a morpheme there (여성으로, 여성분이세요) or is part of another word (사과나무)."""
 
+import bisect
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -91,11 +92,13 @@ def _rules() -> dict:
     raw = data_file("choice_cues.yaml")
     fill, fill_ko, adv = raw["fill"], raw["fill_ko"], raw["adv"]
 
+    # Each list is one pattern: one regex call per cue kind and mention.
     def before(patterns):
-        return [re.compile("(?:" + p.format(fill=fill, fill_ko=fill_ko, adv=adv) + ")$", re.I) for p in patterns]
+        alternatives = "|".join(f"(?:{p.format(fill=fill, fill_ko=fill_ko, adv=adv)})" for p in patterns)
+        return re.compile(f"(?:{alternatives})$", re.I)
 
     def after(patterns):
-        return [re.compile(p, re.I) for p in patterns]
+        return re.compile("|".join(f"(?:{p})" for p in patterns), re.I)
 
     particles = sorted(raw["particles"], key=len, reverse=True)
     endings = sorted(raw["endings"], key=len, reverse=True)
@@ -180,11 +183,12 @@ def _is_hangul(ch: str) -> bool:
 # ---------------------------------------------------------------------------------------------- finding options
 
 _LABEL = re.compile(
-    r"(?P<circled>[①-⑩])"
+    r"(?=[A-Ja-j①-⑩ㄱㄴㄷㄹㅁㅂㅅㅇㅈㅊ기니디리미비시1-9])"  # a cheap first test at each position (3x faster)
+    r"(?:(?P<circled>[①-⑩])"
     r"|(?<![A-Za-z0-9'.\-])(?P<latin>[A-Ja-j])(?![A-Za-z0-9'+#]|\.[A-Za-z]|-[A-Za-z])"
     r"|(?<![ㄱ-ㅎㅏ-ㅣ])(?P<jamo>[ㄱㄴㄷㄹㅁㅂㅅㅇㅈㅊ])(?![ㄱ-ㅎㅏ-ㅣ])"
     r"|(?<![가-힣])(?P<name>기역|기윽|니은|디귿|디읃|리을|미음|비읍|시옷)"
-    r"|(?<![0-9.,/:\-])(?P<digit>10|[1-9])(?![0-9]|[.,:][0-9]|\s*[%/])"
+    r"|(?<![0-9.,/:\-])(?P<digit>10|[1-9])(?![0-9]|[.,:][0-9]|\s*[%/]))"
 )
 _ORDINAL = re.compile(
     r"\b(?:the\s+)?(?P<en>first|second|third|fourth|fifth|sixth|last|1st|2nd|3rd|4th|5th|6th)"
@@ -248,7 +252,7 @@ def _digit_is_label(text: str, start: int, end: int, options: Options) -> bool:
         return not _COUNTER.match(text, end)
     if _PUNCT_AFTER.match(text, end) and not re.match(r"\.\d", after):
         return True
-    if _CUE_LABEL_BEFORE.search(before) or any(p.search(before) for p in _rules()["answer_before"]):
+    if _CUE_LABEL_BEFORE.search(before) or _rules()["answer_before"].search(before):
         return True
     next_word = re.match(r"\s+([a-z']+)", text[end:end + 20], re.I)
     return bool(next_word and next_word.group(1).lower() in _rules()["label_a_verbs"])
@@ -294,7 +298,14 @@ def _find_labels(text: str, options: Options) -> list[Mention]:
     return found
 
 
-def _find_ordinals(text: str, options: Options) -> list[Mention]:
+# Words without which no ordinal can be found: most answers have none, and the ordinal pattern is slow.
+_ORDINAL_WORDS = ("first", "second", "third", "fourth", "fifth", "sixth", "last", "1st", "2nd", "3rd", "4th", "5th",
+                  "6th", "one", "two", "three", "four", "five", "six", "째", "마지막")
+
+
+def _find_ordinals(text: str, low: str, options: Options) -> list[Mention]:
+    if not any(word in low for word in _ORDINAL_WORDS):
+        return []
     found = []
     for m in _ORDINAL.finditer(text):
         start, end = m.span()
@@ -339,7 +350,7 @@ def _ordinal_stands_alone(text: str, end: int) -> bool:
 def _has_answer_cue_before(text: str, start: int) -> bool:
     before = _MARKDOWN.sub("", text[max(0, start - 60):start])
     rules = _rules()
-    return any(p.search(before) for p in rules["final_before"] + rules["answer_before"])
+    return bool(rules["final_before"].search(before) or rules["answer_before"].search(before))
 
 
 @lru_cache(maxsize=4096)
@@ -421,12 +432,53 @@ def _option_numbers(texts: tuple) -> tuple[tuple[int, int, str | None], ...]:
     return tuple(out)
 
 
-def _find_numbers(text: str, options: Options) -> list[Mention]:
+# Where a number of each kind can be: numbers.py asks Kiwi about single syllables (열 is ten or heat), so it
+# reads only a few words around these hints, never a whole long answer.
+_HINTS = {
+    "decade": r"\d|[A-Za-z]+|스물|스무|서른|마흔|쉰|예순|일흔|여든|아흔|[이삼사오육칠팔구]십|대|살|세",
+    "people": r"\d|[A-Za-z]+|명|사람|분|인",
+    "times": r"\d|[A-Za-z]+|번|회",
+    "things": r"\d|[A-Za-z]+|개|가지|마리",
+}
+_HINTS["age"] = _HINTS["decade"]
+_WORD = re.compile(r"\S+")
+
+
+@lru_cache(maxsize=4096)
+def _hint(kinds: frozenset) -> re.Pattern | None:
+    if None in kinds:
+        return None  # an option that is a bare number: any numeral may name it
+    return re.compile("|".join(_HINTS[k] for k in sorted(kinds)))
+
+
+def _numbers_in(text: str, hint: re.Pattern | None) -> list[tuple[int, int, int, bool]]:
+    """(value, start, end, ordinal) of the numbers in text, read in windows of two words before a hint to
+    one word after the word it is in (마흔다섯 살, 두 명, forty-five years)."""
     from apps.evaluation.scoring.numbers import find_numbers
 
+    if hint is None:
+        windows = [(0, len(text))]
+    else:
+        words = [w.span() for w in _WORD.finditer(text)]
+        starts = [w[0] for w in words]
+        windows = []
+        for m in hint.finditer(text):
+            i = max(bisect.bisect_right(starts, m.start()) - 1, 0)
+            start, end = words[max(i - 2, 0)][0], words[min(i + 1, len(words) - 1)][1]
+            if windows and start <= windows[-1][1]:
+                windows[-1] = (windows[-1][0], max(end, windows[-1][1]))
+            else:
+                windows.append((start, end))
+    out = []
+    for start, end in windows:
+        out += [(n.value, start + n.start, start + n.end, n.ordinal) for n in find_numbers(text[start:end])]
+    return out
+
+
+def _find_numbers(text: str, options: Options) -> list[Mention]:
     wanted = _option_numbers(options.texts)
     found = []
-    spans = [(n.value, n.start, n.end, n.ordinal) for n in find_numbers(text)]
+    spans = _numbers_in(text, _hint(frozenset(kind for _, _, kind in wanted)))
     spans += [(_DECADE_VALUES[m.group(1).lower()], m.start(), m.start(), False) for m in _DECADE_WORDS.finditer(text)]
     for value, start, end, ordinal in spans:
         if ordinal:
@@ -465,21 +517,21 @@ def _clean(fragment: str) -> str:
 def _weigh(text: str, m: Mention, first_start: int) -> None:
     """Set the mention's negation and tier from the words around it."""
     rules = _rules()
-    before = _clean(text[max(0, m.start - 80):m.start])
-    after = _clean(text[m.end:m.end + 80])
-    if any(p.search(before) for p in rules["negate_before"]) or any(p.match(after) for p in rules["negate_after"]):
+    before = _clean(text[max(0, m.start - 60):m.start])
+    after = _clean(text[m.end:m.end + 60])
+    if rules["negate_after"].match(after) or rules["negate_before"].search(before):
         m.negated = True
         return
     tier, cue = 1, "passing mention"
-    if any(p.search(before) for p in rules["final_before"]):
+    if rules["final_before"].search(before):
         tier, cue = 4, "final answer"
-    elif any(p.search(before) for p in rules["answer_before"]):
+    elif rules["answer_before"].search(before):
         tier, cue = 3, "answer cue before"
-    elif any(p.match(after) for p in rules["answer_after"]):
+    elif rules["answer_after"].match(after):
         tier, cue = 3, "answer cue after"
-    elif any(p.match(after) for p in rules["soft_after"]):
+    elif rules["soft_after"].match(after):
         tier, cue = 2, "copula or ending after"
-    elif any(p.search(before) for p in rules["soft_before"]):
+    elif rules["soft_before"].search(before):
         tier, cue = 2, "assertion before"
     elif m.start == first_start and m.form != "text":
         tier, cue = 2, "opening the response"
@@ -550,7 +602,7 @@ def find_mentions(response: str, options: Options) -> tuple[str, list[Mention]]:
     low = text.lower()
     if len(low) != len(text):  # a character whose lower case is longer (İ): match on the original
         low = text
-    found = _find_texts(text, low, options) + _find_labels(text, options) + _find_ordinals(text, options)
+    found = _find_texts(text, low, options) + _find_labels(text, options) + _find_ordinals(text, low, options)
     if _numeric_texts(options.texts):
         found += _find_numbers(text, options)
     return text, _merge(text, found)
@@ -589,6 +641,8 @@ def _whole_response(text: str, mentions: list[Mention]) -> None:
     """A response that is nothing but one option ("B", "(ㄴ)", "**whale**", "여성", "두 번째") asserts it."""
     if len({m.index for m in mentions}) != 1 or any(m.negated for m in mentions):
         return
+    if len(text) - sum(m.end - m.start for m in mentions) > 40:
+        return  # more words than "final answer:" and punctuation
     rest = text
     for m in reversed(mentions):
         rest = rest[:m.start] + " " + rest[m.end:]
