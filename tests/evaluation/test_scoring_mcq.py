@@ -199,6 +199,51 @@ def test_the_option_finally_asserted_wins_over_a_passing_mention(item, response,
 
 
 @pytest.mark.parametrize("item, response, language, expected", [
+    (EN, "Let me think. Soup is hot, so we need something that does not conduct heat. Option A might break. "
+         "Option D conducts heat. Option B gets too hot in the pot? No, wood stays cool... So, C.", "en", "C"),
+    (EN, "B and C both seem fine, but C is better.", "en", "C"),
+    (EN, "C would be my answer.", "en", "C"),
+    (EN, "Correct option: C", "en", "C"),
+    (EN, "Of the four, the paper straw works best because it stays cool.", "en", "C"),
+    (KO, "금속인 구리가 열을 제일 잘 전해. 나무랑 고무는 단열재로 쓰이잖아.", "ko", "ㄷ"),
+    (KO, "ㄷ이라고 생각해요.", "ko", "ㄷ"),
+    (KO, "음... ㄷ이지 않을까요?", "ko", "ㄷ"),
+])
+def test_a_conclusion_or_a_superlative_outweighs_options_named_along_the_way(item, response, language, expected):
+    assert_reads(item, response, language, expected)
+
+
+@pytest.mark.parametrize("item, response, language, expected", [
+    (EN, "A) glass rod: breaks\nB) wooden spoon: fine\nC) paper straw: soggy\nD) copper wire: hot", "en", None),
+    (EN, "- A. a glass rod\n- B. a wooden spoon\n- C. a paper straw\n- D. a copper wire\n\nThe paper straw is "
+         "the best choice.", "en", "C"),
+    (KO, "ㄱ. 나무: 열을 잘 전달하지 않음\nㄴ. 유리: 잘 전달하지 않음\nㄷ. 구리: 잘 전달함\nㄹ. 고무: 전달하지 않음\n\n"
+         "따라서 정답은 ㄷ입니다.", "ko", "ㄷ"),
+])
+def test_a_list_of_the_options_opens_no_answer(item, response, language, expected):
+    assert_reads(item, response, language, expected)
+
+
+NOT_EN = {"question": "Which of these is NOT a mammal? A. dog B. whale C. shark D. bat", "answer": "C"}
+NOT_KO = {"question": "다음 중 옳지 않은 설명은? ㄱ. 물은 100도에서 끓는다 ㄴ. 얼음은 물에 뜬다 ㄷ. 태양은 지구 주위를 돈다 "
+                      "ㄹ. 소리는 진공에서 전달되지 않는다", "answer": "ㄷ"}
+
+
+@pytest.mark.parametrize("item, response, language, expected", [
+    (NOT_EN, "C is false: a shark is a fish.", "en", "C"),
+    (NOT_EN, "C. Sharks are fish, not mammals.", "en", "C"),
+    (NOT_EN, "Dogs, whales and bats are mammals, so the answer is C.", "en", "C"),
+    (NOT_EN, "The answer is not B; whales are mammals. It's C.", "en", "C"),
+    (NOT_KO, "ㄷ이 틀렸어요. 지구가 태양 주위를 도니까요.", "ko", "ㄷ"),
+    (NOT_KO, "ㄷ번이 옳지 않습니다.", "ko", "ㄷ"),
+    (NOT_KO, "정답은 ㄱ이 아니라 ㄷ입니다.", "ko", "ㄷ"),
+    (NOT_KO, "ㄷ은 사실이 아니에요.", "ko", "ㄷ"),
+])
+def test_on_a_question_asking_for_the_wrong_option_calling_one_wrong_names_it(item, response, language, expected):
+    assert_reads(item, response, language, expected)
+
+
+@pytest.mark.parametrize("item, response, language, expected", [
     (EN, "The answer is C. C, a paper straw, does not conduct heat. Final answer: C.", "en", "C"),
     (KO, "정답은 ㄷ입니다. ㄷ 구리는 금속이에요. 따라서 ㄷ!", "ko", "ㄷ"),
     (KO, "ㄷ, 구리. 답은 ㄷ이에요.", "ko", "ㄷ"),

@@ -58,11 +58,13 @@ _SENTENCE_END = re.compile(r"[.!?\n。]")
 @dataclass(frozen=True)
 class Options:
     """What an item offers. texts: each option's text in label order (None where unknown); count: the
-    number of options; numeric_labels: the item's own labels are 1, 2, 3... (so a bare digit names one)."""
+    number of options; numeric_labels: the item's own labels are 1, 2, 3... (so a bare digit names one);
+    negative_question: the question asks for the wrong option (is_negative_question)."""
 
     count: int
     texts: tuple[str | None, ...] = ()
     numeric_labels: bool = False
+    negative_question: bool = False
 
 
 @dataclass
@@ -111,6 +113,8 @@ def _rules() -> dict:
         "soft_after": after(raw["soft_after"]),
         "negate_before": before(raw["negate_before"]),
         "negate_after": after(raw["negate_after"]),
+        "judged_wrong_after": after(raw["judged_wrong_after"]),
+        "negative_question": re.compile(raw["negative_question"], re.I),
         "concession_en": re.compile(raw["concession_en"], re.I),
         "concession_ko": re.compile(raw["concession_ko"]),
         "correction": re.compile(raw["correction"], re.I),
@@ -124,6 +128,12 @@ def _rules() -> dict:
 
 def version() -> str:
     return _rules()["version"]
+
+
+def is_negative_question(question: str) -> bool:
+    """Whether a question asks for the wrong option ("Which is NOT a mammal?", "옳지 않은 것은?"): there,
+    "B is false" or "ㄴ은 틀렸어요" names the answer instead of ruling B out."""
+    return bool(_rules()["negative_question"].search(question or ""))
 
 
 def _norm(text: str) -> str:
@@ -514,7 +524,7 @@ def _clean(fragment: str) -> str:
     return _MARKDOWN.sub("", fragment)
 
 
-def _weigh(text: str, m: Mention, first_start: int) -> None:
+def _weigh(text: str, m: Mention, first_start: int, options: Options) -> None:
     """Set the mention's negation and tier from the words around it."""
     rules = _rules()
     before = _clean(text[max(0, m.start - 60):m.start])
@@ -522,8 +532,14 @@ def _weigh(text: str, m: Mention, first_start: int) -> None:
     if rules["negate_after"].match(after) or rules["negate_before"].search(before):
         m.negated = True
         return
+    judged_wrong = rules["judged_wrong_after"].match(after)
+    if judged_wrong and not options.negative_question:
+        m.negated = True
+        return
     tier, cue = 1, "passing mention"
-    if rules["final_before"].search(before):
+    if judged_wrong:
+        tier, cue = 2, "judged wrong, as the question asks"
+    elif rules["final_before"].search(before):
         tier, cue = 4, "final answer"
     elif rules["answer_before"].search(before):
         tier, cue = 3, "answer cue before"
@@ -614,9 +630,9 @@ def read(response: str, options: Options) -> Reading:
     if not mentions:
         return Reading(None)
     opening = re.match(r"[\W_]*(?:(?:final\s+)?answer|정답|답)?[\W_]*", text, re.I).end()
-    first_start = mentions[0].start if mentions[0].start <= opening else -1
+    first_start = mentions[0].start if mentions[0].start <= opening and not _enumerates(text, mentions) else -1
     for m in mentions:
-        _weigh(text, m, first_start)
+        _weigh(text, m, first_start, options)
     _group(text, mentions)
     _whole_response(text, mentions)
     mentions = [m for m in mentions if m.form != "bare number" or m.tier >= 2]
@@ -635,6 +651,16 @@ def read(response: str, options: Options) -> Reading:
         return Reading(None, how, ambiguous=chosen, negated=negated)
     last = [m for m in standing if m.tier == top][-1]
     return Reading(chosen[0], f"{last.form}: {last.cue}", negated=negated)
+
+
+_LINE_START = re.compile(r"(?:^|\n)[ \t]*(?:[-*•>#]+[ \t]*)*$")
+
+
+def _enumerates(text: str, mentions: list[Mention]) -> bool:
+    """Whether the response lists options line by line ("A) shark - fish\nB) whale - mammal"): its first
+    label then opens a list, not an answer."""
+    at_line_start = {m.index for m in mentions if _LINE_START.search(text, 0, m.start)}
+    return len(at_line_start) >= 2
 
 
 def _whole_response(text: str, mentions: list[Mention]) -> None:

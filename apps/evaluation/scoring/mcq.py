@@ -96,7 +96,8 @@ def item_options(item: dict, language: str) -> tuple[str, Options]:
     count = min(count, len(SCRIPTS[script]))
     texts = tuple(texts[:count]) + (None,) * (count - len(texts))
     numeric = script in ("digit", "circled") or parsed_script in ("digit", "circled")
-    return script, Options(count=count, texts=texts, numeric_labels=numeric)
+    negative = choice.is_negative_question(str(item.get("question") or ""))
+    return script, Options(count=count, texts=texts, numeric_labels=numeric, negative_question=negative)
 
 
 def extract_choice(response: str, labels: tuple[str, ...]) -> tuple[str | None, str | None]:
