@@ -171,6 +171,25 @@ def test_it_reads_the_options_own_text(item, response, language, expected):
     assert_reads(item, response, language, expected)
 
 
+FACTS_KO = {"question": "다음 중 옳은 설명은? ㄱ. 물은 0도에서 끓는다 ㄴ. 물은 100도에서 끓는다 ㄷ. 얼음은 물에 가라앉는다 "
+                        "ㄹ. 분자는 열을 받으면 더 느리게 움직인다", "answer": "ㄴ"}
+FACTS_EN = {"question": "Which is true? A. water boils at 0 degrees B. water boils at 100 degrees C. ice sinks in "
+                        "water D. heated molecules move more slowly", "answer": "B"}
+
+
+@pytest.mark.parametrize("item, response, language, expected", [
+    (FACTS_KO, "물이 100도에서 끓습니다.", "ko", "ㄴ"),
+    (FACTS_KO, "물은 0도에서 끓어요.", "ko", "ㄱ"),
+    (FACTS_KO, "얼음이 물에 가라앉는다는 건 틀렸어요. 물이 100도에서 끓는 게 맞죠.", "ko", "ㄴ"),
+    (FACTS_KO, "분자는 열을 받으면 더 느리게 움직이지 않아요. 물이 100도에서 끓는다는 것이 옳습니다.", "ko", "ㄴ"),
+    (FACTS_EN, "Water boiling at 100 degrees is the true statement.", "en", "B"),
+    (FACTS_EN, "Ice sinking in water is false; water boils at 100 degrees.", "en", "B"),
+    (FACTS_EN, "Water boiled at 0 degrees.", "en", "A"),
+])
+def test_an_option_of_several_words_is_read_with_other_particles_and_endings(item, response, language, expected):
+    assert_reads(item, response, language, expected)
+
+
 def test_a_word_that_only_contains_an_options_text_does_not_name_it():
     item = {"question": "무엇이 빨간가요? ㄱ. 사과 ㄴ. 바나나 ㄷ. 포도 ㄹ. 키위", "answer": "ㄱ"}
     assert read(item, "사과나무에는 잎이 많아요.", "ko").detail["extracted"] is None

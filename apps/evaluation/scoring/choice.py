@@ -100,7 +100,7 @@ def _rules() -> dict:
         return re.compile(f"(?:{alternatives})$", re.I)
 
     def after(patterns):
-        return re.compile("|".join(f"(?:{p})" for p in patterns), re.I)
+        return re.compile("|".join(f"(?:{p.replace('{nom_ko}', raw['nom_ko'])})" for p in patterns), re.I)
 
     particles = sorted(raw["particles"], key=len, reverse=True)
     endings = sorted(raw["endings"], key=len, reverse=True)
@@ -518,6 +518,69 @@ def _same_number(value: int, kind: str | None, option_value: int, option_kind: s
     return kind == option_kind and value == option_value
 
 
+# An option of several words, said with other particles or endings ("물이 100도에서 끓는다" answered "물은
+# 100도에서 끓습니다", "boils at 100 degrees" answered "boiling at 100 degrees"): its content words in order,
+# nothing but grammar between them. Korean through Kiwi's morphemes (stems and nouns, particles and endings
+# dropped), English words lower-cased with function words dropped and a light stem, so both languages are
+# read alike. Only tried when nothing else names an option (Kiwi reads the whole answer here).
+_CONTENT_TAGS = frozenset(("NNG", "NNP", "NNB", "NR", "SN", "SL", "SH", "VV", "VA", "XR", "MAG", "MM"))
+_LIGHT_NOUNS = frozenset(("것", "거", "수", "등", "때문", "점", "데"))
+_STOP_EN = frozenset("a an the of to in at on for by with and or is are was were be been being it its this "
+                     "that these those as from into than then there".split())
+_LATIN_WORD = re.compile(r"[A-Za-z0-9]+")
+_STEM_EN = re.compile(r"(?<=[a-z]{3})(?:ing|ed|es|s)$")
+
+
+def _english_key(word: str) -> str | None:
+    word = word.lower()
+    return None if word in _STOP_EN else _STEM_EN.sub("", word)
+
+
+@lru_cache(maxsize=8192)
+def _content_keys(text: str) -> tuple[tuple[str, int, int], ...]:
+    """(key, start, end) of each content word of text, in order."""
+    if not _HANGUL.search(text):
+        words = ((_english_key(m.group()), m.start(), m.end()) for m in _LATIN_WORD.finditer(text))
+        return tuple(w for w in words if w[0])
+    from apps.authoring.morphology import _kiwi
+
+    out = []
+    for t in _kiwi().tokenize(text):
+        if t.tag not in _CONTENT_TAGS or (t.tag == "NNB" and t.form in _LIGHT_NOUNS):
+            continue
+        key = _english_key(t.form) if t.tag == "SL" else t.form
+        if key:
+            out.append((key, t.start, t.start + t.len))
+    return tuple(out)
+
+
+def _find_by_words(text: str, options: Options) -> list[Mention]:
+    wanted = [(i, tuple(k for k, _, _ in _content_keys(_norm(t)))) for i, t in enumerate(options.texts) if t]
+    wanted = [(i, keys) for i, keys in wanted if len(keys) >= 2]
+    if not wanted:
+        return []
+    said = _content_keys(text)
+    keys = [k for k, _, _ in said]
+    found = []
+    for index, option in wanted:
+        n = len(option)
+        for start in range(len(keys) - n + 1):
+            if tuple(keys[start:start + n]) == option:
+                # The mention ends with its written word, so the words after it are weighed as for any
+                # option ("...끓는다는 건 틀렸어요"); a verb negated in that word ("움직이지 않고") is ruled out.
+                end = said[start + n - 1][2]
+                word = _HANGUL.match(text, end)
+                rest = text[end:]
+                end = word.end() if word else end
+                m = Mention(said[start][1], end, index, "text")
+                m.negated = bool(_PREDICATE_NEGATED.match(rest))
+                found.append(m)
+    return found
+
+
+_PREDICATE_NEGATED = re.compile(r"[가-힣]*지\s*(?:않|못)(?!\S*(?:을까|나요|잖))")
+
+
 # ---------------------------------------------------------------------------------------------- weighing
 
 def _clean(fragment: str) -> str:
@@ -621,6 +684,8 @@ def find_mentions(response: str, options: Options) -> tuple[str, list[Mention]]:
     found = _find_texts(text, low, options) + _find_labels(text, options) + _find_ordinals(text, low, options)
     if _numeric_texts(options.texts):
         found += _find_numbers(text, options)
+    if not found and any(options.texts):
+        found = _find_by_words(text, options)
     return text, _merge(text, found)
 
 
