@@ -212,6 +212,10 @@ def test_a_word_that_only_contains_an_options_text_does_not_name_it():
     (KO, "ㄱ 나무, ㄴ 유리, ㄹ 고무는 모두 열을 잘 전달하지 못해요. 그래서 답은 ㄷ.", "ko", "ㄷ"),
     (KO, "정답은 ㄴ입니다. 아, 다시 생각해 보니 정답은 ㄷ입니다.", "ko", "ㄷ"),
     (KO, "ㄴ일까요? 아니요, 구리가 금속이니 ㄷ이 맞습니다.", "ko", "ㄷ"),
+    (EN, "It's either A or C, but C is more likely.", "en", "C"),
+    (EN, "The answer is C, but D would also work in a pinch.", "en", "C"),
+    (KO, "정답은 ㄴ 아니면 ㄷ인데, ㄷ이 더 맞는 것 같아요.", "ko", "ㄷ"),
+    (KO, "ㄱ이나 ㄷ 같지만 ㄷ이 확실히 정답이야.", "ko", "ㄷ"),
 ])
 def test_the_option_finally_asserted_wins_over_a_passing_mention(item, response, language, expected):
     assert_reads(item, response, language, expected)

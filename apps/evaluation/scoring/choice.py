@@ -753,7 +753,7 @@ def _after_correction(text: str, mentions: list[Mention]) -> list[Mention]:
     for c in _rules()["correction"].finditer(text):
         earlier = {m.index for m in asserted if m.end <= c.start()}
         later = {m.index for m in asserted if m.start >= c.end()}
-        if earlier and later and later - earlier:
+        if earlier and later and later != earlier:
             cut = c.start()
     if cut is None:
         return mentions
