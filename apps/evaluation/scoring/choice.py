@@ -4,16 +4,21 @@ smarter reader on one side; DESIGN.md section 5).
 
 An option can be named by its label in any script (A-J, ㄱ-ㅊ, 1-10, ①-⑩, mapped by position), by a Korean
 label's letter name (기역, 니은, 디귿, 리을: how TTS reads the labels), by an ordinal (the second option, 두 번째,
-셋째), by its own text (case, punctuation, particles and copulas ignored) or, for an option that is a number
-(2명, 40대), by the same number in digits or words (두 명, 마흔다섯 살).
+셋째), by its own text (case, punctuation, particles and copulas ignored; an option of several words also
+with other particles and endings inside it) or, for an option that is a number (2명, 40대), by the same
+number in digits or words (두 명, 마흔다섯 살). An article or a word's first letter is never a label.
 
 Every mention is weighed by the words around it (data/choice_cues.yaml, versioned):
-  - a negated mention is dropped ("not B", "B is wrong", "ㄴ이 아니라", "ㄱ번은 오답", "남성은 아니고");
+  - a negated mention is dropped ("not B", "B is wrong", "ㄴ이 아니라", "ㄱ번은 오답", "남성은 아니고"); on a
+    question asking for the wrong option ("Which is NOT...", "옳지 않은 것은?"), calling an option wrong
+    names it instead;
   - the others get a tier: 4 a final answer (\\boxed), 3 an explicit answer ("the answer is", "정답은",
     "B is correct", "ㄴ을 고르겠"), 2 a bare assertion ("it's B", "ㄴ입니다", "여성으로 보입니다", a label
-    opening the response), 1 a passing mention, 0 a mention inside a question;
+    opening the response unless the response lists the options), 1 a passing mention or an assertion
+    conceded in its clause ("B seems right, but"), 0 a mention inside a question;
   - mentions joined only by "or", "and", "또는", "과" share one tier (the answer "A or C" asserts both);
-  - after a correction ("Actually, ...", "다시 생각해 보니") only the later answers count.
+  - after a correction or a narrowing ("Actually, ...", "다시 생각해 보니", "A or C, but C is more likely")
+    only the later answers count.
 The strongest tier present decides. Two different options on it make the response ambiguous (no option);
 the same option asserted twice is fine. With no mention left but every option except one negated, that one
 is the answer (by elimination).
@@ -72,7 +77,7 @@ class Mention:
     start: int
     end: int
     index: int
-    form: str  # label, name, ordinal, number label, text, number
+    form: str  # label, letter name, ordinal, number label, text, number, bare number
     tier: int = 1
     cue: str = "passing mention"
     negated: bool = False
@@ -215,7 +220,7 @@ _OPTION_WORD_BEFORE = re.compile(r"\b(?:option|choice|number|no\.)\s*[(\[\"']*\s
 _PUNCT_AFTER = re.compile(r"[.:)\]},;!?/=*]|\s+[-=]\s|\s*$|\s*\n")
 
 
-def _latin_is_label(text: str, start: int, letter: str, options: Options) -> bool:
+def _latin_is_label(text: str, start: int, letter: str) -> bool:
     """An A-J letter standing alone is a label unless it is the article "a"/"A", the pronoun "I", or part of
     a name (vitamin C, plan B); lower-case letters need a cue or label punctuation."""
     end = start + 1
@@ -285,7 +290,7 @@ def _find_labels(text: str, options: Options) -> list[Mention]:
         start, end = m.span()
         if kind == "latin":
             index = LATIN.index(value.upper())
-            if not _latin_is_label(text, start, value, options):
+            if not _latin_is_label(text, start, value):
                 continue
             form = "label"
         elif kind == "jamo":
@@ -722,8 +727,8 @@ _LINE_START = re.compile(r"(?:^|\n)[ \t]*(?:[-*•>#]+[ \t]*)*$")
 
 
 def _enumerates(text: str, mentions: list[Mention]) -> bool:
-    """Whether the response lists options line by line ("A) shark - fish\nB) whale - mammal"): its first
-    label then opens a list, not an answer."""
+    """Whether the response lists options line by line ("A) shark - fish", then "B) whale - mammal" on the
+    next line): its first label then opens a list, not an answer."""
     at_line_start = {m.index for m in mentions if _LINE_START.search(text, 0, m.start)}
     return len(at_line_start) >= 2
 
