@@ -109,6 +109,17 @@ def test_an_ordinal_is_a_position_not_a_count():
     assert_reads(AGE, "(B) 40대", "40대")
 
 
+@pytest.mark.parametrize("response, expected", [
+    ("화자는 2명이고, 그중 1명은 남성입니다.", "2명"),
+    ("두 명 중 한 명이 주로 말해요.", "2명"),
+    ("세 사람 가운데 한 명은 계속 웃고 있어.", "3명"),
+    ("One of the two speakers is male.", "2명"),
+    ("Two of them are women, so four people in total.", "4명"),
+])
+def test_a_number_counting_part_of_the_group_is_not_the_count(response, expected):
+    assert_reads(SPEAKERS, response, expected)
+
+
 def test_a_passing_number_without_a_counter_does_not_name_a_counted_choice():
     assert read(SPEAKERS, "그중 하나는 질문을 하고 있어요.").detail["extracted"] is None
     assert_reads(SPEAKERS, "정답은 2입니다.", "2명")

@@ -124,6 +124,8 @@ def _rules() -> dict:
         "concession_ko": re.compile(raw["concession_ko"]),
         "correction": re.compile(raw["correction"], re.I),
         "coordinator": re.compile(raw["coordinator"], re.I),
+        "partitive_before": re.compile(raw["partitive_before"], re.I),
+        "partitive_after": re.compile(raw["partitive_after"], re.I),
         "label_a_verbs": frozenset(raw["label_a_verbs"]),
         "not_label_before": frozenset(raw["not_label_before"]),
         "suffix": re.compile(f"(?:{'|'.join(particles)})*(?:{'|'.join(endings)})?"),
@@ -597,6 +599,10 @@ def _weigh(text: str, m: Mention, first_start: int, options: Options) -> None:
     rules = _rules()
     before = _clean(text[max(0, m.start - 60):m.start])
     after = _clean(text[m.end:m.end + 60])
+    counted = m.form in ("number", "bare number") or (m.form == "text" and _numeric_texts((options.texts[m.index],)))
+    if counted and (rules["partitive_before"].search(before) or rules["partitive_after"].match(after)):
+        m.tier, m.cue = -1, "part of a group"  # dropped by read
+        return
     if rules["negate_after"].match(after) or rules["negate_before"].search(before):
         m.negated = True
         return
@@ -705,7 +711,7 @@ def read(response: str, options: Options) -> Reading:
         _weigh(text, m, first_start, options)
     _group(text, mentions)
     _whole_response(text, mentions)
-    mentions = [m for m in mentions if m.form != "bare number" or m.tier >= 2]
+    mentions = [m for m in mentions if m.tier >= 0 and (m.form != "bare number" or m.tier >= 2)]
     mentions = _after_correction(text, mentions)
     negated = sorted({m.index for m in mentions if m.negated} - {m.index for m in mentions if not m.negated})
     standing = [m for m in mentions if not m.negated]
