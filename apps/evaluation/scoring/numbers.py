@@ -258,7 +258,7 @@ def _rules() -> dict:
         # what may close a word after a number or its counter: particles, then a copula or ending
         "tail": re.compile(f"(?:{particles}){{0,2}}(?:{copulas})?"),
         "copula": re.compile(f"(?:{copulas})"),
-        "copula_start": re.compile(f"(?:{copulas}|이|가|은|는|도)"),
+        "copula_start": re.compile(f"(?:{copulas})"),
     }
 
 
@@ -309,6 +309,7 @@ class _Korean:
     def __init__(self, text: str):
         self.text = text
         self.runs = [(m.start(), m.end()) for m in _HANGUL_RUN.finditer(text)]
+        self.run_at = {start: i for i, (start, _) in enumerate(self.runs)}
         self.rules = _rules()
         self._compact = None
 
@@ -318,9 +319,19 @@ class _Korean:
             self._compact = re.sub(r"[\W_]+", "", self.text)
         return self._compact == self.text[start:end]
 
-    def kiwi_numeral(self, offset: int) -> int | None:
-        """The end of the numeral Kiwi reads at offset, or None."""
-        return _kiwi_numerals(self.text).get(offset)
+    def kiwi_numeral(self, start: int) -> int | None:
+        """The end of the numeral Kiwi reads at the word starting at start, or None. Kiwi reads only that word
+        with its neighbours (its cost grows faster than the text: 0.05 ms for three words, 3 ms for twenty):
+        the word before gives context (이천이십사년 일이에요 is "a matter of 2024", not 1), the word after
+        may be the counter (사 층) or tell a noun (열이 나요). The snippets repeat across answers, so the cache answers most."""
+        index = self.run_at[start]
+        begin = self.runs[index - 1][0] if index > 0 and self.text[self.runs[index - 1][1]:start].strip(" \t") == "" \
+            else start
+        # A short word (사, 열이) needs the next (층, 나요); a longer one carries its copula (칠입니다).
+        following = self.next_word(index) if self.runs[index][1] - start <= 2 else None
+        end = following[0] + len(following[1]) if following else self.runs[index][1]
+        found = _kiwi_numerals(self.text[begin:end]).get(start - begin)
+        return None if found is None else begin + found
 
     def counter(self, word: str) -> str | None:
         """The counter word starts with, when only particles or a copula follow it."""
@@ -480,6 +491,11 @@ def find_numbers(text: str) -> list[Number]:
 
 
 _LEFTOVER = re.compile(r"[\W_]+")
+
+
+def is_particle_tail(text: str) -> bool:
+    """Is text (the rest of a Korean word) only particles and a copula or ending: 이, 은요, 입니다, 이에요?"""
+    return _rules()["tail"].fullmatch(text) is not None
 
 
 def parse_number(text: str) -> int | None:
