@@ -424,6 +424,10 @@ def test_a_reference_that_is_no_label_is_reported():
     (CIRCLED["question"], "circled", ("Venus", "Earth", "Mercury", "Mars")),
     ("Pick one: A) red, B) blue, C) green, or D) yellow\nAnswer with a letter.", "latin",
      ("red", "blue", "green", "yellow")),
+    ("Which gas do plants take in?\n(a) oxygen\n(b) carbon dioxide\n(c) helium\n(d) neon", "latin",
+     ("oxygen", "carbon dioxide", "helium", "neon")),
+    ("다음 중 퇴적암은? 기역. 화강암 니은. 사암 디귿. 현무암 리을. 대리암", "korean", ("화강암", "사암", "현무암", "대리암")),
+    ("2000년에 태어난 사람은 몇 살? (1) 20살 (2) 24살 (3) 30살", "digit", ("20살", "24살", "30살")),
     ("What is 2 + 2?", None, ()),
 ])
 def test_it_parses_the_options_written_in_the_question(question, script, texts):

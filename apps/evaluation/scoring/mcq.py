@@ -16,7 +16,7 @@ import unicodedata
 from functools import lru_cache
 
 from apps.evaluation.scoring import choice
-from apps.evaluation.scoring.choice import CIRCLED, DIGITS, KOREAN, LATIN, SCRIPTS, Options
+from apps.evaluation.scoring.choice import CIRCLED, DIGITS, KOREAN, KOREAN_NAMES, LATIN, SCRIPTS, Options
 from apps.evaluation.scoring.result import Scored
 
 EVALUATOR = "mcq"
@@ -41,13 +41,24 @@ def reference_label(answer: str) -> str | None:
     return m.group(1).upper() if m else None
 
 
-# An option marker in a question: "A.", "A)", "(A)", "A:", "ㄱ.", "1.", "①", at the start or after a space.
-_MARKER = {
-    "latin": r"(?:\(({L})\)|\b({L})[.):])",
-    "korean": r"(?:\(({L})\)|({L})[.):])",
-    "digit": r"(?:\(({L})\)|(?<![\d.,])({L})[.)](?!\d))",
-    "circled": r"(({L}))",
-}
+# An option marker in a question: "A.", "a)", "(A)", "A:", "ㄱ.", "기역." (a normalised transcript reads the
+# Korean labels by name), "1.", "(1)", "①", at the start or after a space.
+_LABEL_NAMES = {index: name for name, index in reversed(KOREAN_NAMES.items())}
+
+
+@lru_cache(maxsize=64)
+def _marker(script: str, index: int) -> re.Pattern:
+    label = SCRIPTS[script][index]
+    if script == "circled":
+        return re.compile(re.escape(label) + r"\s*")
+    if script == "latin":
+        spelled = f"[{label}{label.lower()}]"
+    elif script == "korean":
+        spelled = f"(?:{label}|{_LABEL_NAMES[index]})" if index in _LABEL_NAMES else label
+    else:
+        spelled = label + r"(?!\d)"
+    after = r"[.)](?!\d)" if script == "digit" else r"[.):,]" if script == "korean" else r"[.):]"
+    return re.compile(rf"(?:^|(?<=[\s:?(\[/]))(?:\({spelled}\)|{spelled}{after})\s*")
 
 
 @lru_cache(maxsize=4096)
@@ -58,10 +69,8 @@ def parse_options(question: str) -> tuple[str | None, tuple[str, ...]]:
     best: tuple[str | None, list[tuple[int, int]]] = (None, [])
     for script, labels in SCRIPTS.items():
         spans, pos = [], 0
-        for label in labels:
-            pattern = _MARKER[script].format(L=re.escape(label))
-            m = re.compile(r"(?:^|(?<=[\s:?(\[/]))" + pattern + r"\s*").search(text, pos) \
-                if script != "circled" else re.compile(pattern + r"\s*").search(text, pos)
+        for index in range(len(labels)):
+            m = _marker(script, index).search(text, pos)
             if not m:
                 break
             spans.append((m.start(), m.end()))
