@@ -1,112 +1,142 @@
-"""Multiple choice (OpenBookQA, MMSU and KOpenBookQA, KMMSU): which option a free-text answer chose.
+"""Multiple choice (OpenBookQA, MMSU and KOpenBookQA, KMMSU): which option a free-text answer chose, read by
+the `sori` reader (apps.evaluation.scoring.choice), the same for both languages.
 
-VoiceBench's rule (src/evaluator/mcq.py): lower-case the response, drop a leading "<1>"/"<2>"/"<3>" turn
-marker, then try its answer templates in order, each with every label; the first template found decides.
-Failing that, a response that is just a label, or starts with a label and ".", ",", ":" or ")", decides.
-The templates are data (data/mcq_templates.yaml, versioned).
+The item's reference is a label ("B", "(B)", "ㄴ", "2", "②"); its options are parsed from the question as
+VoiceBench and KVoiceBench write them ("A. shark B. whale", "(A) ...", "ㄱ. 상어 ㄴ. 고래", "1. ... 2. ...", one
+per line or inline), or taken from item["choices"], so an answer that gives only an option's text is read.
+Labels of any script map by position (a Korean item answered "B" chose ㄴ); the detail records the label in
+the reference's script.
 
-Korean items carry the labels hypertranslation wrote (ㄱ/ㄴ/ㄷ/ㄹ for A/B/C/D, rule ht-mc-labels); for them
-the Korean phrasings ("정답은 ㄴ입니다", "ㄴ번", "답: ㄷ") are tried first, and a label read out by its name
-(기역, 니은, 디귿, 리을: how the normalisation rulebook has TTS say them) counts as that label.
-
-One difference from VoiceBench, on purpose: when no option can be read, VoiceBench picks one at random;
-here the response scores 0 and the detail says nothing was extracted, so a score is reproducible and the
-failure rate can be shown. (Seed 000's Korean multiple-choice scores fall far below chance, e.g. 6.5 on
-KOpenBookQA, which a random fallback could not produce.)"""
+When no option can be read, VoiceBench picks one at random; here the response scores 0 and the detail says
+nothing was extracted, so a score is reproducible and the failure rate can be shown. VoiceBench's own reading
+(its templates, data/mcq_templates.yaml) is the `voicebench` profile's, in its own module."""
 
 import re
 import unicodedata
-from functools import cache
+from functools import lru_cache
 
-from apps.evaluation.scoring.result import Scored, data_file
+from apps.evaluation.scoring import choice
+from apps.evaluation.scoring.choice import CIRCLED, DIGITS, KOREAN, KOREAN_NAMES, LATIN, SCRIPTS, Options
+from apps.evaluation.scoring.result import Scored
 
-LATIN = ("A", "B", "C", "D", "E")
-KOREAN = ("ㄱ", "ㄴ", "ㄷ", "ㄹ", "ㅁ")
-# A label read out by its name (normalisation rulebook: "ㄱ." is read "기역.").
-KOREAN_NAMES = {"ㄱ": "기역", "ㄴ": "니은", "ㄷ": "디귿", "ㄹ": "리을", "ㅁ": "미음"}
-_REFERENCE = re.compile(r"^\(?\s*([A-Ea-eㄱㄴㄷㄹㅁ])\s*\)?\.?$")
-_TURN_MARKER = ("<1>", "<2>", "<3>")
-
-
-@cache
-def _templates() -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-    rules = data_file("mcq_templates.yaml")
-    return rules["version"], tuple(rules["korean"]), tuple(rules["voicebench"])
+EVALUATOR = "mcq"
+_REFERENCE = re.compile(r"^[(\[]?\s*([A-Ja-jㄱㄴㄷㄹㅁㅂㅅㅇㅈㅊ①-⑩]|10|[1-9])\s*[)\]]?\s*(?:\.|번)?$")
 
 
 def version() -> str:
-    return _templates()[0]
+    return f"mcq-{choice.version()}"
+
+
+def script_of(label: str) -> str:
+    for name, labels in SCRIPTS.items():
+        if label in labels:
+            return name
+    raise ValueError(f"not an option label: {label!r}")
 
 
 def reference_label(answer: str) -> str | None:
-    """The option label of a reference answer ("B", "(B)", "b.", "ㄴ", "(ㄴ)"), upper-cased; None if the
-    reference is not a label."""
-    m = _REFERENCE.match(unicodedata.normalize("NFC", (answer or "").strip()))
+    """The option label of a reference answer ("B", "(B)", "b.", "ㄴ", "(ㄴ)", "2", "(2)", "2번", "②"),
+    Latin letters upper-cased; None if the reference is not a label."""
+    m = _REFERENCE.match(unicodedata.normalize("NFC", str(answer or "")).strip())
     return m.group(1).upper() if m else None
 
 
-def labels_for(reference: str | None, language: str, count: int = 4) -> tuple[str, ...]:
-    """The label set an item uses: Korean when its reference is a Korean label (or, lacking a reference,
-    when the language is Korean), else Latin. Four labels as VoiceBench reads, five when E/ㅁ is needed."""
-    korean = reference in KOREAN if reference else language == "ko"
-    labels = KOREAN if korean else LATIN
-    if reference in ("E", "ㅁ"):
-        count = 5
-    return labels[:count]
+# An option marker in a question: "A.", "a)", "(A)", "A:", "ㄱ.", "기역." (a normalised transcript reads the
+# Korean labels by name), "1.", "(1)", "①", at the start or after a space.
+_LABEL_NAMES = {index: name for name, index in reversed(KOREAN_NAMES.items())}
 
 
-@cache
-def _filled(labels: tuple[str, ...]) -> tuple[tuple[str, str, str], ...]:
-    """Each template with every spelling of every label filled in, in trial order (built once per label set)."""
-    _, korean_templates, voicebench_templates = _templates()
-    korean = labels[0] == "ㄱ"
-    templates = (korean_templates + voicebench_templates) if korean else voicebench_templates
-    return tuple(
-        (template.replace("[CHOICE]", form), label, template)
-        for template in templates
-        for label, forms in _spellings(labels)
-        for form in forms
-    )
+@lru_cache(maxsize=64)
+def _marker(script: str, index: int) -> re.Pattern:
+    label = SCRIPTS[script][index]
+    if script == "circled":
+        return re.compile(re.escape(label) + r"\s*")
+    if script == "latin":
+        spelled = f"[{label}{label.lower()}]"
+    elif script == "korean":
+        spelled = f"(?:{label}|{_LABEL_NAMES[index]})" if index in _LABEL_NAMES else label
+    else:
+        spelled = label + r"(?!\d)"
+    after = r"[.)](?!\d)" if script == "digit" else r"[.):,]" if script == "korean" else r"[.):]"
+    return re.compile(rf"(?:^|(?<=[\s:?(\[/]))(?:\({spelled}\)|{spelled}{after})\s*")
 
 
-@cache
-def _spellings(labels: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """Each label with the spellings that stand for it in a response (a Korean label also by its name)."""
-    korean = labels[0] == "ㄱ"
-    return tuple((label, (label.lower(),) + ((KOREAN_NAMES[label],) if korean else ())) for label in labels)
+@lru_cache(maxsize=4096)
+def parse_options(question: str) -> tuple[str | None, tuple[str, ...]]:
+    """(the label script, the option texts in label order) of options written inline in a question, or
+    (None, ()) when no run of at least two labels in order is found."""
+    text = unicodedata.normalize("NFC", question or "")
+    best: tuple[str | None, list[tuple[int, int]]] = (None, [])
+    for script, labels in SCRIPTS.items():
+        spans, pos = [], 0
+        for index in range(len(labels)):
+            m = _marker(script, index).search(text, pos)
+            if not m:
+                break
+            spans.append((m.start(), m.end()))
+            pos = m.end()
+        if len(spans) >= 2 and len(spans) > len(best[1]):
+            best = (script, spans)
+    script, spans = best
+    if script is None:
+        return None, ()
+    texts = []
+    for i, (_, end) in enumerate(spans):
+        stop = spans[i + 1][0] if i + 1 < len(spans) else len(text)
+        body = text[end:stop]
+        if i + 1 == len(spans):
+            body = body.split("\n")[0]  # the last option ends its line (an instruction may follow)
+        texts.append(re.sub(r"[\s,;]+(?:or|또는)?$", "", body.strip()).strip(" ,;"))
+    return script, tuple(texts)
+
+
+def item_options(item: dict, language: str) -> tuple[str, Options]:
+    """(the script the item's labels are written in, its options)."""
+    reference = reference_label(item.get("answer", ""))
+    parsed_script, texts = parse_options(str(item.get("question") or ""))
+    choices = item.get("choices")
+    if isinstance(choices, list) and choices:
+        texts = tuple(str(c) for c in choices)
+    script = (script_of(reference) if reference else None) or parsed_script or (
+        "korean" if language == "ko" else "latin")
+    count = len(texts) or 4
+    if reference:
+        count = max(count, SCRIPTS[script].index(reference) + 1)
+    count = min(count, len(SCRIPTS[script]))
+    texts = tuple(texts[:count]) + (None,) * (count - len(texts))
+    numeric = script in ("digit", "circled") or parsed_script in ("digit", "circled")
+    negative = choice.is_negative_question(str(item.get("question") or ""))
+    return script, Options(count=count, texts=texts, numeric_labels=numeric, negative_question=negative)
 
 
 def extract_choice(response: str, labels: tuple[str, ...]) -> tuple[str | None, str | None]:
-    """(label, template) the response chose, or (None, None)."""
-    text = unicodedata.normalize("NFC", response or "").lower()
-    if text.startswith(_TURN_MARKER):
-        text = text[3:].strip()
-    korean = labels[0] == "ㄱ"
-    for filled, label, template in _filled(tuple(labels)):
-        if filled in text:
-            return label, template
-    spellings = _spellings(tuple(labels))
-    for label, forms in spellings:
-        for form in forms:
-            if text == form:
-                return label, "(the whole response)"
-            for punct in (".", ",", ":", ")"):
-                if text.startswith(form + punct):
-                    return label, f"[CHOICE]{punct} (at the start)"
-    # VoiceBench's last special cases, for option A only.
-    if not korean:
-        for phrase in ("would be a.", 'would be "a.', "the best option from the given choices would be a scorpion (a)"):
-            if phrase in text:
-                return "A", phrase
-    return None, None
+    """(the label the response asserts, the cue that decided), or (None, None): the options are known only
+    by their labels (bbh calls this with ("ㄱ", "ㄴ") for KBBH's grammar judgments)."""
+    script = script_of(labels[0])
+    options = Options(count=len(labels), numeric_labels=script in ("digit", "circled"))
+    reading = choice.read(response, options)
+    if reading.index is None:
+        return None, None
+    return labels[reading.index], reading.how
 
 
 def score(item: dict, response: str, *, language: str) -> Scored:
     reference = reference_label(item.get("answer", ""))
-    labels = labels_for(reference, language)
-    chosen, template = extract_choice(response, labels)
-    detail = {"extracted": chosen, "template": template, "reference": reference, "labels": list(labels)}
+    script, options = item_options(item, language)
+    labels = SCRIPTS[script][:options.count]
+    reading = choice.read(response, options)
+    extracted = labels[reading.index] if reading.index is not None else None
+    detail = {"extracted": extracted, "how": reading.how, "reference": reference, "labels": list(labels)}
+    if reading.ambiguous:
+        detail["ambiguous"] = True
+        detail["options"] = [labels[i] for i in reading.ambiguous]
+    if reading.negated:
+        detail["negated"] = [labels[i] for i in reading.negated]
     if reference is None:
         detail["problem"] = f"the reference {item.get('answer', '')!r} is not an option label"
-    return Scored(score=float(chosen is not None and chosen == reference), detail=detail,
-                  evaluator="mcq", version=version())
+    return Scored(score=float(extracted is not None and extracted == reference), detail=detail,
+                  evaluator=EVALUATOR, version=version())
+
+
+__all__ = ["CIRCLED", "DIGITS", "KOREAN", "LATIN", "extract_choice", "item_options", "parse_options",
+           "reference_label", "score", "version"]
