@@ -337,7 +337,7 @@ def item_input(item: EvalItem) -> dict:
 
 def rule_score(item: EvalItem, profile: str = DEFAULT_PROFILE) -> tuple[float | None, dict, str, str]:
     """(score 0..1 or None, detail, evaluator, version) by the item's rule-based evaluator under a reading
-    profile (KMMAU's matching included: apps.evaluation.scoring.kmmau)."""
+    profile (KMMAU included: apps.evaluation.scoring.kmmau)."""
     scored = score_response(item.metric, item_input(item), item.response or "", language=item.run.language,
                             profile=profile)
     return scored.score, dict(scored.detail), scored.evaluator, str(scored.version)

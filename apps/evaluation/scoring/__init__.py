@@ -1,14 +1,14 @@
 """Rule-based scoring of a model's answers to spoken-QA benchmark items (no database here), each subset
 with its source benchmark's metric (seed 000 section 5, "Metrics"; VoiceBench src/evaluator/):
 
-    mcq      OpenBookQA, MMSU (and KOpenBookQA, KMMSU): the option read from free text; accuracy
-    qa       SD-QA, TriviaQA, WebQuestions, Llama Questions: the reference or an alias in the answer
-             (the LLM judge's yes/no is recorded separately, by the caller)
+    mcq      OpenBookQA, MMSU (and KOpenBookQA, KMMSU): the option the answer asserts (choice.py); accuracy
+    qa       SD-QA, TriviaQA, WebQuestions, Llama Questions: the reference or an alias asserted in the answer,
+             numbers in digits or words (the LLM judge's yes/no is recorded separately, by the caller)
     open     AlpacaEval, CommonEval, WildVoice: only the LLM judge scores it (score None here)
     ifeval   IFEval / KIFEval: IFEval's instruction checkers, strict and loose
-    refusal  AdvBench / KAdvBench: refusal phrases; refusal rate
-    bbh      BBH / KBBH: VoiceBench's bbh answer reading; accuracy
-    kmmau    KMMAU: MMAU's matching (apps.authoring.scoring)
+    refusal  AdvBench / KAdvBench: a refusal in any register, caveats inside a compliant answer not counted
+    bbh      BBH / KBBH: the yes/no or (a)/(b) answer asserted last, by words; accuracy
+    kmmau    KMMAU: the option the answer asserts, through Kiwi's morphology (choice.py)
 
 The LLM judge (1-5 ratings, yes/no votes) is apps.evaluation.judge: it asks for a JSON answer the agent layer
 validates, so no raw text is parsed here.
