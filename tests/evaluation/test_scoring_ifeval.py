@@ -293,3 +293,26 @@ def test_a_latin_letter_is_a_valid_argument_in_english_and_korean_alike():
     assert problems(["keywords:letter_frequency"], kwargs, language="ko") == []
     assert problems(["length_constraints:number_characters"], [{"num_characters": 20, "relation": "less than"}],
                     language="en") == ["instruction 1 (length_constraints:number_characters): not a known instruction"]
+
+
+def test_the_fast_sentence_count_agrees_with_pysbd_on_the_whole_line():
+    # english_sentence_count cuts a line only where pysbd is certain to end a sentence and asks pysbd about
+    # the rest; on every kind of line it must count what pysbd counts on the whole line.
+    import pysbd
+
+    segmenter = pysbd.Segmenter(language="en", clean=False)
+    lines = [
+        "Rain falls from clouds. Then it collects in rivers. Finally it reaches the sea.",
+        "(Lee 2016) While rain is common, it varies. Some regions get little.",
+        "The storm hit at 4 p.m. Residents left. Officials, e.g. the mayor, stayed.",
+        "It rose by 3.5 percent. Experts vs. critics disagree. That is normal.",
+        "She works for Acme Corp. She likes it. Her boss, Mr. Kim, agrees.",
+        "Was it good? Yes! It was great. Really great...",
+        "He said \"go home.\" Then he left. Nobody followed.",
+        "The U.S. and the U.K. signed it. Both countries agreed.",
+        "See the appendix (Table 3). Then read section 4. It explains the method.",
+        "first line without capitals. second one. Third one follows.",
+    ]
+    for line in lines:
+        expected = sum(1 for s in segmenter.segment(line) if s.strip())
+        assert english_sentence_count(line) == expected, line
