@@ -61,8 +61,8 @@ def source_checker(sample) -> dict:
 
 
 def _present(kwargs) -> dict:
-    """A source kwargs dict without its null arguments (source records list every argument of every
-    instruction, mostly null)."""
+    """A kwargs dict without its null arguments (source records list every argument of every instruction,
+    mostly null; a translator may copy that shape)."""
     return {k: v for k, v in kwargs.items() if v is not None} if isinstance(kwargs, dict) else kwargs
 
 
@@ -75,7 +75,8 @@ def korean_checker(sample, *, instruction_id_list, kwargs, removed_instructions,
     instruction and the argument, for the translator's retry and the needs-attention reason."""
     kind = family(sample)
     if kind == IFEVAL:
-        return _ifeval(sample, list(instruction_id_list), list(kwargs), list(removed_instructions), rule_ids, validate)
+        return _ifeval(sample, list(instruction_id_list), [_present(k) for k in kwargs], list(removed_instructions),
+                       rule_ids, validate)
     found = []
     if instruction_id_list or kwargs or removed_instructions:
         found.append("instruction_id_list, kwargs and removed_instructions are for instruction-following (IFEval) "

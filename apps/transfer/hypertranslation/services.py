@@ -289,9 +289,10 @@ def translate_sample(run: TranslationRun, sample: SourceSample, *, rule_ids: fro
             cited.append(MC_RULE)
         transcription, answer_ko = mapped_text, mapped_answer
     checker = checker_of(sample, answer, set(rule_ids))[0] if kept else {}
+    cited += checker_data.rules_applied(checker, english_checker, rule_ids)
     translation = Translation.objects.create(
         **base, action=answer.action, transcription_ko=transcription, answer_ko=answer_ko,
-        aliases_ko=dedupe_aliases(answer_ko, answer.aliases_ko), rule_ids=list(dict.fromkeys(cited + checker_data.rules_applied(checker, english_checker, rule_ids))),
+        aliases_ko=dedupe_aliases(answer_ko, answer.aliases_ko), rule_ids=list(dict.fromkeys(cited)),
         kept_terms=[t for t in answer.kept_terms if t.strip()], reason=answer.reason.strip(), agent_call=result.call,
         checker=checker,
     )
