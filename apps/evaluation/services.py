@@ -141,8 +141,7 @@ def _release_items(release) -> tuple[list[EvalItem], str, str]:
         ) for r in rows], Language.KOREAN, "kmmau"
     # The Korean release carries audio; a release built before any translation is the English source, text only.
     korean = any(r.row.get("audio") for r in rows)
-    # Each item's source sample (its raw record holds IFEval's kwargs, BBH's task): the benchmark the release
-    # was built from, as its selection records.
+    # Each item's source sample: the benchmark the release was built from, as its selection records.
     wanted = {(r.provenance.get("source") or {}).get("source_id") for r in rows}
     sources = {(s.subset, s.source_id): s for s in SourceSample.objects.filter(
         benchmark_id=release.selection.get("id") or 0, source_id__in=wanted)}
@@ -154,7 +153,7 @@ def _release_items(release) -> tuple[list[EvalItem], str, str]:
         items.append(EvalItem(
             item_id=r.item_id, subset=subset, metric=metric_for(subset), question=r.row.get("transcription", ""),
             answer=r.row.get("answer") or "", aliases=list(r.row.get("aliases") or []),
-            extra=_checker_kwargs(sample.raw if sample else {}), audio=r.row.get("audio") or "",
+            extra=_checker_kwargs(sample.raw if sample else {}, row=r.row, korean=korean), audio=r.row.get("audio") or "",
             audio_sha256=_audio_sha(r), release_item=r, source_sample=sample,
         ))
     return items, (Language.KOREAN if korean else Language.ENGLISH), "spoken-qa"
@@ -181,15 +180,26 @@ def _source_items(benchmark) -> list[EvalItem]:
     return items
 
 
-def _checker_kwargs(raw: dict) -> dict:
-    """What a checker reads from the source record besides the answer: IFEval's instruction_id_list and
-    kwargs (the Korean item is checked with the same ones, read the Korean way by the scorer), and BBH's id
-    or task (VoiceBench's id names the task, e.g. navigate_12, which decides how the answer is read)."""
-    extra = {}
-    for key in ("instruction_id_list", "kwargs", "id", "task"):
-        if isinstance(raw, dict) and key in raw:
-            extra[key] = raw[key]
-    return extra
+def _checker_kwargs(raw: dict, *, row: dict | None = None, korean: bool = False) -> dict:
+    """What a checker reads besides the answer. From the English source record `raw`: IFEval's
+    instruction_id_list and kwargs, and BBH's id or task (VoiceBench's id names the task, e.g. navigate_12,
+    which decides how the answer is read). Given a release `row`, from the row (apps.transfer.checker_data:
+    a Korean item's own, from its translation, with the instructions a rule removed and a redesigned BBH
+    item's choices). A row built before rows carried it: an English item's comes from its source record; a
+    Korean item's IFEval instructions are never the English ones (they would look for "banana" and "e" in a
+    Korean answer), so the item stays unscorable until the release is built again, while BBH's task, the
+    same in both languages, still comes from the source."""
+    source = {key: raw[key] for key in ("instruction_id_list", "kwargs", "id", "task")
+              if isinstance(raw, dict) and key in raw}
+    if row is None:
+        return source
+    carried = {key: row[key] for key in ("instruction_id_list", "kwargs", "removed_instructions", "task", "choices")
+               if key in row}
+    if not korean:
+        return carried or source
+    if "task" not in carried:
+        carried.update({key: source[key] for key in ("id", "task") if key in source})
+    return carried
 
 
 # --- importing responses -----------------------------------------------------------------------------------

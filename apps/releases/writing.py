@@ -70,9 +70,12 @@ def write_text(path: Path, text: str) -> None:
 
 
 def feature(kind: str) -> dict:
-    """The `datasets` feature for a column kind: string, int64, float64, bool, audio or list:string."""
+    """The `datasets` feature for a column kind: string, int64, float64, bool, audio, list:string or json
+    (a value of any shape, stored in Parquet as its JSON text; the JSONL row keeps the value itself)."""
     if kind == "audio":
         return {"_type": "Audio"}
+    if kind == "json":
+        return feature("string")
     if kind.startswith("list:"):
         return {"feature": feature(kind.removeprefix("list:")), "_type": "List"}
     if kind not in _VALUE_TYPES:
@@ -83,6 +86,8 @@ def feature(kind: str) -> dict:
 def _arrow_type(kind: str):
     if kind == "audio":
         return AUDIO_TYPE
+    if kind == "json":
+        return pa.string()
     if kind.startswith("list:"):
         return pa.list_(_arrow_type(kind.removeprefix("list:")))
     return _VALUE_TYPES[kind]
@@ -92,7 +97,9 @@ def yaml_features(columns: dict[str, str]) -> list[dict]:
     """The dataset card's `dataset_info.features`, in the short form `datasets` writes."""
     out = []
     for name, kind in columns.items():
-        if kind.startswith("list:"):
+        if kind == "json":
+            out.append({"name": name, "dtype": "string"})
+        elif kind.startswith("list:"):
             out.append({"name": name, "list": kind.removeprefix("list:")})
         else:
             out.append({"name": name, "dtype": kind})
@@ -112,6 +119,9 @@ def parquet_row(row: dict, columns: dict[str, str]) -> dict:
         value = nfc(row.get(name))
         if kind == "audio":
             value = {"bytes": None, "path": value} if value else None
+        elif kind == "json":
+            # IFEval's kwargs differ in shape from instruction to instruction: Parquet keeps their JSON text.
+            value = dumps(value) if value is not None else None
         out[name] = value
     return out
 

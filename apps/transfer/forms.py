@@ -1,3 +1,5 @@
+import json
+
 from django import forms
 
 from apps.core import limits
@@ -54,7 +56,29 @@ class CorrectTranslationForm(forms.Form):
     answer_ko = forms.CharField(required=False, label="Korean answer", max_length=limits.SAMPLE_TEXT)
     aliases_ko = forms.CharField(required=False, label="Korean aliases", help_text="one per line",
                                  widget=forms.Textarea(attrs={"rows": 3}), max_length=limits.SAMPLE_TEXT)
+    checker = forms.CharField(
+        required=False, label="Korean checker data (JSON)", widget=forms.Textarea(attrs={"rows": 8, "spellcheck": "false"}),
+        max_length=limits.SAMPLE_TEXT,
+        help_text='IFEval: {"instruction_id_list": [...], "kwargs": [{...}, ...], "removed_instructions": '
+                  '[{"instruction_id": ..., "rule": ...}]}; BBH: {"task": ..., "choices": [...]}')
     note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), label="Why", max_length=limits.NOTE)
+
+    def __init__(self, *args, checker: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        if not checker:  # only IFEval and BBH items carry checker data
+            del self.fields["checker"]
+
+    def clean_checker(self):
+        text = self.cleaned_data["checker"].strip()
+        if not text:
+            return None
+        try:
+            value = json.loads(text)
+        except ValueError as exc:
+            raise forms.ValidationError(f"not valid JSON: {exc}") from None
+        if not isinstance(value, dict):
+            raise forms.ValidationError("write a JSON object")
+        return value
 
     def aliases(self) -> list[str]:
         return [a.strip() for a in self.cleaned_data["aliases_ko"].splitlines() if a.strip()]

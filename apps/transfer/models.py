@@ -240,6 +240,9 @@ class Translation(models.Model):
     aliases_ko = models.JSONField(default=list, blank=True, help_text="Korean aliases, deduplicated")
     rule_ids = models.JSONField(default=list, blank=True, help_text="rule ids of the pinned version applied")
     kept_terms = models.JSONField(default=list, blank=True, help_text="English terms kept verbatim (normalization preserves them)")
+    checker = models.JSONField(default=dict, blank=True, help_text=(
+        "what the Korean item's checker reads besides the answer (apps.transfer.checker_data): IFEval's "
+        "instruction_id_list, kwargs and removed_instructions; BBH's task and a redesigned item's choices"))
     reason = models.TextField(blank=True, help_text="why deleted or replaced, or what the version does not settle")
     attention_reason = models.TextField(blank=True)
     agent_call = models.ForeignKey("agents.AgentCall", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")

@@ -5,33 +5,40 @@ included. Every instruction is checked strictly (the response as it is) and loos
 without its first and/or last line, without markdown asterisks), as VoiceBench does.
 
 Offline adaptations (nothing here downloads data):
-- sentence counts: IFEval counts sentences with NLTK's punkt model, a download; English uses the regex
-  sentence splitter shipped with the same checkers (instructions_util.split_into_sentences), Korean the
-  splitter Sori uses for synthesis (apps.speech.assembly.split_sentences: punctuation, line breaks, and
-  Kiwi's sentence endings where a stretch has no punctuation, as spoken-style answers often do);
+- sentence counts: IFEval counts sentences with NLTK's punkt model, a download; English uses pysbd (rule-based
+  sentence boundary detection shipping its rules: "Prof.", "e.g.", "A.I." and "p.m." do not end a sentence,
+  "p.m. Tomorrow" does), Korean the splitter Sori uses for synthesis (apps.speech.assembly.split_sentences:
+  punctuation, line breaks, and Kiwi's sentence endings where a stretch has no punctuation, as spoken-style
+  answers often do);
 - capital-word counts tokenise with NLTK's Treebank word tokenizer, which needs no data (word_tokenize
   would first load punkt);
 - language detection is seeded so a score is reproducible.
 
-Korean adaptations (hypertranslation rulebook rulebooks/ko/hypertranslation, rules ht-case-removal and
-ht-letter-mapping):
-- case instructions (change_case:*) are not checked for Korean: Korean has no letter case; one left in a
-  translated item is recorded as skipped, not counted;
+The scorer checks exactly what the item says. A Korean item's checker data is part of its translation (the
+hypertranslation rulebook rulebooks/ko/hypertranslation: ht-case-removal takes case instructions out of the
+item, ht-letter-mapping maps a letter to a Korean one) and travels on the release row; nothing is skipped
+here for a language. `problems(...)` names what keeps an item's checker data from being checked as written
+(the translation stage validates with it).
+
+Checkers that read Korean text (the registry for "ko"):
 - letter frequency with a Korean letter ("ㅌ") counts that letter in the jamo of every Hangul syllable
   (initial, vowel, final, each as written: ㄲ and ㄳ are letters of their own), plus standalone jamo;
 - forbidden words match at the start of a Korean word, so a particle after the word does not hide it
   (사과를 uses 사과);
 - word counts are IFEval's \\w+ runs, which in Korean are the space-separated words (어절);
 - length_constraints:number_characters (Sori's addition for KIFEval, kwargs `num_characters` and
-  `relation` as IFEval's word counts take them): characters other than spaces.
+  `relation` as IFEval's word counts take them): characters other than spaces;
+- quotation: besides straight and curly double quotes (both languages), the quotation marks Korean writing
+  uses: ‘ ’, 「 」 and 『 』.
 
 A response's per-item score (Scored.score) is the mean of its four accuracies (strict and loose,
 prompt-level and instruction-level); the subset score micro-averages instructions instead: build its
 inputs with `levels(details)` and pass them to apps.evaluation.aggregate.subset_score."""
 
 import re
+import threading
 import unicodedata
-from functools import cache
+from functools import cache, lru_cache
 
 import langdetect
 import nltk
@@ -42,8 +49,10 @@ from apps.core.errors import InvalidInput
 from apps.evaluation.scoring.result import Scored
 from apps.speech.assembly import split_sentences  # Kiwi itself loads on the first Korean sentence count
 
-VERSION_EN = "ifeval-en-1"
-VERSION_KO = "ifeval-ko-1"
+# 2: pysbd sentence counts (en), curly and Korean quotation marks, no change_case skipping (the Korean item
+# no longer holds them), a 0 argument kept (only absent, null and empty arguments are dropped).
+VERSION_EN = "ifeval-en-2"
+VERSION_KO = "ifeval-ko-2"
 
 langdetect.DetectorFactory.seed = 0  # langdetect samples at random unless seeded
 
@@ -80,10 +89,65 @@ def _compare(count: int, relation: str, threshold: int) -> bool:
 
 
 # --- checkers replacing the ones that need downloaded data ------------------------------------------------
+_local = threading.local()
+
+
+def _segmenter():
+    # pysbd's Segmenter keeps the text it is segmenting on itself: one per thread.
+    segmenter = getattr(_local, "segmenter", None)
+    if segmenter is None:
+        import pysbd  # imported here: only sentence-count instructions need it
+
+        segmenter = _local.segmenter = pysbd.Segmenter(language="en", clean=False)
+    return segmenter
+
+
+@cache
+def _abbreviations() -> frozenset[str]:
+    from pysbd.lang.english import English
+
+    return frozenset(English.Abbreviation.ABBREVIATIONS)
+
+
+# Where pysbd ends a sentence for certain: a plain lower-case word that is not one of its abbreviations, one
+# end mark, a space, then a capitalised word ("... rain falls. Then it ..."). The stretches between them are
+# handed to pysbd only when they hold another end mark (an abbreviation, a decimal, an ellipsis) or a
+# parenthesis.
+_PLAIN_END = re.compile(r"(?<!\S)([a-z]{2,})[.!?](?=\s+[A-Z][a-z])")
+_END_MARK = re.compile(r"[.!?…()]")  # pysbd also judges parentheses ("(Lee 2016) While ..." is two)
+_TRAILING = re.compile(r"[.!?…\"'”’)\]]+$")
+
+
+@lru_cache(maxsize=8192)
+def _english_line_sentences(line: str) -> int:
+    # pysbd ends a sentence at every line break anyway; counting line by line lets IFEval's loose variants
+    # (the response without its first or last line) reuse the lines already counted. pysbd costs ~50 µs a
+    # word, so a line is cut where the boundary is certain and only the stretches it must judge go to it.
+    count, start = 0, 0
+    for match in _PLAIN_END.finditer(line):
+        if match.group(1) not in _abbreviations():
+            count += _stretch_sentences(line[start:match.end()])
+            start = match.end()
+    return count + _stretch_sentences(line[start:])
+
+
+def _stretch_sentences(text: str) -> int:
+    text = text.strip()
+    if not text:
+        return 0
+    if not _END_MARK.search(_TRAILING.sub("", text)):
+        return 1  # one end mark at most, at the end, and no parenthesis: one sentence, as pysbd finds
+    return sum(1 for s in _segmenter().segment(text) if s.strip())
+
+
+def english_sentence_count(text: str) -> int:
+    """Sentences as pysbd's rule-based boundary detection finds them, abbreviations included."""
+    return sum(_english_line_sentences(line.strip()) for line in text.splitlines() if line.strip())
+
+
 class EnglishSentences(instructions.NumberOfSentences):
     def check_following(self, value):
-        return _compare(len(instructions_util.split_into_sentences(value)), self._comparison_relation,
-                        self._num_sentences_threshold)
+        return _compare(english_sentence_count(value), self._comparison_relation, self._num_sentences_threshold)
 
 
 class KoreanSentences(instructions.NumberOfSentences):
@@ -95,6 +159,25 @@ class CapitalWords(instructions.CapitalWordFrequencyChecker):
     def check_following(self, value):
         words = [w for sentence in instructions_util.split_into_sentences(value) for w in _TREEBANK.tokenize(sentence)]
         return _compare(sum(1 for w in words if w.isupper()), self._comparison_relation, self._frequency)
+
+
+# Opening mark -> the closing marks that end a quotation it opens. Double quotes, straight or curly, in both
+# languages (a typing tool's curly quotes are still double quotation marks).
+_DOUBLE_QUOTES = {'"': '"”', "“": '”"', "”": '”"'}
+# Korean writing also quotes with ‘ ’ (작은따옴표) and the CJK corner brackets 「 」 and 『 』 (낫표).
+_KOREAN_QUOTES = {**_DOUBLE_QUOTES, "‘": "’", "「": "」", "『": "』"}
+
+
+class Quotation(instructions.QuotationChecker):
+    pairs = _DOUBLE_QUOTES
+
+    def check_following(self, value):
+        value = value.strip()
+        return len(value) > 1 and value[-1] in self.pairs.get(value[0], "")
+
+
+class KoreanQuotation(Quotation):
+    pairs = _KOREAN_QUOTES
 
 
 # --- Korean checkers -------------------------------------------------------------------------------------
@@ -148,12 +231,70 @@ def registry(language: str) -> dict:
     checkers = dict(instructions_registry.INSTRUCTION_DICT)
     checkers["change_case:capital_word_frequency"] = CapitalWords
     checkers["length_constraints:number_sentences"] = EnglishSentences
+    checkers["startend:quotation"] = Quotation
     if language == "ko":
         checkers["length_constraints:number_sentences"] = KoreanSentences
         checkers["keywords:letter_frequency"] = KoreanLetterFrequency
         checkers["keywords:forbidden_words"] = KoreanForbiddenWords
         checkers["length_constraints:number_characters"] = NumberOfCharacters
+        checkers["startend:quotation"] = KoreanQuotation
     return checkers
+
+
+def _given(kwargs: dict) -> dict:
+    """The arguments an item gives: null and empty ones are absent (source records list every argument of
+    every instruction, mostly null)."""
+    return {k: v for k, v in (kwargs or {}).items() if v is not None and v != "" and v != []}
+
+
+def _same(given, taken) -> bool:
+    """Whether a checker took an argument as given (it lower-cases letters and words, sorts lists)."""
+    def norm(value):
+        if isinstance(value, str):
+            return ("str", value.strip().casefold())
+        if isinstance(value, list | tuple):
+            return ("list", tuple(sorted({norm(v) for v in value})))
+        return (type(value).__name__, value)
+    return norm(given) == norm(taken)
+
+
+def problems(instruction_id_list, kwargs_list, *, language: str) -> list[str]:
+    """What keeps an item's checker data from being checked as written, each naming the instruction and the
+    argument: an unknown instruction, a kwargs list of another length, a missing or unexpected argument, or a
+    value the checker does not take as given (IFEval's checkers silently draw a random value for a missing or
+    unusable one: a letter that is not a letter, a count that is not a number). Empty when it can be checked."""
+    if not isinstance(instruction_id_list, list) or not instruction_id_list:
+        return ["instruction_id_list: the item names no instruction"]
+    if not isinstance(kwargs_list, list) or len(kwargs_list) != len(instruction_id_list):
+        count = len(kwargs_list) if isinstance(kwargs_list, list) else "no list"
+        return [f"kwargs: {count} entries for {len(instruction_id_list)} instructions (one dict per instruction)"]
+    checkers = registry(language)
+    found = []
+    for number, (instruction_id, kwargs) in enumerate(zip(instruction_id_list, kwargs_list, strict=True), start=1):
+        where = f"instruction {number} ({instruction_id})"
+        cls = checkers.get(instruction_id)
+        if cls is None:
+            found.append(f"{where}: not a known instruction")
+            continue
+        if not isinstance(kwargs, dict):
+            found.append(f"{where}: its kwargs must be an object, not {type(kwargs).__name__}")
+            continue
+        given, checker = _given(kwargs), cls(instruction_id)
+        expected = list(checker.get_instruction_args_keys())
+        found += [f"{where}: missing argument {k!r}" for k in expected if k not in given]
+        found += [f"{where}: unexpected argument {k!r} (it takes {', '.join(expected) or 'none'})"
+                  for k in given if k not in expected]
+        if any(k not in given for k in expected) or any(k not in expected for k in given):
+            continue
+        try:
+            checker.build_description(**given)
+            taken = checker.get_instruction_args() or {}
+        except Exception as exc:  # the checkers raise what they raise (ValueError, TypeError, KeyError...)
+            found.append(f"{where}: its arguments are not usable ({type(exc).__name__}: {exc})")
+            continue
+        found += [f"{where}: argument {k!r} = {given[k]!r} is not a value this checker takes as given"
+                  for k in expected if not _same(given[k], taken.get(k))]
+    return found
 
 
 def _clean(response: str) -> str:
@@ -169,7 +310,7 @@ def _clean(response: str) -> str:
 
 
 def check(item: dict, response: str, *, language: str) -> list[dict]:
-    """One row per instruction: {"id", "strict", "loose"} or {"id", "skipped"}."""
+    """One row per instruction: {"id", "strict", "loose"}."""
     ids = list(item.get("instruction_id_list") or [])
     kwargs_list = list(item.get("kwargs") or [])
     if not ids:
@@ -183,15 +324,12 @@ def check(item: dict, response: str, *, language: str) -> list[dict]:
     variants = [v for v in get_loose_transformations(text) if v.strip()] if text.strip() else []
     rows = []
     for instruction_id, kwargs in zip(ids, kwargs_list, strict=True):
-        if language == "ko" and instruction_id.startswith("change_case:"):
-            rows.append({"id": instruction_id, "skipped": "case instructions do not apply to Korean (ht-case-removal)"})
-            continue
         cls = checkers.get(instruction_id)
         if cls is None:
             raise InvalidInput(f"unknown IFEval instruction {instruction_id!r}", field="instruction_id_list")
         checker = cls(instruction_id)
         try:
-            checker.build_description(**{k: v for k, v in (kwargs or {}).items() if v})  # VoiceBench drops empty args
+            checker.build_description(**_given(kwargs))
             args = checker.get_instruction_args()
             if args and "prompt" in args:
                 checker.build_description(prompt=item.get("question", ""))
@@ -205,11 +343,8 @@ def check(item: dict, response: str, *, language: str) -> list[dict]:
 
 def score(item: dict, response: str, *, language: str) -> Scored:
     rows = check(item, response, language=language)
-    checked = [r for r in rows if "skipped" not in r]
-    if not checked:
-        raise InvalidInput("the item has no instruction left to check for this language", field="instruction_id_list")
-    strict = [r["strict"] for r in checked]
-    loose = [r["loose"] for r in checked]
+    strict = [r["strict"] for r in rows]
+    loose = [r["loose"] for r in rows]
     detail = {"instructions": rows, "strict_prompt": all(strict), "loose_prompt": all(loose)}
     value = (all(strict) + all(loose) + sum(strict) / len(strict) + sum(loose) / len(loose)) / 4
     return Scored(score=float(value), detail=detail, evaluator="ifeval",
@@ -224,6 +359,7 @@ def levels(details: list[dict]) -> tuple[list[float], list[float]]:
     prompt_level: list[float] = []
     for mode in ("strict", "loose"):
         for detail in details:
+            # Details stored by ifeval-ko-1 may hold skipped case instructions, which never counted.
             checked = [r for r in detail["instructions"] if "skipped" not in r]
             instruction_level += [float(r[mode]) for r in checked]
             prompt_level.append(float(detail[f"{mode}_prompt"]))

@@ -9,7 +9,13 @@ Each released Korean sample carries its accepted synthesis (apps.speech.selector
 `audio/<subset>/<id>.<ext>`; its provenance lists that synthesis's attempts with their ASR check. A sample
 without accepted audio of its current normalized text is left out with the reason.
 Before any translation exists it is the source benchmark after ground-truth correction (English, text only:
-Sori does not hold the source's audio)."""
+Sori does not hold the source's audio).
+
+An item whose rule-based checker reads more than the answer carries that checker data in its row
+(apps.transfer.checker_data): IFEval's `instruction_id_list`, `kwargs` and `removed_instructions`, BBH's
+`task` and a redesigned item's `choices`. A Korean item's are its translation's (the Korean keywords, letters
+and phrases, without the instructions a rule removed), an English item's its source record's; the
+evaluation run reads them from the row."""
 
 import shutil
 from dataclasses import dataclass, field
@@ -23,6 +29,7 @@ from apps.releases.kinds.provenance_common import agent_calls
 from apps.releases.licences import KNOWN_SOURCES
 from apps.speech.models import SynthesisAttempt, SynthesisDecision
 from apps.speech.selectors import final_audio
+from apps.transfer import checker_data
 from apps.transfer.models import (
     Correction,
     CorrectionDecision,
@@ -185,7 +192,7 @@ def _item(benchmark, s, effective, loaded: _Loaded, folder: Path, audio_paths: d
         audio_path, final, synthesis = None, None, []
     correction = _correction(s)
     row = {"id": item_id, "audio": audio_path, "transcription": text, "answer": answer,
-           "aliases": aliases, "subset": s.subset, "capability": s.task_type}
+           "aliases": aliases, "subset": s.subset, "capability": s.task_type, **_checker(s, translation, loaded)}
     return Item(
         item_id=item_id, config=s.subset, split="test", row=row, audio_sha256=final.asset.sha256 if final else "",
         provenance={
@@ -208,6 +215,17 @@ def _item(benchmark, s, effective, loaded: _Loaded, folder: Path, audio_paths: d
     )
 
 
+def _checker(s, translation, loaded: _Loaded) -> dict:
+    """The row's checker fields: every field of the sample's family (apps.transfer.checker_data.FIELDS), from
+    the translation for a Korean item (empty ones when it carries none) and from the source otherwise."""
+    kind = checker_data.family(s)
+    if kind is None:
+        return {}
+    given = translation.checker if loaded.translations else checker_data.source_checker(s)
+    empty = {"string": "", "list:string": [], "json": []}
+    return {name: given.get(name, empty[column]) for name, column in checker_data.FIELDS[kind].items()}
+
+
 def _corrections(s, loaded: _Loaded) -> tuple[list[dict], dict[str, int]]:
     """The sample's ground-truth correction decisions as provenance entries, and pseudonym -> user id."""
     mine = loaded.decisions.get(s.pk, [])
@@ -225,7 +243,7 @@ def _card(benchmark, items: list[Item], excluded: dict[str, str], loaded: _Loade
         subsets[item.config] = subsets.get(item.config, 0) + 1
     corrected = sum(1 for i in items if i.reason.startswith(("corrected answer", "aliases added")))
     return Built(
-        columns={subset: COLUMNS for subset in sorted(subsets)},
+        columns={subset: _columns([i.row for i in items if i.config == subset]) for subset in sorted(subsets)},
         items=items, excluded=excluded,
         statistics={"samples released": len(items), "source samples": len(loaded.samples), "excluded": len(excluded),
                     "answers corrected": corrected,
@@ -246,6 +264,15 @@ def _card(benchmark, items: list[Item], excluded: dict[str, str], loaded: _Loade
         tags=["spoken-qa", "benchmark"],
         languages=["ko"] if translated else ["en"],
     )
+
+
+def _columns(rows: list[dict]) -> dict[str, str]:
+    """A config's columns: the spoken-QA ones, and the checker fields its rows carry."""
+    columns = dict(COLUMNS)
+    for fields in checker_data.FIELDS.values():
+        if any(name in row for row in rows for name in fields):
+            columns.update(fields)
+    return columns
 
 
 def _held_by_transfer(translation, normalized) -> str:

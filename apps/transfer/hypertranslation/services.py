@@ -1,11 +1,16 @@
 """Stage 2, hypertranslation at scale (seed 000, section 3.1.2): translation runs under a pinned, published
 hypertranslation rulebook version. The translator agent gives the action, the Korean transcription, answer
 and aliases, the rule ids it applied and (for a deletion or replacement) why; multiple-choice labels become
-ㄱ/ㄴ/ㄷ/ㄹ, Korean aliases are deduplicated. Outputs are never overwritten: a re-translation or a person's
-correction is a new Translation row, and the current one is derived (apps.transfer.selectors)."""
+ㄱ/ㄴ/ㄷ/ㄹ, Korean aliases are deduplicated. For an IFEval or BBH sample it also gives the Korean item's
+checker data (apps.transfer.checker_data), validated against the checkers that will score it: an answer
+whose checker data cannot be checked as written is sent back once with the problems, then the sample needs
+attention. Outputs are never overwritten: a re-translation or a person's correction is a new Translation
+row, and the current one is derived (apps.transfer.selectors)."""
 
 import re
 import unicodedata
+from types import SimpleNamespace
+from typing import Any
 
 from django.conf import settings
 from django.urls import reverse
@@ -24,7 +29,7 @@ from apps.consultations.selectors import scope_samples
 from apps.core.errors import Conflict, InvalidInput
 from apps.jobs.models import ATTENTION_KEY
 from apps.jobs.services import needing_attention, results_in_parallel, start_stage_run
-from apps.transfer import selectors
+from apps.transfer import checker_data, selectors
 from apps.transfer.hypertranslation import selectors as stage_selectors
 from apps.transfer.models import (
     SourceSample,
@@ -45,10 +50,38 @@ _LABEL_IN_TEXT = re.compile(r"(?<![A-Za-z0-9])(?:\(([A-E])\)|([A-E])(?=[.)]\s|[.
 _LABEL_ANSWER = re.compile(r"^\(?([A-E])\)?\.?$")
 
 
-def translator_schema(version: RulebookVersion) -> type[BaseModel]:
+class RemovedInstruction(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    instruction_id: str = Field(description="the English item's instruction a rule removes, e.g. change_case:english_lowercase")
+    rule: str = Field(description="the id of the rule that removes it, e.g. ht-case-removal")
+
+
+def korean_checker_problems(instruction_id_list: list, kwargs: list) -> list[str]:
+    """The Korean item's instructions checked against the checkers that will score it."""
+    # apps.evaluation.scoring is a pure module (no models, no database): validating with the scorer's own
+    # registry is the one way to know the item can be checked as written. Imported on first use: IFEval's
+    # checkers load nltk and langdetect (seconds).
+    from apps.evaluation.scoring.ifeval import problems
+
+    return problems(instruction_id_list, kwargs, language="ko")
+
+
+def checker_of(sample: SourceSample, answer, version_rule_ids: set[str]) -> tuple[dict, list[str]]:
+    """(the Korean item's checker data, its problems) from a translator's answer (or a person's edit)."""
+    return checker_data.korean_checker(
+        sample, instruction_id_list=answer.instruction_id_list, kwargs=answer.kwargs,
+        removed_instructions=[r.model_dump() if isinstance(r, BaseModel) else r for r in answer.removed_instructions],
+        choices=answer.choices_ko, answer=answer.answer_ko, rule_ids=version_rule_ids, validate=korean_checker_problems)
+
+
+def translator_schema(version: RulebookVersion, sample: SourceSample | None = None, *,
+                      rule_ids: frozenset[str] | None = None) -> type[BaseModel]:
     """What the translator must answer; rule ids must exist in the pinned version (an invented id fails
-    validation, so call_agent sends the answer back once with the reason, then it needs attention)."""
-    rule_ids = frozenset(version.rules.values_list("rule_id", flat=True))
+    validation, so call_agent sends the answer back once with the reason, then it needs attention). Given the
+    sample, the answer's checker data is validated for it too (apps.transfer.checker_data)."""
+    if rule_ids is None:
+        rule_ids = frozenset(version.rules.values_list("rule_id", flat=True))
 
     def _check(self):
         invented = [r for r in self.rule_ids if r not in rule_ids]
@@ -58,6 +91,10 @@ def translator_schema(version: RulebookVersion) -> type[BaseModel]:
             raise ValueError(f"action {self.action} needs a short reason")
         if self.action not in ("deletion", "undecided") and not self.transcription_ko.strip():
             raise ValueError(f"action {self.action} needs the Korean transcription")
+        if sample is not None and self.action not in ("deletion", "undecided"):
+            _checker, problems = checker_of(sample, self, set(rule_ids))
+            if problems:
+                raise ValueError("the Korean item's checker data cannot be checked as written: " + "; ".join(problems))
         return self
 
     return create_model(
@@ -72,6 +109,17 @@ def translator_schema(version: RulebookVersion) -> type[BaseModel]:
         rule_ids=(list[str], Field(default_factory=list, description="ids of the rules applied")),
         kept_terms=(list[str], Field(default_factory=list, description="English terms kept verbatim")),
         reason=(str, Field("", description="why deleted or replaced; for undecided, what the rulebook does not settle")),
+        instruction_id_list=(list[str], Field(default_factory=list, description=(
+            "instruction-following (IFEval) samples only: the Korean item's instructions, the English ones in their "
+            "order without those a rule removes"))),
+        kwargs=(list[dict[str, Any]], Field(default_factory=list, description=(
+            "IFEval only: one object per instruction of instruction_id_list, its arguments for the Korean item "
+            "(keywords, forbidden words, end phrases, postscript markers and section splitters translated; a "
+            "letter mapped to a Korean jamo)"))),
+        removed_instructions=(list[RemovedInstruction], Field(default_factory=list, description=(
+            "IFEval only: the English instructions a rule removes from the Korean item, each with that rule's id"))),
+        choices_ko=(list[str], Field(default_factory=list, description=(
+            "a BBH item redesigned as a Korean grammar judgment only: its options in label order (ㄱ, ㄴ)"))),
     )
 
 
@@ -185,12 +233,12 @@ def run_translation(job, progress) -> dict:
     total = len(scope) + len(done - set(scope))
     progress.set_total(total, message=f"{total - len(todo)} of {total} samples already translated")
     progress.set_done(total - len(todo))
-    schema = translator_schema(run.rulebook_version)
+    rule_ids = frozenset(run.rulebook_version.rules.values_list("rule_id", flat=True))
     rules = [{k: v for k, v in r.content().items() if k not in ("provenance", "data")}
              for r in run.rulebook_version.rules.all()]
     samples = list(SourceSample.objects.filter(pk__in=todo).select_related("benchmark", "review", "correction")
                    .order_by("pk"))
-    results = results_in_parallel(samples, lambda s: translate_sample(run, s, schema=schema, rules=rules, job=job),
+    results = results_in_parallel(samples, lambda s: translate_sample(run, s, rule_ids=rule_ids, rules=rules, job=job),
                                   workers=settings.TRANSFER_TRANSLATE_WORKERS, name="translate")
     for sample, translation in results:
         progress.advance(message=f"{sample.subset}/{sample.source_id}: {translation.get_action_display()}")
@@ -204,17 +252,21 @@ def run_translation(job, progress) -> dict:
     return result
 
 
-def translate_sample(run: TranslationRun, sample: SourceSample, *, schema, rules, job=None) -> Translation:
-    """One sample under the run's version; a failed or invalid answer is recorded as needing attention.
-    Budget and provider refusals propagate so the job stops cleanly."""
+def translate_sample(run: TranslationRun, sample: SourceSample, *, rule_ids: frozenset[str], rules,
+                     job=None) -> Translation:
+    """One sample under the run's version; a failed or invalid answer (its checker data included) is
+    recorded as needing attention. Budget and provider refusals propagate so the job stops cleanly."""
     effective = selectors.effective_answer(sample)
     version = run.rulebook_version
+    schema = translator_schema(version, sample, rule_ids=rule_ids)
     base = dict(sample=sample, run=run, rulebook_version=version, source_transcription=sample.transcription,
                 source_answer=effective.answer, source_aliases=effective.aliases)
+    english_checker = checker_data.source_checker(sample)
     variables = {
         "rulebook": {"slug": version.rulebook.slug, "version": version.number}, "rules": rules,
         "sample": {"benchmark": sample.benchmark.name, "subset": sample.subset, "task_type": sample.task_type,
-                   "transcription": sample.transcription, "answer": effective.answer, "aliases": effective.aliases},
+                   "transcription": sample.transcription, "answer": effective.answer, "aliases": effective.aliases,
+                   **({"checker": english_checker} if english_checker else {})},
     }
     # Asked again under the same version (a continued run retrying an undecided sample): a fresh answer,
     # not the cached one.
@@ -228,18 +280,21 @@ def translate_sample(run: TranslationRun, sample: SourceSample, *, schema, rules
         return Translation.objects.create(**base, action=TranslationAction.NEEDS_ATTENTION,
                                           attention_reason=exc.reason, agent_call=exc.call)
     answer = result.data
-    rule_ids = list(dict.fromkeys(answer.rule_ids))
+    cited = list(dict.fromkeys(answer.rule_ids))
     transcription, answer_ko = answer.transcription_ko.strip(), answer.answer_ko.strip()
-    if sample.task_type == TaskType.MULTIPLE_CHOICE and answer.action not in ("deletion", "undecided"):
+    kept = answer.action not in ("deletion", "undecided")
+    if sample.task_type == TaskType.MULTIPLE_CHOICE and kept:
         mapped_text, mapped_answer = map_mc_labels(transcription), map_mc_answer(answer_ko or effective.answer)
-        if (mapped_text, mapped_answer) != (transcription, answer_ko) and MC_RULE not in rule_ids and \
-                version.rules.filter(rule_id=MC_RULE).exists():
-            rule_ids.append(MC_RULE)
+        if (mapped_text, mapped_answer) != (transcription, answer_ko) and MC_RULE in rule_ids:
+            cited.append(MC_RULE)
         transcription, answer_ko = mapped_text, mapped_answer
+    checker = checker_of(sample, answer, set(rule_ids))[0] if kept else {}
+    cited += checker_data.rules_applied(checker, english_checker, rule_ids)
     translation = Translation.objects.create(
         **base, action=answer.action, transcription_ko=transcription, answer_ko=answer_ko,
-        aliases_ko=dedupe_aliases(answer_ko, answer.aliases_ko), rule_ids=rule_ids,
+        aliases_ko=dedupe_aliases(answer_ko, answer.aliases_ko), rule_ids=list(dict.fromkeys(cited)),
         kept_terms=[t for t in answer.kept_terms if t.strip()], reason=answer.reason.strip(), agent_call=result.call,
+        checker=checker,
     )
     if translation.action == TranslationAction.UNDECIDED:
         feed_undecided(translation)
@@ -269,8 +324,10 @@ def feed_undecided(translation: Translation) -> int:
 # --- corrections by a person ----------------------------------------------------------------------------
 
 def correct_translation(*, translation: Translation, acting_user, transcription_ko: str, answer_ko: str,
-                        aliases_ko: list[str], note: str = "") -> Translation:
-    """A person's edit: a new row naming the editor and the row it corrects (the agent's stays readable)."""
+                        aliases_ko: list[str], note: str = "", checker: dict | None = None) -> Translation:
+    """A person's edit: a new row naming the editor and the row it corrects (the agent's stays readable).
+    The Korean item's checker data (`checker`, as Translation.checker holds it; None keeps the corrected
+    row's) is validated as the translator's is: problems are refused, each named."""
     if acting_user is None or not acting_user.pk:
         raise InvalidInput("a correction names its editor", field="acting_user")
     current = selectors.current_translations().filter(sample_id=translation.sample_id).first()
@@ -285,12 +342,36 @@ def correct_translation(*, translation: Translation, acting_user, transcription_
     if translation.sample.task_type == TaskType.MULTIPLE_CHOICE:
         answer_ko = map_mc_answer(answer_ko)
         transcription_ko = map_mc_labels(transcription_ko)
+    rule_ids = set(translation.rulebook_version.rules.values_list("rule_id", flat=True))
+    edited = _edited_checker(translation.checker if checker is None else checker, answer_ko)
+    checker, problems = checker_of(translation.sample, edited, rule_ids)
+    if problems:
+        raise InvalidInput("the Korean item's checker data cannot be checked as written: " + "; ".join(problems),
+                           field="checker")
     return Translation.objects.create(
         sample_id=translation.sample_id, run=translation.run, rulebook_version=translation.rulebook_version,
         action=action, source_transcription=translation.source_transcription,
         source_answer=translation.source_answer, source_aliases=translation.source_aliases,
         transcription_ko=transcription_ko.strip(), answer_ko=answer_ko,
-        aliases_ko=dedupe_aliases(answer_ko, aliases_ko), rule_ids=translation.rule_ids,
+        aliases_ko=dedupe_aliases(answer_ko, aliases_ko),
+        rule_ids=list(dict.fromkeys(translation.rule_ids + checker_data.rules_applied(
+            checker, checker_data.source_checker(translation.sample), rule_ids))),
         kept_terms=translation.kept_terms, reason=translation.reason, corrects=translation,
-        edited_by=acting_user, edit_note=note.strip(),
+        edited_by=acting_user, edit_note=note.strip(), checker=checker,
     )
+
+
+def _edited_checker(given: dict, answer_ko: str) -> SimpleNamespace:
+    """A person's checker data in the shape of a translator's answer, refused when it has another shape."""
+    def strings(value) -> bool:
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+    ids, kwargs = given.get("instruction_id_list", []), given.get("kwargs", [])
+    removed, choices = given.get("removed_instructions", []), given.get("choices", [])
+    if not strings(ids) or not strings(choices) or not isinstance(kwargs, list):
+        raise InvalidInput("instruction_id_list and choices are lists of strings, kwargs a list of objects", field="checker")
+    if not isinstance(removed, list) or not all(
+            isinstance(r, dict) and set(r) == {"instruction_id", "rule"} and strings(list(r.values())) for r in removed):
+        raise InvalidInput('removed_instructions: each entry is {"instruction_id": ..., "rule": ...}', field="checker")
+    return SimpleNamespace(instruction_id_list=ids, kwargs=kwargs, removed_instructions=removed, choices_ko=choices,
+                           answer_ko=answer_ko)

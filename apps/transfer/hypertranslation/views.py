@@ -1,6 +1,8 @@
 """Pages of the hypertranslation stage (admins and experts): translation runs and their report, and the
 side-by-side view with the correction form."""
 
+import json
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
@@ -78,14 +80,18 @@ def translation_detail(request, pk: int):
     translation = get_object_or_404(Translation.objects.select_related(
         "sample", "sample__benchmark", "rulebook_version__rulebook", "agent_call", "edited_by", "run"), pk=pk)
     current = selectors.current_translations().filter(sample_id=translation.sample_id).first()
-    form = CorrectTranslationForm(request.POST or None, initial={
+    checker = stage_selectors.checker_comparison(translation)
+    form = CorrectTranslationForm(request.POST or None, checker=checker is not None, initial={
         "transcription_ko": translation.transcription_ko, "answer_ko": translation.answer_ko,
-        "aliases_ko": "\n".join(translation.aliases_ko)})
+        "aliases_ko": "\n".join(translation.aliases_ko),
+        # Untranslated checker data starts from the English item's, for the editor to translate.
+        "checker": json.dumps(translation.checker or checker["english"], ensure_ascii=False, indent=1) if checker else ""})
     if request.method == "POST" and form.is_valid():
         try:
             edited = hypertranslation.correct_translation(
                 translation=translation, acting_user=request.user, transcription_ko=form.cleaned_data["transcription_ko"],
-                answer_ko=form.cleaned_data["answer_ko"], aliases_ko=form.aliases(), note=form.cleaned_data["note"])
+                answer_ko=form.cleaned_data["answer_ko"], aliases_ko=form.aliases(), note=form.cleaned_data["note"],
+                checker=form.cleaned_data.get("checker"))
         except ApplicationError as exc:
             messages.error(request, str(exc))
         else:
@@ -95,7 +101,7 @@ def translation_detail(request, pk: int):
     history = Translation.objects.filter(sample_id=translation.sample_id).select_related(
         "rulebook_version__rulebook", "edited_by").order_by("-pk")
     return render(request, "transfer/translation_detail.html", {
-        "t": translation, "current": current, "form": form, "history": history,
+        "t": translation, "current": current, "form": form, "history": history, "checker": checker,
         "rules": [(rid, rules.get(rid)) for rid in translation.rule_ids],
         "stale": stage_selectors.is_stale(translation), "normalized": translation.normalized_texts.order_by("-pk").first(),
         "newer_unusable": history.filter(pk__gt=translation.pk, action=TranslationAction.NEEDS_ATTENTION).first()

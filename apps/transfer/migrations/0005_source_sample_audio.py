@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('audio', '0002_audio_serving'),
-        ('transfer', '0003_translation_kept_terms'),
+        ('transfer', '0004_translation_checker'),
     ]
 
     operations = [
