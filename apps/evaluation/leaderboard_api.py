@@ -88,9 +88,20 @@ class LeaderboardOut(serializers.Serializer):
         "sampling settings the judge model refused (then it sampled at its own default, not as VoiceBench's judge)"))
 
 
+class ProfileField(serializers.ChoiceField):
+    """A reading profile in a query string; `?profile=` is refused (DRF would read a blank one as left out)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(choices=PROFILES, required=False, default=DEFAULT_PROFILE, **kwargs)
+
+    def get_value(self, dictionary):
+        if dictionary.get(self.field_name, None) == "":
+            return ""
+        return super().get_value(dictionary)
+
+
 class LeaderboardInput(StrictInput):
-    profile = serializers.ChoiceField(choices=PROFILES, required=False, default=DEFAULT_PROFILE,
-                                      help_text="sori (the corrected reader, default) or voicebench (VoiceBench's code)")
+    profile = ProfileField(help_text="sori (the corrected reader, default) or voicebench (VoiceBench's code)")
 
 
 class CompareInput(StrictInput):
@@ -98,8 +109,7 @@ class CompareInput(StrictInput):
     b = serializers.IntegerField(min_value=1, help_text="run B")
     resamples = serializers.IntegerField(required=False, min_value=100, max_value=100000, default=10000)
     seed = serializers.IntegerField(required=False, min_value=0, default=0)
-    profile = serializers.ChoiceField(choices=PROFILES, required=False, default=DEFAULT_PROFILE,
-                                      help_text="the reading profile both runs are compared under")
+    profile = ProfileField(help_text="the reading profile both runs are compared under")
 
 
 class CompareIntervalOut(serializers.Serializer):

@@ -97,7 +97,7 @@ def _evaluate(run, answers, response_file, inline_jobs, admin):
         job = start_evaluation(run=run, acting_user=admin)
     job.refresh_from_db()
     assert job.status == "succeeded", job.error
-    return {s.item.subset: s for s in ItemScore.objects.filter(item__run=run, method="rule").select_related("item")}
+    return {s.item.subset: s for s in ItemScore.objects.filter(item__run=run, method="rule", profile="sori").select_related("item")}
 
 
 @pytest.mark.django_db

@@ -91,10 +91,10 @@ def test_a_correct_korean_answer_scores_one_with_the_korean_checker_data_and_zer
     job.refresh_from_db()
     assert job.status == "succeeded", job.error
 
-    scored = ItemScore.objects.get(item=item, method="rule")
+    scored = ItemScore.objects.get(item=item, method="rule", profile="sori")
     assert scored.score == 1.0, scored.detail
     assert [r["id"] for r in scored.detail["instructions"]] == TRANSLATION["instruction_id_list"]
-    assert SubsetScore.objects.get(run=run, subset="ifeval", method="rule").score == 100.0
+    assert SubsetScore.objects.get(run=run, subset="ifeval", method="rule", profile="sori").score == 100.0
 
     # The same answer checked with the English item's kwargs (what the run used to do): "banana", "e" x 10,
     # lowercase English and the English end phrase are all missing from a correct Korean answer.

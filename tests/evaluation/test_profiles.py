@@ -188,6 +188,7 @@ def test_an_admin_rescores_through_the_api(evaluated, api_client, admin):
     board = api_client.get(reverse("evaluation-api:leaderboard"), {"profile": "voicebench"})
     assert board.status_code == 200 and board.json()["profile"] == "voicebench"
     assert api_client.get(reverse("evaluation-api:leaderboard"), {"profile": "x"}).status_code == 400
+    assert api_client.get(reverse("evaluation-api:leaderboard"), {"profile": ""}).status_code == 400
 
 
 @pytest.mark.django_db
