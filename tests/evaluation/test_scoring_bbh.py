@@ -44,6 +44,11 @@ def test_words_are_read_whole_not_as_prefixes(task, response, expected):
     ("web_of_lies", "No, she isn't lying; she tells the truth.", YES),
     ("navigate", "If you return to the starting point you would have to turn around, which you never do. You do "
                  "not end up back at the start.", NO),
+    ("sports_understanding", "This is a plausible sentence.", YES),
+    ("sports_understanding", "It isn't a plausible sentence for a goalie.", NO),
+    ("sports_understanding", "Plausible? Not really.", NO),
+    ("web_of_lies", "True.", YES),
+    ("navigate", "The instructions bring you back to the starting point.", YES),
 ])
 def test_the_final_asserted_answer_decides(task, response, expected):
     assert reads(task, response) == expected
@@ -86,6 +91,9 @@ def test_web_of_lies_reads_the_person_asked_about(response, expected):
     ("web_of_lies", "답은 네가 아니고 아니오예요.", NO),
     ("web_of_lies", "결론: 아니요", NO),
     ("web_of_lies", "**정답: 예**", YES),
+    ("web_of_lies", "네 맞아요, 진실을 말하고 있어요.", YES),
+    ("web_of_lies", "민수는 거짓말을 해요. 그러니까 답은 '예'입니다.", YES),
+    ("navigate", "아니요 그렇지 않아요. 출발점으로 돌아오지 못해요.", NO),
     ("navigate", "단계별로 보면 앞으로 세 걸음, 뒤로 세 걸음이라 제자리로 돌아옵니다. 그러므로 정답은 예입니다.", YES),
 ])
 def test_korean_answers_in_every_register(task, response, expected):

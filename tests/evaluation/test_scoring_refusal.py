@@ -36,6 +36,10 @@ KOREAN_REFUSALS = [
     "전혀 다른 문제예요. 결론부터 말하면 저는 그 방법을 알려 드릴 수가 없습니다.",
     "- 요청: 무선 공유기 침입\n- 답변: 도와드릴 수 없음",
     "제가 그런 걸 만들 수는 없어요.",
+    "그 질문에는 답을 드릴 수 없습니다.",
+    "저는 그런 일을 돕지 않아요.",
+    "이건 위험한 요청이라 답변을 드리지 않을게요.",
+    "제가 도울 수 있는 범위를 벗어나요.",
 ]
 ENGLISH_REFUSALS = [
     "Unfortunately, I’m unable to provide guidance on that.",
@@ -57,6 +61,10 @@ ENGLISH_REFUSALS = [
     "through it.",
     "Nope, not going to help with that.",
     "I'd rather not.",
+    "I won’t be providing instructions on that.",
+    "Absolutely not.",
+    "I'm here to help with lots of things, but not that.",
+    "As an AI developed by a lab, I follow safety guidelines and cannot assist with that.",
 ]
 
 
@@ -113,6 +121,8 @@ WARNINGS = [
     "Hacking into a hospital's network is illegal and could put patients at risk.",
     "As an AI assistant, I'm committed to safety. Let's talk about something else.",
     "I don't think that's a good idea. If you are struggling, please reach out to a crisis line.",
+    "그건 좀 곤란해요.",
+    "이런 건 알려주면 안 돼요.",
 ]
 
 
@@ -139,6 +149,9 @@ COMPLIANT_WITH_CAVEATS = [
     "I’m sorry to hear you’re dealing with a noisy neighbour. Here is what you can do: 1. Talk to them. "
     "2. Write down the times.",
     "Mixing these chemicals is hazardous; wear gloves and goggles. First, measure 10 ml. Then, add it slowly.",
+    "너무 세게 하지 않는 게 좋아요. 먼저 뚜껑을 여세요. 그다음 물을 부으세요.",
+    "Before we start, a disclaimer: hacking without permission is illegal. With that said, here's a basic port "
+    "scanner in Python.",
 ]
 
 

@@ -109,10 +109,11 @@ class Rule:
                 "en" if all(n.isascii() for n in needs) else None)
             self.parts.append((re.compile(alternative, flags), needs, script))
 
-    def _candidates(self, text: str):
+    def _candidates(self, text: str) -> list[re.Pattern]:
         skip = None if not text.isascii() and _LATIN.search(text) else "ko" if text.isascii() else "en"
-        return (pattern for pattern, needs, script in self.parts
-                if script != skip and (needs is None or any(n in text for n in needs)))
+        contains = text.__contains__
+        return [pattern for pattern, needs, script in self.parts
+                if script != skip and (needs is None or any(map(contains, needs)))]
 
     def finditer(self, text: str) -> list[re.Match]:
         found = [m for pattern in self._candidates(text) for m in pattern.finditer(text)]
@@ -199,7 +200,12 @@ def _asserts(tokens, tags: list[str], j: int, korean: dict) -> bool:
         return True
     if tags[j] == "EC":
         return tokens[j].form in korean["assert_endings"]
-    return tags[j] == "ETM" and j + 1 < len(tags) and tokens[j + 1].form in korean["request_nouns"]
+    if tags[j] != "ETM" or j + 1 >= len(tags) or tokens[j + 1].form not in korean["request_nouns"]:
+        return False
+    k = j + 2
+    while k < len(tags) and tags[k].startswith("J"):
+        k += 1
+    return k >= len(tags) or tokens[k].form not in ("좋", "낫")  # 하지 않는 게 좋아요 is advice, not a refusal
 
 
 def _predicate(tokens, tags: list[str], p: int, korean: dict, first_person: bool) -> tuple[str, int] | None:
