@@ -4,8 +4,9 @@ conditions and reports set aside, in both languages and every register."""
 import pytest
 
 from apps.core.errors import InvalidInput
-from apps.evaluation.scoring import score_response
+from apps.evaluation.scoring import bbh, score_response
 from apps.evaluation.scoring.bbh import read_answer, version
+from apps.evaluation.scoring.refusal import Rule
 
 YES, NO = 1, 0
 
@@ -171,3 +172,23 @@ def test_one_reader_for_both_languages():
 def test_it_refuses_an_item_whose_task_it_cannot_tell():
     with pytest.raises(InvalidInput, match="task"):
         score_response("bbh", {"id": "date_understanding_1", "answer": "Yes"}, "yes", language="en")
+
+
+def _rules_in(value) -> list[Rule]:
+    if isinstance(value, Rule):
+        return [value]
+    values = value.values() if isinstance(value, dict) else value if isinstance(value, tuple) else ()
+    return [rule for v in values for rule in _rules_in(v)]
+
+
+def test_no_pattern_of_the_rules_is_skipped_where_it_would_match():
+    rules = _rules_in(bbh._rules())
+    cases = [case for test in (test_words_are_read_whole_not_as_prefixes, test_the_final_asserted_answer_decides,
+                               test_korean_answers_in_every_register) for case in test.pytestmark[0].args[1]]
+    texts = [line for _, response, _ in cases for line in bbh.normalise(response).splitlines()]
+    assert len(rules) > 10 and len(texts) > 40
+    for rule in rules:
+        for text in texts:
+            tried = set(rule._candidates(text))
+            for pattern, _, _ in rule.parts:
+                assert pattern in tried or pattern.search(text) is None, (pattern.pattern, text)

@@ -106,11 +106,13 @@ class Rule:
             needs = tuple(sorted({n.strip() or n for n in needs}, key=len)) if needs else None
             # and a text in one script skips the other script's patterns without looking
             script = None if not needs else "ko" if all(map(_HANGUL.search, needs)) else (
-                "en" if all(n.isascii() for n in needs) else None)
+                "en" if all(n.isascii() and _LATIN.search(n) for n in needs) else None)
             self.parts.append((re.compile(alternative, flags), needs, script))
 
     def _candidates(self, text: str) -> list[re.Pattern]:
-        skip = None if not text.isascii() and _LATIN.search(text) else "ko" if text.isascii() else "en"
+        # the script whose patterns cannot match: Korean ones in ASCII text, English ones in text with no
+        # Latin letter; none in a text with both
+        skip = "ko" if text.isascii() else "en" if not _LATIN.search(text) else "neither"
         contains = text.__contains__
         return [pattern for pattern, needs, script in self.parts
                 if script != skip and (needs is None or any(map(contains, needs)))]
