@@ -4,6 +4,7 @@ into a paper). All three are made from one leaderboard.Board, so they never disa
 
 from __future__ import annotations
 
+import html
 import io
 
 from apps.core import csvsafe
@@ -70,16 +71,30 @@ def as_csv(board: Board) -> str:
     return out.getvalue()
 
 
-def _md_cell(c: Cell) -> str:
+class _Markdown(str):
+    """A cell _md_cell wrote as Markdown (a score in bold or underlined), which _md_table keeps as it is."""
+
+
+def _md_text(text: str) -> str:
+    """Typed text (a model's name, a label) as a table cell shows it: HTML escaped, so a name cannot add
+    markup; line breaks as spaces and | escaped, so it cannot end its row or cell (backslashes first, so
+    a name ending in one cannot unescape the |)."""
+    text = html.escape(" ".join(str(text).splitlines()), quote=False)
+    return text.replace("\\", "\\\\").replace("|", "\\|")
+
+
+def _md_cell(c: Cell) -> _Markdown:
     if c.score is None:
-        return f"– (no {', '.join(c.missing)})" if c.missing else "–"
+        return _Markdown(f"– (no {', '.join(map(_md_text, c.missing))})" if c.missing else "–")
     text = f"{c.score:.1f}"
-    return f"**{text}**" if c.mark == "best" else f"<u>{text}</u>" if c.mark == "second" else text
+    return _Markdown(f"**{text}**" if c.mark == "best" else f"<u>{text}</u>" if c.mark == "second" else text)
 
 
 def _md_table(header: list[str], lines: list[list[str]]) -> list[str]:
-    out = ["| " + " | ".join(header) + " |", "|" + "|".join([":---"] + ["---:"] * (len(header) - 1)) + "|"]
-    return out + ["| " + " | ".join(x.replace("|", "\\|") for x in line) + " |" for line in lines]
+    def row(cells: list[str]) -> str:
+        return "| " + " | ".join(x if isinstance(x, _Markdown) else _md_text(x) for x in cells) + " |"
+
+    return [row(header), "|" + "|".join([":---"] + ["---:"] * (len(header) - 1)) + "|", *map(row, lines)]
 
 
 def as_markdown(board: Board) -> str:
@@ -107,6 +122,6 @@ def as_markdown(board: Board) -> str:
         lines.append(["Average"] + [_md_cell(c) for c in board.table6["average"]])
         out += _md_table(["Capability", *names], lines)
     if demo:
-        out += ["", f"Demo answers, not a real model: {', '.join(demo)}."]
+        out += ["", f"Demo answers, not a real model: {', '.join(map(_md_text, demo))}."]
     return "\n".join(out) + "\n"
 
