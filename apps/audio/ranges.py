@@ -50,7 +50,10 @@ class _Slice:
         self.fh.close()
 
 
-def ranged_file_response(fh, *, content_type: str, range_header: str | None, etag: str = "") -> HttpResponse:
+def ranged_file_response(fh, *, content_type: str, range_header: str | None, etag: str = "",
+                         filename: str = "") -> HttpResponse:
+    """The file, whole or the one range asked for. `filename` names it in Content-Disposition (inline);
+    without it Django would name it after the stored file, whose extension the importer chose."""
     size = os.fstat(fh.fileno()).st_size if hasattr(fh, "fileno") else fh.size
     parsed = parse_range(range_header, size)
     if parsed == "unsatisfiable":
@@ -58,11 +61,12 @@ def ranged_file_response(fh, *, content_type: str, range_header: str | None, eta
         response = HttpResponse(status=416)
         response["Content-Range"] = f"bytes */{size}"
     elif parsed is None:
-        response = FileResponse(fh, content_type=content_type)
+        response = FileResponse(fh, content_type=content_type, filename=filename)
         response["Content-Length"] = str(size)
     else:
         start, end = parsed
-        response = FileResponse(_Slice(fh, start, end - start + 1), content_type=content_type, status=206)
+        response = FileResponse(_Slice(fh, start, end - start + 1), content_type=content_type, status=206,
+                                filename=filename)
         response["Content-Length"] = str(end - start + 1)
         response["Content-Range"] = f"bytes {start}-{end}/{size}"
     response["Accept-Ranges"] = "bytes"

@@ -19,6 +19,10 @@ def serve_audio(request, public_id):
         raise PermissionDenied
     playback.note_served(asset, request.user)
     fh = asset.file.open("rb")
+    # Named for the format its content was checked to be: the stored name keeps the imported file's
+    # extension, so a WAV imported as page.html would be served inline as <sha256>.html.
+    extension = asset.format if asset.content_type != "application/octet-stream" else "bin"
     return ranged_file_response(
-        fh, content_type=asset.content_type, range_header=request.headers.get("Range"), etag=asset.sha256
+        fh, content_type=asset.content_type, range_header=request.headers.get("Range"), etag=asset.sha256,
+        filename=f"{asset.sha256}.{extension}",
     )

@@ -13,38 +13,56 @@ before refusing with `refuse(problems)`.
 Hostile input is refused here, once, for every importer: a value nested deeper than MAX_DEPTH levels (which
 would otherwise end in a RecursionError), a NUL character in a value or a key (PostgreSQL cannot store it), a
 text value over MAX_CELL_CHARS characters (the csv module's own limit, applied to every format so a CSV and
-its JSONL twin agree), a JSON number over MAX_DIGITS digits, and a whole number that no database integer
-holds. Each is reported as "<file> line N: <field>: <reason>"."""
+its JSONL twin agree), a JSON number over MAX_DIGITS digits, a whole number that no database integer holds,
+and a number that is not finite (1e99999 reads as infinity; NaN and Infinity are not JSON; a Parquet float can
+be either). Each is reported as "<file> line N: <field>: <reason>". A file is read no further than its first
+MAX_PROBLEMS problems.
+
+A Parquet file is compressed, so a few kilobytes can decode to gigabytes (a Parquet bomb). Before anything is
+decoded its metadata is checked: at most MAX_PARQUET_ROWS rows, and the columns an importer may read (all but
+`exclude_columns`) at most MAX_PARQUET_BYTES uncompressed, at most MAX_PARQUET_RATIO times the file's size
+past RATIO_FLOOR (as a zip member's, apps.core.archives). Only the columns the row model reads are decoded,
+texts as dictionaries (one long value named by every row stays one value), and what they decode to is counted
+before any row becomes Python objects."""
 
 import csv
 import io
 import json
+import math
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import AliasChoices, AliasPath, BaseModel, ConfigDict, ValidationError
 
+from apps.core.archives import RATIO_FLOOR
 from apps.core.errors import FileProblem, FileRefused
 
-__all__ = ["RowModel", "FORMATS", "parse_table", "read_table", "refuse", "loads", "json_number", "hostile"]
+__all__ = ["RowModel", "FORMATS", "parse_table", "read_table", "refuse", "loads", "json_number", "json_constant", "hostile"]
 
 Row = TypeVar("Row", bound=BaseModel)
 
 FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".parquet": "parquet"}
 LISTED_PROBLEMS = 50  # a refusal lists this many problems and counts the rest
+MAX_PROBLEMS = 1_000  # reading stops here: the count of a hostile file's problems says nothing more
 MAX_DEPTH = 32  # levels of nested lists and objects in one value; real records use three or four
 MAX_CELL_CHARS = 131_072  # characters in one text value (the csv module's default field limit)
 MAX_DIGITS = 40  # digits in a JSON number; a longer one is an attack, not a measurement
 INTEGER_RANGE = (-(2**63), 2**63 - 1)  # what a PostgreSQL bigint holds
+MAX_PARQUET_ROWS = 1_000_000  # a benchmark's items or a corpus's clips; 2,000,000 rows fit in 12 KB
+MAX_PARQUET_BYTES = 256 << 20  # uncompressed, and decoded: twice the largest upload (settings.UPLOAD_LIMITS)
+MAX_PARQUET_RATIO = 100  # uncompressed bytes per byte of file; real text compresses 3-10x (a zip's limit too)
+PARQUET_BATCH_ROWS = 8_192  # rows turned into Python objects at a time
 
 
 class RowModel(BaseModel):
     """A convenient base for row models: surrounding spaces stripped, numbers accepted as text (a JSON id of
-    7 is the id "7"), unknown columns ignored."""
+    7 is the id "7"), unknown columns ignored (a Parquet file's are not even read; a model that keeps them,
+    extra="allow", reads every column)."""
 
     model_config = ConfigDict(str_strip_whitespace=True, coerce_numbers_to_str=True, extra="ignore")
 
@@ -94,13 +112,18 @@ blank_is_missing=False only null does (for files where an empty text is a real a
         raise FileRefused("no such file", file=name)
     unit = "row" if kind == "parquet" else "line"
     required = [_column(n, f) for n, f in model.model_fields.items() if f.is_required()]
-    records = _records(kind, name, data if data is not None else path, required, set(exclude_columns), blank_is_missing)
+    records = _records(kind, name, data if data is not None else path, required, set(exclude_columns), blank_is_missing,
+                       _columns_read(model))
 
     rows: list[tuple[int, Row]] = []
     problems: list[FileProblem] = []
     keys = [(key,) if isinstance(key, str) else tuple(key) for key in ((unique,) if isinstance(unique, str) else unique)]
     seen: dict[tuple, int] = {}
     for line, record in records:
+        if len(problems) >= MAX_PROBLEMS:
+            problems.append(FileProblem(file=name, reason=f"read up to {unit} {line - 1:,} only: "
+                                                          f"{len(problems):,} problems were found by then"))
+            break
         if isinstance(record, FileProblem):
             problems.append(record)
             continue
@@ -145,7 +168,8 @@ def _integer_out_of_range(value) -> bool:
 def hostile(value) -> tuple[str | None, str] | None:
     """(field, reason) for the first thing in a parsed value that no importer should receive: nesting
     deeper than MAX_DEPTH, a NUL character in a key or a text, a text over MAX_CELL_CHARS characters, a
-    whole number too large to store; None when there is none. `field` is the top-level key it sits under
+    whole number too large to store, a number that is not finite (or that json_number or json_constant
+    kept as a _BadNumber); None when there is none. `field` is the top-level key it sits under
     (None when the value is not an object). Walked without recursion, so depth itself cannot crash it."""
     if type(value) is dict and _clean_flat_texts(value):
         return None  # a CSV row: nothing to walk
@@ -167,8 +191,10 @@ def hostile(value) -> tuple[str | None, str] | None:
                 stack.append((child, depth + 1, where))
         elif isinstance(item, list | tuple):
             stack.extend((child, depth + 1, field) for child in item)
-        elif isinstance(item, _LongNumber):
-            return field, f"a number of {item.digits:,} digits (at most {MAX_DIGITS})"
+        elif isinstance(item, _BadNumber):
+            return field, item.reason
+        elif type(item) is float and not math.isfinite(item):  # a Parquet float: JSON has no inf or nan
+            return field, f"{item} is not a finite number"
         elif _integer_out_of_range(item):
             return field, "a whole number too large to store"
     return None
@@ -189,18 +215,27 @@ def _shown(key) -> str:
 
 
 def json_number(text: str):
-    """A JSON number (parse_int and parse_float). Past MAX_DIGITS digits it is kept unconverted as a
-    _LongNumber, which `hostile` refuses naming its field (a 4,301-digit whole number is a ValueError of
-    its own, and converting long ones is slow)."""
+    """A JSON number (parse_int and parse_float). One that no importer may receive is kept unconverted as a
+    _BadNumber, which `hostile` refuses naming its field: past MAX_DIGITS digits (a 4,301-digit whole number
+    is a ValueError of its own, and converting long ones is slow), or past what a float holds (1e99999
+    would read as infinity, which no JSON column can store)."""
     digits = sum(c.isdigit() for c in text)
     if digits > MAX_DIGITS:
-        return _LongNumber(digits)
-    return int(text) if text.lstrip("-").isdigit() else float(text)
+        return _BadNumber(f"a number of {digits:,} digits (at most {MAX_DIGITS})")
+    if text.lstrip("-").isdigit():
+        return int(text)
+    value = float(text)
+    return value if math.isfinite(value) else _BadNumber(f"{text} is too large a number to store (it reads as infinity)")
+
+
+def json_constant(text: str):
+    """parse_constant: Python's json reads NaN, Infinity and -Infinity, which JSON does not have."""
+    return _BadNumber(f"{text} is not a number JSON allows")
 
 
 @dataclass(frozen=True)
-class _LongNumber:
-    digits: int
+class _BadNumber:
+    reason: str
 
 
 def loads(text: str, *, name: str, line: int = 1, check: bool = True):
@@ -208,7 +243,7 @@ def loads(text: str, *, name: str, line: int = 1, check: bool = True):
     naming file, line and field when it is not JSON, is nested too deeply to read or (unless check=False,
     for a caller that runs `hostile` itself) holds anything `hostile` refuses."""
     try:
-        value = json.loads(text, parse_int=json_number, parse_float=json_number)
+        value = json.loads(text, parse_int=json_number, parse_float=json_number, parse_constant=json_constant)
     except RecursionError:
         raise FileRefused(f"nested more than {MAX_DEPTH} levels deep", file=name, line=line) from None
     except ValueError as exc:
@@ -223,6 +258,27 @@ def _column(field_name: str, info) -> str:
     return info.validation_alias if isinstance(info.validation_alias, str) else info.alias or field_name
 
 
+def _columns_read(model: type[BaseModel]) -> set[str] | None:
+    """The columns a row model reads (its fields by name and alias), or None for all of them: a model that
+    keeps unknown columns (extra="allow") reads every one."""
+    if model.model_config.get("extra") == "allow":
+        return None
+    names = set()
+    for field_name, info in model.model_fields.items():
+        names |= {field_name, info.alias} | _alias_names(info.validation_alias)
+    return names - {None}
+
+
+def _alias_names(alias) -> set[str]:
+    if isinstance(alias, str):
+        return {alias}
+    if isinstance(alias, AliasPath):
+        return {str(alias.path[0])}
+    if isinstance(alias, AliasChoices):
+        return set().union(*(_alias_names(choice) for choice in alias.choices))
+    return set()
+
+
 def _problem(name: str, line: int, unit: str, error: dict) -> FileProblem:
     field = ".".join(str(part) for part in error["loc"]) or None
     if error["type"] == "missing":
@@ -233,12 +289,13 @@ def _problem(name: str, line: int, unit: str, error: dict) -> FileProblem:
 
 
 def _records(
-    kind: str, name: str, source: bytes | Path, required: list[str], excluded: set[str], blank_is_missing: bool
+    kind: str, name: str, source: bytes | Path, required: list[str], excluded: set[str], blank_is_missing: bool,
+    wanted: set[str] | None,
 ) -> Iterator[tuple[int, dict | FileProblem]]:
     """(line, record or the problem reading it) for each row, without its absent values. CSV and JSON
     problems that make the rest unreadable raise FileRefused at once."""
     unit = "row" if kind == "parquet" else "line"
-    for line, record in _raw_records(kind, name, source, required, excluded):
+    for line, record in _raw_records(kind, name, source, required, excluded, wanted):
         if isinstance(record, dict) and (found := hostile(record)):
             field, reason = found
             yield line, FileProblem(file=name, line=line, unit=unit, field=field, reason=reason)
@@ -251,9 +308,10 @@ def _records(
         yield line, record
 
 
-def _raw_records(kind: str, name: str, source: bytes | Path, required: list[str], excluded: set[str]):
+def _raw_records(kind: str, name: str, source: bytes | Path, required: list[str], excluded: set[str],
+                 wanted: set[str] | None):
     if kind == "parquet":
-        yield from _parquet(name, source, required, excluded)
+        yield from _parquet(name, source, required, excluded, wanted)
         return
     raw = source if isinstance(source, bytes) else source.read_bytes()
     try:
@@ -322,7 +380,7 @@ def _present(record: dict, excluded: set[str]) -> dict:
 def _json_array(name: str, text: str, excluded: set[str]):
     """Each element of a top-level JSON array with the line its value starts on (json.loads keeps no
     positions, so the array is walked with raw_decode)."""
-    decoder = json.JSONDecoder(parse_int=json_number, parse_float=json_number)
+    decoder = json.JSONDecoder(parse_int=json_number, parse_float=json_number, parse_constant=json_constant)
     position = _skip(text, 0)
     if position >= len(text) or text[position] != "[":
         raise FileRefused("expected a JSON array of objects", file=name, line=_line(text, position))
@@ -361,18 +419,79 @@ def _line(text: str, position: int) -> int:
     return text.count("\n", 0, position) + 1
 
 
-def _parquet(name: str, source: bytes | Path, required: list[str], excluded: set[str]):
+def _parquet(name: str, source: bytes | Path, required: list[str], excluded: set[str], wanted: set[str] | None):
     try:
-        parquet = pq.ParquetFile(io.BytesIO(source) if isinstance(source, bytes) else source)
+        file = io.BytesIO(source) if isinstance(source, bytes) else source
+        parquet = pq.ParquetFile(file)
         names = parquet.schema_arrow.names
         missing = [column for column in required if column not in names]
         if missing:
             raise FileRefused(f"missing column(s) {', '.join(missing)}", file=name)
-        batches = parquet.iter_batches(columns=[c for c in names if c not in excluded])
-        number = 0
-        for batch in batches:
+        size = len(source) if isinstance(source, bytes) else source.stat().st_size
+        _check_parquet_size(name, parquet.metadata, size, [c for c in names if c not in excluded])
+        read = [c for c in names if c not in excluded and (wanted is None or c in wanted)]
+        # Texts are read as dictionaries, so a value the file stores once is held once until it is counted.
+        texts = [column.path for column in parquet.schema
+                 if column.physical_type == "BYTE_ARRAY" and any(_under(column.path, c) for c in read)]
+        if isinstance(file, io.BytesIO):
+            file.seek(0)
+        parquet = pq.ParquetFile(file, read_dictionary=texts)
+        number, decoded = 0, 0
+        for batch in parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=read):
+            decoded += sum(_decoded_bytes(column) for column in batch.columns)
+            if decoded > MAX_PARQUET_BYTES:
+                raise FileRefused(f"the columns read decode to more than {MAX_PARQUET_BYTES:,} bytes, over the "
+                                  f"limit of {MAX_PARQUET_BYTES:,}", file=name)
             for record in batch.to_pylist():
                 number += 1
                 yield number, record
     except (pa.ArrowException, OSError) as exc:
         raise FileRefused(f"not a readable Parquet file ({exc})", file=name) from None
+
+
+def _check_parquet_size(name: str, metadata: pq.FileMetaData, size: int, columns: list[str]) -> None:
+    """Refuse a Parquet bomb from the file's metadata, before any page is decompressed: too many rows, or
+    `columns` (those an importer may read) uncompressing past MAX_PARQUET_BYTES or past MAX_PARQUET_RATIO
+    times the file's size, which no metadata can understate. Every row group's column chunks are counted."""
+    if metadata.num_rows > MAX_PARQUET_ROWS:
+        raise FileRefused(f"{metadata.num_rows:,} rows, over the limit of {MAX_PARQUET_ROWS:,}", file=name)
+    unpacked = dict.fromkeys(columns, 0)
+    for group in range(metadata.num_row_groups):
+        row_group = metadata.row_group(group)
+        for index in range(row_group.num_columns):
+            chunk = row_group.column(index)
+            for column in columns:
+                if _under(chunk.path_in_schema, column):
+                    unpacked[column] += max(0, chunk.total_uncompressed_size)
+    total = sum(unpacked.values())
+    biggest = max(unpacked, key=unpacked.get, default="")
+    holds = f" (column {biggest}: {unpacked.get(biggest, 0):,})"
+    if total > MAX_PARQUET_BYTES:
+        raise FileRefused(f"uncompresses to {total:,} bytes{holds}, over the limit of {MAX_PARQUET_BYTES:,}", file=name)
+    if total > RATIO_FLOOR and total > MAX_PARQUET_RATIO * size:
+        raise FileRefused(f"uncompresses to {total:,} bytes from {size:,}{holds}, over the limit of "
+                          f"{MAX_PARQUET_RATIO}x", file=name)
+
+
+def _under(path: str, column: str) -> bool:
+    """Whether a Parquet column path ("aliases.list.element") lies in the top-level column."""
+    return path == column or path.startswith(column + ".")
+
+
+def _decoded_bytes(array: pa.Array) -> int:
+    """What a column of a batch holds once decoded: each text's bytes (a dictionary's values counted as often
+    as rows name them), and the buffers of everything else."""
+    kind = array.type
+    if pa.types.is_dictionary(kind) and _is_text(kind.value_type):
+        return pc.sum(pc.binary_length(array.dictionary).take(array.indices)).as_py() or 0
+    if pa.types.is_dictionary(kind):
+        return _decoded_bytes(array.dictionary.take(array.indices))
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind) or pa.types.is_map(kind):
+        return _decoded_bytes(array.flatten())
+    if pa.types.is_struct(kind):
+        return sum(_decoded_bytes(field) for field in array.flatten())
+    return array.nbytes
+
+
+def _is_text(kind: pa.DataType) -> bool:
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_binary(kind) or pa.types.is_large_binary(kind)

@@ -10,6 +10,7 @@ tables."""
 
 from __future__ import annotations
 
+import html
 import io
 
 from apps.core import csvsafe
@@ -100,16 +101,30 @@ def as_csv(board: Board) -> str:
     return out.getvalue()
 
 
-def _md_cell(c: Cell) -> str:
+class _Markdown(str):
+    """A cell _md_cell wrote as Markdown (a score in bold or underlined), which _md_table keeps as it is."""
+
+
+def _md_text(text: str) -> str:
+    """Typed text (a model's name, a label) as a table cell shows it: HTML escaped, so a name cannot add
+    markup; line breaks as spaces and | escaped, so it cannot end its row or cell (backslashes first, so
+    a name ending in one cannot unescape the |)."""
+    text = html.escape(" ".join(str(text).splitlines()), quote=False)
+    return text.replace("\\", "\\\\").replace("|", "\\|")
+
+
+def _md_cell(c: Cell) -> _Markdown:
     if c.score is None:
-        return f"– (no {', '.join(c.missing)})" if c.missing else "–"
+        return _Markdown(f"– (no {', '.join(map(_md_text, c.missing))})" if c.missing else "–")
     text = f"{c.score:.1f}"
-    return f"**{text}**" if c.mark == "best" else f"<u>{text}</u>" if c.mark == "second" else text
+    return _Markdown(f"**{text}**" if c.mark == "best" else f"<u>{text}</u>" if c.mark == "second" else text)
 
 
 def _md_table(header: list[str], lines: list[list[str]]) -> list[str]:
-    out = ["| " + " | ".join(header) + " |", "|" + "|".join([":---"] + ["---:"] * (len(header) - 1)) + "|"]
-    return out + ["| " + " | ".join(x.replace("|", "\\|") for x in line) + " |" for line in lines]
+    def row(cells: list[str]) -> str:
+        return "| " + " | ".join(x if isinstance(x, _Markdown) else _md_text(x) for x in cells) + " |"
+
+    return [row(header), "|" + "|".join([":---"] + ["---:"] * (len(header) - 1)) + "|", *map(row, lines)]
 
 
 def as_markdown(board: Board) -> str:
@@ -138,7 +153,7 @@ def as_markdown(board: Board) -> str:
         lines.append(["Average"] + [_md_cell(c) for c in board.table6["average"]])
         out += _md_table(["Capability", *names], lines)
     if demo:
-        out += ["", f"Demo answers, not a real model: {', '.join(demo)}."]
+        out += ["", f"Demo answers, not a real model: {', '.join(map(_md_text, demo))}."]
     out += _judge_notes(board)
     return "\n".join(out) + "\n"
 
@@ -148,9 +163,10 @@ def _judge_notes(board: Board) -> list[str]:
     groups: dict[tuple[str, bool, tuple[str, ...]], list[str]] = {}
     for j in judges(board).values():
         key = (j["judge_model"], "n" in j, tuple(j["refused"]))
-        groups.setdefault(key, []).append(f"{j['model']} on {j['benchmark']}")
+        groups.setdefault(key, []).append(_md_text(f"{j['model']} on {j['benchmark']}"))
     lines = []
-    for (model, recorded, refused), runs in sorted(groups.items()):
+    for (judge_model, recorded, refused), runs in sorted(groups.items()):
+        model = _md_text(judge_model)
         if not recorded:
             lines.append(f"Judge {model}, its sampling not recorded (judged before Sori asked as VoiceBench's judge "
                          f"does): {', '.join(runs)}.")

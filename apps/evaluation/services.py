@@ -214,6 +214,20 @@ class ResponseRow(RowModel):
             raise ValueError("an id is required")
         return value
 
+    @field_validator("response", mode="before")
+    @classmethod
+    def _response_is_text(cls, value):
+        # A model answers in text: a JSON or Parquet number is a broken export, not the answer "42". (A CSV
+        # cell is always text, kept as written.)
+        if isinstance(value, str):
+            return value
+        if isinstance(value, bool):
+            raise ValueError(f"a response is text, not {json.dumps(value)}")
+        if isinstance(value, int | float):
+            raise ValueError(f"a response is text, not the number {value}")
+        kind = {dict: "an object", list: "a list"}.get(type(value), f"a {type(value).__name__} value")
+        raise ValueError(f"a response is text, not {kind}")
+
 
 def import_responses(*, run: EvaluationRun, source: Path | str | bytes, name: str | None = None,
                      acting_user=None) -> int:

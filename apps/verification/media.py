@@ -8,7 +8,7 @@ and served inline; anything else already stored is served as an application/octe
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import filetype
 from pydub.utils import mediainfo_json
@@ -21,6 +21,9 @@ IMAGE_TYPES = {"image/png": "PNG", "image/jpeg": "JPEG", "image/gif": "GIF", "im
 VIDEO_TYPES = {"video/mp4": "MP4", "video/webm": "WebM"}
 VIDEO_CODECS = {"h264", "vp8", "vp9", "av1"}
 SERVABLE_TYPES = IMAGE_TYPES.keys() | VIDEO_TYPES.keys()
+# The extension a file served as each type is named with; .bin for a file served only as a download.
+EXTENSIONS = {"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp",
+              "video/mp4": ".mp4", "video/webm": ".webm"}
 # filetype reads at most this much of a file's start to find its signature.
 _HEAD_BYTES = 8192
 
@@ -73,6 +76,13 @@ def served_type(fh) -> str | None:
     fh.seek(0)
     mime = sniff(head)
     return mime if mime in SERVABLE_TYPES else None
+
+
+def served_name(stored_name: str, content_type: str | None) -> str:
+    """The file name a stored visual is served under: its stem with the extension of the type its content
+    was checked to be, never the one the importer's file had. A GIF that is also an HTML page, imported as
+    poly.html, is served as poly.gif, so neither a browser nor a desktop saving it opens it as HTML."""
+    return PurePosixPath(stored_name).stem + EXTENSIONS.get(content_type or "", ".bin")
 
 
 def _listed(types: dict[str, str]) -> str:

@@ -20,7 +20,7 @@ from apps.queues.selectors import unreachable_items
 from apps.verification import selectors, services
 from apps.verification.exports import export_zip
 from apps.verification.forms import BaselineForm, ImportForm, PredictionsForm, ReviewForm, SettingsForm
-from apps.verification.media import served_type
+from apps.verification.media import served_name, served_type
 from apps.verification.models import BaselineSession, Reason, VerificationItem, VerificationProject
 from apps.verification.scoring import yes_no_options
 from apps.verification.taxonomy import MULTIPLE, YES_NO
@@ -155,9 +155,9 @@ def visual(request, pk):
     if content_type is None:
         # Stored before imports checked content (or put there by hand): never shown inline, so an SVG or
         # HTML file cannot run script from Sori's origin; the admin can still download and look at it.
-        return FileResponse(fh, as_attachment=True, filename=Path(item.visual.name).name,
+        return FileResponse(fh, as_attachment=True, filename=served_name(item.visual.name, None),
                             content_type="application/octet-stream")
-    return FileResponse(fh, content_type=content_type)
+    return FileResponse(fh, content_type=content_type, filename=served_name(item.visual.name, content_type))
 
 
 # ---- admin -------------------------------------------------------------------------------------------------

@@ -81,3 +81,38 @@ def test_a_model_name_typed_as_a_formula_reaches_the_csv_as_text(admin, client_f
     rows = list(csv.reader(io.StringIO(_get(client_for(admin), "csv").content.decode())))
     cells = [cell for row in rows for cell in row]
     assert "'=HYPERLINK(\"http://x\")" in cells and not any(cell.startswith("=") for cell in cells)
+
+
+def _cells(line: str) -> list[str]:
+    """A Markdown table row's cells as GitHub's table reader splits them: at each | not escaped by a \\."""
+    cells, cell, chars = [], "", iter(line.strip().removeprefix("|").removesuffix("|"))
+    for char in chars:
+        if char == "\\":
+            cell += char + next(chars, "")
+        elif char == "|":
+            cells, cell = [*cells, cell.strip()], ""
+        else:
+            cell += char
+    return [*cells, cell.strip()]
+
+
+def test_a_model_name_cannot_break_the_markdown_table_or_add_html(admin, client_for):
+    hostile = ["a|b<script>\nx", "Q&A \\", "<img src=x onerror=alert(1)>\r\n| 99.9 |"]
+    bench = source_benchmark("openaudiobench", "openaudiobench")
+    for n, name in enumerate(hostile):
+        run_with_scores(model(name, answer_source="demo" if n == 2 else "imported"),
+                        {"llama_questions": (70.0 - n, 3)}, benchmark=bench)
+    run_with_scores(model("Plain"), {"llama_questions": (60.0, 3)}, benchmark=bench)
+
+    text = _get(client_for(admin), "md").content.decode()
+
+    assert "<script>" not in text and "<img" not in text and "&lt;script&gt;" in text
+    tables = [line for line in text.splitlines() if line.startswith("|")]
+    header = next(line for line in tables if line.startswith("| Benchmark"))
+    assert _cells(header)[0] == "Benchmark"
+    assert sorted(_cells(header)[1:]) == sorted([r"&lt;img src=x onerror=alert(1)&gt; \| 99.9 \|",
+                                                 r"a\|b&lt;script&gt; x", "Plain", "Q&amp;A \\\\"])
+    assert all(len(_cells(line)) == 5 for line in tables)
+    row = next(line for line in tables if line.startswith("| OpenAudioBench"))
+    assert _cells(row)[1:] == ["– (no trivia_qa, web_questions, alpaca_eval)"] * 4
+    assert "Demo answers, not a real model: &lt;img src=x onerror=alert(1)&gt; \\| 99.9 \\|." in text
