@@ -73,7 +73,7 @@ def test_an_unreachable_endpoint_ends_in_one_line_naming_the_run(english_run, au
         port = probe.getsockname()[1]
     EvaluatedModel.objects.filter(pk=english_run.model_id).update(endpoint=f"http://127.0.0.1:{port}/v1")
 
-    message = _refusal(console, run=english_run.pk, audio_dir=str(audio_dir))
+    message = _refusal(console, run=english_run.pk)
 
     assert message.startswith(f"run {english_run.pk}: ")
     assert "connection" in message.lower()
@@ -82,7 +82,7 @@ def test_an_unreachable_endpoint_ends_in_one_line_naming_the_run(english_run, au
 @pytest.mark.django_db
 def test_an_endpoint_answering_an_error_ends_in_one_line(english_run, fake_endpoint, audio_dir, admin, console, quick):
     fake_endpoint.fail(status=400, times=10)
-    message = _refusal(console, run=english_run.pk, audio_dir=str(audio_dir))
+    message = _refusal(console, run=english_run.pk)
     assert message.startswith(f"run {english_run.pk}: ") and "400" in message
 
 
@@ -117,7 +117,7 @@ def test_on_the_command_line_a_failed_job_prints_no_traceback(english_run, fake_
     env = {**os.environ, "DATABASE_URL": url, "SORI_AGENT_MAX_ATTEMPTS": "1", "SORI_AGENT_BACKOFF_BASE_MS": "0"}
 
     done = subprocess.run([sys.executable, "manage.py", "collect_responses", "--run", str(english_run.pk),
-                           "--audio-dir", str(audio_dir)], cwd=ROOT, env=env, capture_output=True, text=True,
+                           ], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=120)
 
     assert done.returncode == 1, done.stderr

@@ -114,5 +114,5 @@ def test_a_model_name_cannot_break_the_markdown_table_or_add_html(admin, client_
                                                  r"a\|b&lt;script&gt; x", "Plain", "Q&amp;A \\\\"])
     assert all(len(_cells(line)) == 5 for line in tables)
     row = next(line for line in tables if line.startswith("| OpenAudioBench"))
-    assert _cells(row)[1:] == ["– (no trivia_qa, web_questions, alpaca_eval)"] * 4
+    assert _cells(row)[1:] == ["– (no trivia_qa, web_questions, alpacaeval_full)"] * 4
     assert "Demo answers, not a real model: &lt;img src=x onerror=alert(1)&gt; \\| 99.9 \\|." in text
