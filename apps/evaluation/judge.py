@@ -126,6 +126,14 @@ def _folded(text: str) -> str:
     return "".join(c for c in text if unicodedata.category(c) != "Cf")
 
 
+# How the run and item pages name each reason.
+INJECTION_REASONS = {
+    "heading": "the judge prompt's own headings", "fence": "the judge prompt's fence or a look-alike",
+    "verdict_json": "the judge's answer format (score or answer JSON)", "override": "words telling the reader to drop its instructions",
+    "asks_for_score": "words addressed to the grader, asking for a score or verdict",
+}
+
+
 def injection_suspected(response: str) -> list[str]:
     """Why a response may be talking to the judge rather than answering (none: []): `heading` (the judge
     prompts' own headings), `fence` (the fenced prompts' delimiters or look-alikes), `verdict_json` (the judge's
