@@ -1,9 +1,18 @@
 """What reads evaluations for the run pages and the API: models, runs with their counts, a run's items with
 their scores, one item with its judge calls. (The leaderboard's tables have selectors of their own.)"""
 
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Count, Exists, JSONField, OuterRef, Prefetch, Q, Subquery
 
-from apps.evaluation.models import EvalItem, EvaluatedModel, EvaluationRun, ItemScore, JudgeCall, SubsetScore
+from apps.evaluation.models import (
+    EvalItem,
+    EvaluatedModel,
+    EvaluationRun,
+    ItemScore,
+    JudgeCall,
+    Profile,
+    ScoreMethod,
+    SubsetScore,
+)
 
 
 def models():
@@ -55,3 +64,19 @@ def item(run: EvaluationRun, item_pk: int) -> EvalItem:
     calls = Prefetch("judge_calls", queryset=JudgeCall.objects.select_related("agent_call").order_by("sample"))
     scores = Prefetch("scores", queryset=ItemScore.objects.prefetch_related(calls).order_by("method", "-profile", "-current", "-created_at"))
     return EvalItem.objects.select_related("run__model").prefetch_related(scores).get(run=run, pk=item_pk)
+
+
+def needs_review(run: EvaluationRun):
+    """The run's items a person should look at, by subset and id: those whose response the judge score flagged
+    as possibly talking to the judge (apps.evaluation.judge.injection_suspected), and the short-answer items
+    where Sori's rule reading and the judge disagree (rule 1 and judge 0, or rule 0 and judge 1: one of them
+    was misled, and SD-QA reports their mean). Each carries `rule_score`, `judge_score` and `injection` (the
+    flag's reasons, or None)."""
+    judge = ItemScore.objects.filter(item=OuterRef("pk"), method=ScoreMethod.JUDGE, current=True)
+    rule = ItemScore.objects.filter(item=OuterRef("pk"), method=ScoreMethod.RULE, profile=Profile.SORI, current=True)
+    disagree = Q(metric="qa") & (Q(rule_score=1, judge_score=0) | Q(rule_score=0, judge_score=1))
+    return EvalItem.objects.filter(run=run).annotate(
+        rule_score=Subquery(rule.values("score")[:1]), judge_score=Subquery(judge.values("score")[:1]),
+        flagged=Exists(judge.filter(detail__has_key="injection_suspected")),
+        injection=Subquery(judge.values("detail__injection_suspected")[:1], output_field=JSONField()),
+    ).filter(Q(flagged=True) | disagree).only("pk", "run_id", "item_id", "subset", "metric", "response").order_by("subset", "item_id")

@@ -16,7 +16,8 @@ from apps.accounts.permissions import can, require
 from apps.core.errors import ApplicationError, InvalidInput
 from apps.core.uploads import upload_limit
 from apps.evaluation import selectors, services
-from apps.evaluation.models import AnswerSource, EvalItem, EvaluatedModel, EvaluationRun, Profile
+from apps.evaluation.judge import INJECTION_REASONS
+from apps.evaluation.models import AnswerSource, EvalItem, EvaluatedModel, EvaluationRun, Profile, ScoreMethod
 from apps.releases.models import Release, ReleaseKind, ReleaseStatus
 from apps.transfer.models import SourceBenchmark
 
@@ -112,7 +113,21 @@ def run_detail(request, pk):
         context.update(subset=subset, subsets=selectors.subsets_of(run),
                        page=Paginator(selectors.items(run, subset=subset), 50).get_page(request.GET.get("page")),
                        jobs=[j for j in (run.collect_job, run.evaluate_job) if j is not None])
+        review = selectors.needs_review(run)
+        context.update(review=[_with_review_reasons(i) for i in review[:REVIEW_SHOWN]], review_count=review.count())
     return render(request, "evaluation/run.html", context)
+
+
+REVIEW_SHOWN = 100  # the first of the run's items to review; the count says how many there are
+
+
+def _with_review_reasons(item):
+    """`item.review_reasons`: why the run page lists it under "Needs review", in words."""
+    item.review_reasons = [INJECTION_REASONS.get(r, r) for r in item.injection or []]
+    if item.metric == "qa" and item.rule_score in (0, 1) and item.judge_score in (0, 1) and item.rule_score != item.judge_score:
+        item.review_reasons.append(f"the rule (Sori's reading) says {'right' if item.rule_score else 'wrong'}, "
+                                   f"the judge {'right' if item.judge_score else 'wrong'}")
+    return item
 
 
 @upload_limit("responses")
@@ -172,4 +187,7 @@ def item_detail(request, pk, item_pk):
         item = selectors.item(run, item_pk)
     except EvalItem.DoesNotExist:
         raise Http404 from None
-    return render(request, "evaluation/item.html", {"run": run, "item": item})
+    judged = next((s for s in item.scores.all() if s.method == ScoreMethod.JUDGE and s.current), None)
+    flags = [INJECTION_REASONS.get(r, r) for r in (judged.detail.get("injection_suspected") or [])] if judged else []
+    return render(request, "evaluation/item.html", {"run": run, "item": item, "injection_flags": flags,
+                                                    "injection_prompt": judged.judge_prompt_version if judged else ""})

@@ -68,9 +68,34 @@ def test_an_openai_judge_is_asked_once_for_three_answers_at_voicebenchs_temperat
     assert body["model"] == "gpt-4o-mini"
     text = _user_text(body)
     assert "Please evaluate the response on a scale of 1 to 5" in text
-    assert "### [Instruction]: Tell me about your day." in text and "### [Response]: My day was fine, thank you." in text
+    assert "### [Instruction]: Tell me about your day." in text
+    assert "### [Response]:\n<<<RESPONSE>>>\nMy day was fine, thank you.\n<<<END_RESPONSE>>>" in text  # fenced (v2)
     assert row.method == "judge" and row.score == pytest.approx(4 / 5)  # mean 4, x 20 = 80
     assert row.detail["scores"] == [4, 5, 3]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("how", ["argument", "setting"])
+def test_voicebenchs_plain_prompt_is_asked_word_for_word_when_chosen(judged_run, fake_llm, settings, how):
+    fake_llm.always({"answer": "Yes"})
+    if how == "setting":
+        settings.EVALUATION_JUDGE_PROMPT = "voicebench"
+
+    row = judge_item(_qa_item(judged_run), **({"prompt": "voicebench"} if how == "argument" else {}))
+
+    text = _user_text(fake_llm.requests[0]["body"])
+    assert "### Candidate answer\nIt is Canberra.\n\nIs the candidate answer correct" in text and "<<<" not in text
+    assert row.judge_prompt_version == "judge_qa v1" and row.version == "v1 openai:gpt-4o-mini"
+
+
+@pytest.mark.django_db
+def test_an_unknown_judge_prompt_setting_fails_loudly(judged_run, fake_llm, settings):
+    from django.core.exceptions import ImproperlyConfigured
+
+    settings.EVALUATION_JUDGE_PROMPT = "plain"
+    with pytest.raises(ImproperlyConfigured, match="fenced, voicebench"):
+        judge_item(_qa_item(judged_run))
+    assert not fake_llm.requests
 
 
 @pytest.mark.django_db
@@ -105,7 +130,8 @@ def test_a_short_answer_is_correct_when_most_of_the_three_answers_say_yes(judged
     assert len(fake_llm.requests) == 1 and _sampling(fake_llm.requests[0]["body"])["n"] == 3
     text = _user_text(fake_llm.requests[0]["body"])
     assert "### Question\nWhat is the capital of Australia?" in text
-    assert "### Reference answer\nCanberra" in text and "### Candidate answer\nIt is Canberra." in text
+    assert "### Reference answer\nCanberra" in text
+    assert "### Candidate answer\n<<<RESPONSE>>>\nIt is Canberra.\n<<<END_RESPONSE>>>" in text
     assert [c.value for c in row.judge_calls.all()] == [v.lower() for v in votes]
 
 
@@ -119,7 +145,7 @@ def test_the_korean_side_is_judged_with_the_korean_prompt_and_the_same_sampling(
     body = fake_llm.requests[0]["body"]
     assert "### 질문" in _user_text(body) and "### 참조 답변\neight" in _user_text(body)
     assert _sampling(body) == {"n": 3, "temperature": 0.5, "top_p": 0.95}
-    assert row.evaluator == "judge:judge_qa_ko" and row.judge_prompt_version == "judge_qa_ko v1"
+    assert row.evaluator == "judge:judge_qa_ko" and row.judge_prompt_version == "judge_qa_ko v2"
 
 
 # --- the judge model on every score ---------------------------------------------------------------------------
@@ -133,8 +159,8 @@ def test_every_judge_score_names_the_judge_model_the_version_that_answered_and_t
 
     assert len(rows) == 4
     assert {(r.judge_model, r.judge_model_version) for r in rows} == {("openai:gpt-4o-mini", "gpt-4o-mini-2024-07-18")}
-    assert {r.judge_prompt_version for r in rows} == {"judge_open v1", "judge_qa v1"}
-    assert {r.version for r in rows} == {"v1 openai:gpt-4o-mini"}
+    assert {r.judge_prompt_version for r in rows} == {"judge_open v2", "judge_qa v2"}
+    assert {r.version for r in rows} == {"v2 openai:gpt-4o-mini"}
     # Rule scores name no judge.
     assert not ItemScore.objects.filter(method="rule").exclude(judge_model="").exists()
 
@@ -365,7 +391,7 @@ def test_an_anthropic_judge_is_asked_three_times_and_its_apis_refusal_of_samplin
 
     assert {r["api"] for r in fake_llm.requests} == {"anthropic"} and len(fake_llm.requests) == 3
     assert all(not {"n", "temperature", "top_p"} & set(r["body"]) for r in fake_llm.requests)
-    assert row.score == pytest.approx(3 / 5) and row.version == "v1 anthropic:claude-sonnet-4-5"
+    assert row.score == pytest.approx(3 / 5) and row.version == "v2 anthropic:claude-sonnet-4-5"
     calls = list(row.judge_calls.select_related("agent_call"))
     assert [c.value for c in calls] == ["2", "3", "4"]
     assert len({c.agent_call_id for c in calls}) == 3 and len({c.agent_call.input_hash for c in calls}) == 3
