@@ -588,6 +588,11 @@ HF_TOKEN = env_str("HF_TOKEN")
 # at most this many items are judged at once (the provider's AGENTS_CONCURRENCY still caps requests).
 EVALUATION_JUDGE_WORKERS = env_int("SORI_EVALUATION_JUDGE_WORKERS", 4, minimum=1)
 EVALUATION_JUDGE_SAMPLES = 3  # VoiceBench asks its judge for three samples (n=3)
+# The judge's prompt: "fenced" (VoiceBench's wording with the response fenced and neutralised, so no response can
+# talk the judge into a score) or "voicebench" (VoiceBench's prompt as it is, to compare with its numbers).
+EVALUATION_JUDGE_PROMPT = env_str("SORI_EVALUATION_JUDGE_PROMPT") or "fenced"
+if EVALUATION_JUDGE_PROMPT not in ("fenced", "voicebench"):
+    raise ImproperlyConfigured("SORI_EVALUATION_JUDGE_PROMPT must be fenced or voicebench")
 # Collecting responses from a model's OpenAI-compatible endpoint: requests in flight per endpoint, and the
 # timeout of one request (a 4,096-token answer from a large model takes a while).
 EVALUATION_COLLECT_CONCURRENCY = env_int("SORI_EVALUATION_COLLECT_CONCURRENCY", 4, minimum=1)

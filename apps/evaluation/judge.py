@@ -83,7 +83,7 @@ def reference_of(item: EvalItem) -> str:
 
 def prompt_style(name: str | None = None) -> str:
     """The judge prompt to ask with: `name`, else settings.EVALUATION_JUDGE_PROMPT, else fenced."""
-    name = name or getattr(settings, "EVALUATION_JUDGE_PROMPT", "") or DEFAULT_PROMPT
+    name = name or settings.EVALUATION_JUDGE_PROMPT or DEFAULT_PROMPT
     if name not in PROMPT_VERSIONS:
         raise ImproperlyConfigured(f"judge prompt {name!r}: choose one of {', '.join(PROMPT_VERSIONS)}")
     return name

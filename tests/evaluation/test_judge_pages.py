@@ -80,7 +80,7 @@ def test_the_item_page_names_the_judge_model_the_version_that_answered_and_the_p
     page = client_for(admin).get(reverse("evaluation:item", args=[evaluated.pk, item.pk])).content.decode()
 
     assert "Judge <code>openai:gpt-5.4</code>" in page and "answered as <code>gpt-5.4-2026-03-05</code>" in page
-    assert "prompt judge_open v1" in page and "refused by the model: temperature" in page
+    assert "prompt judge_open v2" in page and "refused by the model: temperature" in page
 
 
 @pytest.mark.django_db
