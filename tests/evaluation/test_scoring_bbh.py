@@ -6,7 +6,7 @@ import pytest
 from apps.core.errors import InvalidInput
 from apps.evaluation.scoring import bbh, score_response
 from apps.evaluation.scoring.bbh import read_answer, version
-from apps.evaluation.scoring.refusal import Rule
+from apps.evaluation.scoring.patterns import Rule
 
 YES, NO = 1, 0
 

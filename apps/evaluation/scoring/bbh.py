@@ -18,7 +18,7 @@ from functools import cache
 
 from apps.core.errors import InvalidInput
 from apps.evaluation.scoring import mcq
-from apps.evaluation.scoring.refusal import Rule  # patterns behind a literal prefilter: most never run
+from apps.evaluation.scoring.patterns import Rule  # patterns behind a literal prefilter: most never run
 from apps.evaluation.scoring.result import Scored, data_file
 
 TASKS = ("sports_understanding", "hyperbaton", "navigate", "web_of_lies")
