@@ -18,6 +18,8 @@ Every refusal is an EndpointFailure whose `kind` is a short fixed phrase (safe t
 message may carry the endpoint's words and is for an admin's excerpt only."""
 
 import ipaddress
+import logging
+import re
 import socket
 import threading
 import time
@@ -290,3 +292,32 @@ def bounded_client(guard: Guard, *, max_bytes: int | None = None) -> httpx2.Clie
     timeout = httpx2.Timeout(guard.timeout, connect=min(guard.timeout, 10.0))
     return httpx2.Client(transport=BoundedTransport(guard, max_bytes=max_bytes), follow_redirects=False,
                          timeout=timeout, trust_env=False)
+
+
+# --- HTTP client logs --------------------------------------------------------------------------------------------
+_USERINFO = re.compile(r"(?<=://)[^/@\s'\"]+@")
+_SECRET_HEADER = re.compile(r"(?i)((?:authorization|api[-_]key|x-api-key|proxy-authorization)['\"]?\s*[:=,]\s*['\"]?)"
+                            r"(?:bearer\s+|basic\s+)?[^'\",}\s]+")
+CLIENT_LOGGERS = ("httpx2", "httpx", "httpcore2", "httpcore2.connection", "httpcore2.http11", "httpcore2.http2",
+                  "httpcore2.proxy", "httpcore", "httpcore.connection", "httpcore.http11", "openai", "openai._base_client")
+
+
+class RedactingFilter(logging.Filter):
+    """Takes a URL's userinfo and secret headers out of an HTTP client's log line (httpx logs every request's
+    URL at INFO; the SDKs log request options at DEBUG)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        clean = _SECRET_HEADER.sub(r"\1[redacted]", _USERINFO.sub("[redacted]@", message))
+        if clean != message:
+            record.msg, record.args = clean, ()
+        return True
+
+
+def redact_client_logs() -> None:
+    """Install RedactingFilter on the HTTP client loggers (a logger's filters do not reach its children, so
+    each is named); called once as apps.agents loads."""
+    for name in CLIENT_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RedactingFilter) for f in logger.filters):
+            logger.addFilter(RedactingFilter())
