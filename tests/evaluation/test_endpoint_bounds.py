@@ -402,3 +402,36 @@ def test_a_killed_collectors_slots_are_freed_when_its_job_is_reclaimed(settings)
     with provider_slot(slot, limit=2):  # a new collector gets a slot at once, not after the 300 s lease
         pass
     assert time.monotonic() - started < 1
+
+
+# --- a cancel of the job aborts its requests in flight ---------------------------------------------------------
+@pytest.mark.django_db(transaction=True)
+def test_cancelling_the_collection_job_aborts_its_requests_within_seconds(english_run, qwen, hostile, audio_dir, admin,
+                                                                        settings):
+    from apps.jobs.models import JobStatus
+    from apps.jobs.services import request_cancel
+
+    settings.JOB_RUNNER = "thread"
+    settings.EVALUATION_CANCEL_POLL_SECONDS = 0.2
+    settings.EVALUATION_COLLECT_CONCURRENCY = 2
+    settings.EVALUATION_COLLECT_TIMEOUT_SECONDS = 600.0  # only the cancel can end these requests
+    EvaluatedModel.objects.filter(pk=qwen.pk).update(endpoint=hostile.url)
+    hostile.default = hostile.drip(0.5)
+    job = start_collection(run=english_run, acting_user=admin)
+    deadline = time.monotonic() + 20
+    while len(hostile.requests) < 2 and time.monotonic() < deadline:  # both requests in flight, dripping
+        time.sleep(0.05)
+    assert len(hostile.requests) == 2
+
+    asked = time.monotonic()
+    request_cancel(job=job)
+    while job.status not in (JobStatus.CANCELLED, JobStatus.FAILED, JobStatus.SUCCEEDED) and time.monotonic() < deadline:
+        time.sleep(0.05)
+        job.refresh_from_db()
+    took = time.monotonic() - asked
+    print(f"time to cancel the job: {took:.2f} s")
+
+    assert job.status == JobStatus.CANCELLED, (job.status, job.error)
+    assert took < 3, took
+    assert not EvalItem.objects.filter(run=english_run, response__isnull=False).exists()
+    assert len(hostile.requests) == 2  # nothing more was asked after the cancel
