@@ -597,3 +597,11 @@ if EVALUATION_JUDGE_PROMPT not in ("fenced", "voicebench"):
 # timeout of one request (a 4,096-token answer from a large model takes a while).
 EVALUATION_COLLECT_CONCURRENCY = env_int("SORI_EVALUATION_COLLECT_CONCURRENCY", 4, minimum=1)
 EVALUATION_COLLECT_TIMEOUT_SECONDS = float(env_int("SORI_EVALUATION_COLLECT_TIMEOUT_SECONDS", 600, minimum=1))
+# A model's endpoint is untrusted (apps.agents.untrusted): the timeout above bounds each whole request; an
+# answer is read up to this many bytes (after decompression); loopback and Sori's own hosts are refused
+# unless allowed (a model served on the same machine); link-local and metadata addresses always are. A
+# non-empty host list allows only those hosts (comma-separated).
+EVALUATION_RESPONSE_MAX_BYTES = env_int("SORI_EVALUATION_RESPONSE_MAX_BYTES", 1024 * 1024, minimum=1024)
+EVALUATION_ALLOW_LOCAL_ENDPOINTS = env_bool("SORI_EVALUATION_ALLOW_LOCAL_ENDPOINTS", False)
+EVALUATION_ENDPOINT_HOSTS = env_list("SORI_EVALUATION_ENDPOINT_HOSTS", [])
+EVALUATION_CANCEL_POLL_SECONDS = 1.0  # how often a collection looks for a cancel, to abort requests in flight

@@ -12,6 +12,9 @@ class AgentsConfig(AppConfig):
     def ready(self):
         # Here, not at the top: they import models, which cannot load before the app registry is ready.
         from apps.agents import jobs, rules  # noqa: F401  (register the job handler and permission rules)
+        from apps.agents.untrusted import redact_client_logs
+
+        redact_client_logs()  # no URL userinfo or key header in an HTTP client's log line
 
     def nav_links(self, user):
         if getattr(user, "is_sori_admin", False):

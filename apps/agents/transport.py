@@ -35,9 +35,11 @@ R = TypeVar("R")
 
 # --- the two kinds of failure --------------------------------------------------------------------------------
 class VendorError(Exception):
-    """A request to a vendor failed. `http_attempts` is set by send_with_retries: how many requests it took."""
+    """A request to a vendor failed. `http_attempts` is set by send_with_retries: how many requests it took.
+    `kind`, where set, names the failure in a few fixed words (never the server's own), safe to show."""
 
     http_attempts: int = 1
+    kind: str = ""
 
 
 class TransientVendorError(VendorError):
@@ -161,13 +163,15 @@ def pause(seconds: float) -> None:
     time.sleep(seconds)
 
 
-def send_with_retries(send: Callable[[], R], *, slot: str, policy: RetryPolicy, limit: int | None = None) -> tuple[R, int]:
+def send_with_retries(send: Callable[[], R], *, slot: str, policy: RetryPolicy, limit: int | None = None,
+                      owner: str = "") -> tuple[R, int]:
     """(send(), HTTP requests made): each request holds one of `slot`'s concurrency slots (provider_slot;
-    `limit` overrides the provider's), a TransientVendorError is retried after policy.delay, up to
-    policy.attempts requests. The error that ends it carries http_attempts."""
+    `limit` overrides the provider's; `owner`, e.g. "job:42", lets that job's reclaim free them), a
+    TransientVendorError is retried after policy.delay, up to policy.attempts requests. The error that ends
+    it carries http_attempts."""
     for number in range(policy.attempts):
         try:
-            with provider_slot(slot, limit=limit):
+            with provider_slot(slot, limit=limit, owner=owner):
                 result = send()
             return result, number + 1
         except TransientVendorError as exc:

@@ -56,6 +56,10 @@ class EvalModelInput(StrictInput):
                                     help_text="base URL of an OpenAI-compatible server, e.g. http://gpu-1:8000/v1; "
                                               "without one the model's responses are imported")
     served_model = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    api_key_env = serializers.RegexField(services.KEY_ENV_PATTERN, max_length=100, required=False, allow_blank=True,
+                                         write_only=True,
+                                         help_text="write-only: the NAME of the environment variable holding the "
+                                                   "endpoint's key (SORI_MODEL_KEY_<NAME>); the key itself is never sent to Sori")
     decoding = EvalDecoding(required=False, help_text="default: max_tokens 4096, temperature 0.7, top_p 0.95")
     description = serializers.CharField(required=False, allow_blank=True)
 
@@ -68,10 +72,15 @@ class EvalModelOut(_InspectOnly, serializers.Serializer):
     answer_source = serializers.CharField()
     endpoint = serializers.CharField(help_text="blank unless you may inspect runs (admins)")
     served_model = serializers.CharField(help_text="blank unless you may inspect runs (admins)")
+    has_key = serializers.SerializerMethodField(help_text="whether the endpoint's key is set (the key never is shown)")
     decoding = serializers.JSONField()
     description = serializers.CharField()
     is_demo = serializers.BooleanField()
     created_at = serializers.DateTimeField()
+
+
+    def get_has_key(self, model) -> bool:
+        return bool(model.api_key_env)
 
 
 class EvalRunInput(StrictInput):
@@ -223,7 +232,8 @@ class ModelListView(generics.ListAPIView):
         model = services.create_model(
             name=fields["name"], version=fields.get("version", ""),
             endpoint=fields.get("endpoint", ""),
-            served_model=fields.get("served_model", ""), decoding=fields.get("decoding"),
+            served_model=fields.get("served_model", ""), api_key_env=fields.get("api_key_env", ""),
+            decoding=fields.get("decoding"),
             description=fields.get("description", ""), acting_user=request.user)
         return Response(EvalModelOut(model, context={"request": request}).data, status=status.HTTP_201_CREATED)
 

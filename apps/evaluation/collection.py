@@ -9,6 +9,14 @@ code that serves call_agent. Requests are cached by input hash: an item whose re
 decoding) was answered before, in this run or another, takes that answer without a request. The job is
 resumable: an item with a response is never sent again, and each answer is stored as it arrives.
 
+The endpoint is untrusted (apps.agents.untrusted): each request has an overall deadline
+(SORI_EVALUATION_COLLECT_TIMEOUT_SECONDS) and is aborted in flight when the job is cancelled; its answer is
+read under a byte cap; redirects, credentialed URLs and link-local, metadata or (unless allowed) local
+addresses are refused. A failure is the item's, never the job's: the item is left without a response, its
+meta keeps the failure's kind and a short excerpt of what the endpoint said (items are admin-only), and the
+run's attention reason counts the kinds only (never the endpoint's words). The key, when the endpoint needs
+one, is read from the environment variable the model names (EvaluatedModel.api_key_env).
+
 A KMMAU item's clip goes with a text part made from a versioned request template (apps/agents/prompts/
 kmmau_request, or mmau_request for an English run): the question, an instruction to pick one of the choices, as
 MMAU asks its test questions, and the choices. Each collected response's meta names the template and its
@@ -16,21 +24,27 @@ version, and the run page shows it."""
 
 import base64
 import hashlib
+import os
+import threading
 import time
 import zipfile
+from collections import Counter
 from pathlib import PurePosixPath
 
 from django.conf import settings
 from django.core.files.storage import default_storage
 from django.utils import timezone
 
-from apps.agents import providers, transport
+from apps.agents import providers, transport, untrusted
 from apps.agents.prompting import Prompt, load_prompt
 from apps.audio.models import AudioAsset
+from apps.core.tabular import MAX_CELL_CHARS
 from apps.evaluation.models import EvalItem, EvaluationRun, Language, RunStatus
+from apps.jobs.models import Job
 from apps.jobs.services import results_in_parallel
 
 AUDIO_FORMATS = {"wav": "wav", "mp3": "mp3", "flac": "flac", "ogg": "ogg", "m4a": "m4a", "webm": "webm"}
+EXCERPT_CHARS = 200  # of what a failing endpoint said, kept in the item's (admin-only) meta
 
 
 class MissingAudio(Exception):
@@ -115,8 +129,24 @@ def request_hash(run: EvaluationRun, item: EvalItem, audio: bytes, messages: lis
                                  "decoding": run.decoding, "audio": hashlib.sha256(audio).hexdigest(), "text": text})
 
 
-def collect_one(run: EvaluationRun, item: EvalItem, source: AudioSource) -> dict:
-    """Ask the model for one item's response and store it. -> {"cached": bool} or {"missing": reason}."""
+def endpoint_key(model) -> str:
+    """The endpoint's key, read from the environment variable the model names ("" when it names none)."""
+    if not model.api_key_env:
+        return ""
+    key = os.environ.get(model.api_key_env, "")
+    if not key:
+        raise MissingKey(f"the model's key variable {model.api_key_env} is not set in the workers' environment")
+    return key
+
+
+class MissingKey(Exception):
+    pass
+
+
+def collect_one(run: EvaluationRun, item: EvalItem, source: AudioSource, *, api_key: str = "",
+                cancelled: threading.Event | None = None, owner: str = "") -> dict:
+    """Ask the model for one item's response and store it. -> {"cached": bool} or {"missing": reason}; a
+    refused or failed request raises the transport's VendorError (see run_collection)."""
     try:
         audio, fmt = source.read(item)
     except MissingAudio as exc:
@@ -129,7 +159,7 @@ def collect_one(run: EvaluationRun, item: EvalItem, source: AudioSource) -> dict
                .values("response", "response_meta", "run_id").first())
     if earlier is not None:
         meta = {"cached_from_run": earlier["run_id"], **{k: v for k, v in earlier["response_meta"].items()
-                                                          if k in ("input_tokens", "output_tokens")}, **asked}
+                                                          if k in ("input_tokens", "output_tokens", "truncated_from_chars")}, **asked}
         _store(item, earlier["response"], digest, meta)
         return {"cached": True}
     model, decoding = run.model, run.decoding
@@ -137,19 +167,29 @@ def collect_one(run: EvaluationRun, item: EvalItem, source: AudioSource) -> dict
     started = time.monotonic()
     completion, attempts = transport.send_with_retries(
         lambda: provider.complete_at(
-            base_url=model.endpoint, model=model.served_model, messages=messages,
+            base_url=model.endpoint, api_key=api_key, model=model.served_model, messages=messages,
             timeout=settings.EVALUATION_COLLECT_TIMEOUT_SECONDS, max_tokens=decoding.get("max_tokens"),
-            temperature=decoding.get("temperature"), top_p=decoding.get("top_p"),
+            temperature=decoding.get("temperature"), top_p=decoding.get("top_p"), cancelled=cancelled,
         ),
         slot=f"evaluation:{model.endpoint.rstrip('/')}", policy=transport.model_policy(),
-        limit=settings.EVALUATION_COLLECT_CONCURRENCY,
+        limit=settings.EVALUATION_COLLECT_CONCURRENCY, owner=owner,
     )
-    _store(item, completion.text, digest, {
+    text, meta = completion.text, {}
+    if len(text) > MAX_CELL_CHARS:  # stored as far as a cell holds, and marked
+        text, meta = text[:MAX_CELL_CHARS], {"truncated_from_chars": len(text)}
+    _store(item, text, digest, {
         "input_tokens": completion.input_tokens, "output_tokens": completion.output_tokens,
         "latency_ms": int((time.monotonic() - started) * 1000), "http_attempts": attempts,
-        "finish_reason": ((completion.raw.get("choices") or [{}])[0] or {}).get("finish_reason"), **asked,
+        "finish_reason": ((completion.raw.get("choices") or [{}])[0] or {}).get("finish_reason"), **asked, **meta,
     })
     return {"cached": False}
+
+
+def failure_kind(exc: transport.VendorError) -> str:
+    """A failure's kind in a few fixed words: what the attention reason may say."""
+    if exc.kind:
+        return exc.kind
+    return "kept failing" if isinstance(exc, transport.TransientVendorError) else "request refused"
 
 
 def _store(item: EvalItem, text: str, digest: str, meta: dict) -> None:
@@ -157,11 +197,47 @@ def _store(item: EvalItem, text: str, digest: str, meta: dict) -> None:
                                                responded_at=timezone.now())
 
 
+def _store_failure(item: EvalItem, kind: str, exc: Exception, attempts: int) -> None:
+    """The item stays without a response; its meta says why, with at most EXCERPT_CHARS of the endpoint's
+    words (items are for admins only)."""
+    EvalItem.objects.filter(pk=item.pk, response__isnull=True).update(response_meta={
+        "collect_failed": kind, "collect_excerpt": str(exc)[:EXCERPT_CHARS], "http_attempts": attempts})
+
+
+class _CancelWatch(threading.Thread):
+    """Looks for a cancel of the job every EVALUATION_CANCEL_POLL_SECONDS and sets `cancelled`, which aborts
+    the requests in flight (apps.agents.untrusted's watchdog)."""
+
+    def __init__(self, job_pk: int):
+        super().__init__(name=f"job-{job_pk}-cancel-watch", daemon=True)
+        self.job_pk, self.cancelled, self.stopped = job_pk, threading.Event(), threading.Event()
+        self.start()
+
+    def run(self) -> None:
+        from django.db import connection
+
+        try:
+            while not self.stopped.wait(settings.EVALUATION_CANCEL_POLL_SECONDS):
+                if Job.objects.filter(pk=self.job_pk, cancel_requested=True).exists():
+                    self.cancelled.set()
+                    return
+        except Exception:  # a failed look only delays a cancel to the job's next progress report
+            pass
+        finally:
+            connection.close()
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.join()
+
+
 def run_collection(job, progress) -> dict:
     """The collection job's body (see the module's docstring). Items whose audio is missing, or whose
     requests kept failing after the retries, are left without a response and named in the result; the run
     then needs attention, and running the job again (resume) asks for those only."""
     run = EvaluationRun.objects.select_related("model", "release").get(pk=job.params["run"])
+    api_key = endpoint_key(run.model)  # before any request: a key that is not set fails the job in one line
+    untrusted.check_url(run.model.endpoint)
     source = AudioSource(run)
     pending = list(EvalItem.objects.filter(run=run, response__isnull=True).select_related("run", "source_sample__audio")
                    .order_by("subset", "item_id"))
@@ -173,35 +249,54 @@ def run_collection(job, progress) -> dict:
     progress.set_done(answered)
     done, cached, missing, failed = answered, 0, {}, {}
     started = time.monotonic()
+    watch = _CancelWatch(job.pk)
 
     def work(item):
         try:
-            return collect_one(run, item, source)
-        except transport.TransientVendorError as exc:
-            return {"failed": f"kept failing after {exc.http_attempts} tries: {exc}"}
+            return collect_one(run, item, source, api_key=api_key, cancelled=watch.cancelled, owner=f"job:{job.pk}")
+        except untrusted.RequestCancelled:
+            return {"cancelled": True}
+        except transport.VendorError as exc:  # the item's failure, whatever the endpoint did: never the job's
+            kind = failure_kind(exc)
+            _store_failure(item, kind, exc, exc.http_attempts)
+            return {"failed": kind}
 
-    for item, outcome in results_in_parallel(pending, work, workers=settings.EVALUATION_COLLECT_CONCURRENCY, name="collect"):
-        if "missing" in outcome:
-            missing[item.item_id] = outcome["missing"]
-        elif "failed" in outcome:
-            failed[item.item_id] = outcome["failed"]
-        else:
-            cached += outcome["cached"]
-        done += 1
-        elapsed = time.monotonic() - started
-        left = len(pending) - (done - answered)
-        eta = f", about {elapsed / (done - answered) * left:.0f} s left" if left else ""
-        progress.set_done(done, message=f"{done - answered} of {len(pending)} asked in {elapsed:.0f} s{eta}"
-                          + (f", {cached} from cache" if cached else "")
-                          + (f", {len(missing) + len(failed)} without a response" if missing or failed else ""))
+    try:
+        for item, outcome in results_in_parallel(pending, work, workers=settings.EVALUATION_COLLECT_CONCURRENCY,
+                                                 name="collect"):
+            if "cancelled" in outcome:
+                progress.check_cancelled()
+                continue
+            if "missing" in outcome:
+                missing[item.item_id] = outcome["missing"]
+            elif "failed" in outcome:
+                failed[item.item_id] = outcome["failed"]
+            else:
+                cached += outcome["cached"]
+            done += 1
+            elapsed = time.monotonic() - started
+            left = len(pending) - (done - answered)
+            eta = f", about {elapsed / (done - answered) * left:.0f} s left" if left else ""
+            progress.set_done(done, message=f"{done - answered} of {len(pending)} asked in {elapsed:.0f} s{eta}"
+                              + (f", {cached} from cache" if cached else "")
+                              + (f", {len(missing) + len(failed)} without a response" if missing or failed else ""))
+    finally:
+        watch.stop()
     left = EvalItem.objects.filter(run=run, response__isnull=True).count()
-    reason = ""
-    if missing or failed:
-        reason = f"{len(missing) + len(failed)} items have no response: " + "; ".join(
-            list(missing.values())[:3] + [f"{k}: {v}" for k, v in list(failed.items())[:3]])
+    reason = attention_reason(missing, failed)
     EvaluationRun.objects.filter(pk=run.pk).update(
         status=RunStatus.READY if left == 0 else (RunStatus.NEEDS_ATTENTION if reason else RunStatus.WAITING),
         attention_reason=reason[:2000])
     return {"run": run.pk, "asked": len(pending) - cached - len(missing) - len(failed), "from_cache": cached,
             "missing_audio": missing, "failed": failed, "without_response": left,
             "seconds": round(time.monotonic() - started, 1)}
+
+
+def attention_reason(missing: dict, failed: dict) -> str:
+    """Why the run needs attention: the missing audio in Sori's words, the failed requests as counts by kind
+    (never what an endpoint said)."""
+    if not missing and not failed:
+        return ""
+    kinds = Counter(failed.values())
+    return f"{len(missing) + len(failed)} items have no response: " + "; ".join(
+        list(missing.values())[:3] + [f"{count} {kind}" for kind, count in kinds.most_common()])

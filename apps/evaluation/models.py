@@ -36,6 +36,10 @@ class EvaluatedModel(models.Model):
     endpoint = models.URLField(max_length=300, blank=True,
                                help_text="base URL of an OpenAI-compatible server, e.g. http://gpu-1:8000/v1")
     served_model = models.CharField(max_length=200, blank=True, help_text="the model name the endpoint serves")
+    # Write-only: the NAME of an environment variable (SORI_MODEL_KEY_...) holding the endpoint's key, so the
+    # key itself is never in the database, a page, the API or a log; only whether one is set is shown.
+    api_key_env = models.CharField(max_length=100, blank=True,
+                                   help_text="the environment variable holding the endpoint's key, e.g. SORI_MODEL_KEY_QWEN")
     decoding = models.JSONField(default=default_decoding, blank=True,
                                 help_text="max_tokens, temperature, top_p (defaults: the paper's)")
     description = models.TextField(blank=True)

@@ -20,6 +20,7 @@ from django.db.models import Q
 from django.utils import timezone
 from pydantic import field_validator
 
+from apps.agents import untrusted
 from apps.agents.services import AgentNeedsAttention, ProviderRejected, agent_config
 from apps.core.errors import ApplicationError, Conflict, FileProblem, InvalidInput, Unavailable
 from apps.core.tabular import RowModel, parse_table, refuse
@@ -51,7 +52,10 @@ RESCORE_JOB = "evaluation.rescore"
 KMMAU = "kmmau"
 JUDGED_METRICS = ("open", "qa")  # the LLM judge scores these (open: only the judge; qa: judge beside the match)
 
-ENDPOINT_PATTERN = r"^https?://[A-Za-z0-9._~:/?#@!$&'()*+,;=%\[\]-]+$"  # an http(s) URL in URL characters
+ENDPOINT_PATTERN = r"^https?://[A-Za-z0-9._~:/?#!$&'()*+,;=%\[\]-]+$"  # an http(s) URL in URL characters, no userinfo (no @)
+# A model's key is named, never given: an environment variable under this prefix (so no one can send, say,
+# SECRET_KEY or DATABASE_URL to an endpoint of their choosing).
+KEY_ENV_PATTERN = r"^SORI_MODEL_KEY_[A-Z0-9_]{1,80}$"
 _DECODING_LIMITS = {"max_tokens": (1, 131072), "temperature": (0.0, 2.0), "top_p": (0.0, 1.0)}
 
 
@@ -69,24 +73,47 @@ def clean_decoding(decoding: dict | None) -> dict:
     return merged
 
 
+def check_endpoint(endpoint: str) -> None:
+    """InvalidInput unless `endpoint` is a URL Sori may send audio to (apps.agents.untrusted.check_url:
+    no credentials in it, no link-local or metadata address, not Sori's own host unless allowed)."""
+    if "@" in endpoint:
+        raise InvalidInput("the endpoint URL must not carry credentials (user:key@); name the key's environment "
+                           "variable as the model's key instead", field="endpoint")
+    if not re.match(ENDPOINT_PATTERN, endpoint):
+        raise InvalidInput("the endpoint must be an http(s) URL, e.g. http://gpu-1:8000/v1", field="endpoint")
+    try:
+        untrusted.check_url(endpoint)
+    except untrusted.EndpointRefused as exc:
+        raise InvalidInput(f"this endpoint is refused: {exc}", field="endpoint") from None
+
+
+def check_key_env(api_key_env: str) -> None:
+    if api_key_env and not re.match(KEY_ENV_PATTERN, api_key_env):
+        raise InvalidInput("the key must be named as an environment variable SORI_MODEL_KEY_<NAME> (capitals, digits, _)",
+                           field="api_key_env")
+
+
 def create_model(*, name: str, version: str = "", answer_source: str | None = None, endpoint: str = "",
                  served_model: str = "", decoding: dict | None = None, description: str = "",
-                 acting_user=None) -> EvaluatedModel:
-    """A model under evaluation. Its answers are collected from `endpoint` (serving `served_model`) when one
-    is given, else imported; the demo's scripted model says so with answer_source="demo"."""
+                 api_key_env: str = "", acting_user=None) -> EvaluatedModel:
+    """A model under evaluation. Its answers are collected from `endpoint` (serving `served_model`, with the
+    key held by the environment variable `api_key_env`, if it needs one) when one is given, else imported;
+    the demo's scripted model says so with answer_source="demo"."""
     name, version = name.strip(), version.strip()
     if not name:
         raise InvalidInput("a model needs a name", field="name")
     answer_source = answer_source or (AnswerSource.ENDPOINT if endpoint else AnswerSource.IMPORTED)
     if answer_source not in AnswerSource.values:
         raise InvalidInput(f"answer source must be one of {', '.join(AnswerSource.values)}", field="answer_source")
-    if endpoint and not re.match(ENDPOINT_PATTERN, endpoint):
-        raise InvalidInput("the endpoint must be an http(s) URL, e.g. http://gpu-1:8000/v1", field="endpoint")
+    if endpoint:
+        check_endpoint(endpoint)
+    api_key_env = api_key_env.strip()
+    check_key_env(api_key_env)
     if EvaluatedModel.objects.filter(name=name, version=version).exists():
         raise Conflict(f"a model {name} {version} exists already".replace("  ", " "), code="model_exists")
     return EvaluatedModel.objects.create(
         name=name, version=version, answer_source=answer_source, endpoint=endpoint, served_model=served_model,
-        decoding=clean_decoding(decoding), description=description, created_by=acting_user,
+        api_key_env=api_key_env, decoding=clean_decoding(decoding), description=description, created_by=acting_user,
     )
 
 

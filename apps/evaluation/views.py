@@ -69,7 +69,8 @@ def create_model(request):
         model = services.create_model(
             name=form.get("name", ""), version=form.get("version", ""),
             answer_source=form.get("answer_source") or AnswerSource.IMPORTED, endpoint=form.get("endpoint", "").strip(),
-            served_model=form.get("served_model", "").strip(), decoding=decoding,
+            served_model=form.get("served_model", "").strip(), api_key_env=form.get("api_key_env", "").strip(),
+            decoding=decoding,
             description=form.get("description", ""), acting_user=request.user)
     except ApplicationError as exc:
         messages.error(request, exc.message)

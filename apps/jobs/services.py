@@ -230,12 +230,16 @@ def resume_job(*, job: Job) -> bool:
 
 
 def reclaim_lost_jobs() -> list[int]:
-    """Queue again every running job whose lease ran out (its worker died). Each is taken by one conditional
-    UPDATE, so concurrent reclaimers queue a job once. Returns the ids queued."""
+    """Queue again every running job whose lease ran out (its worker died), freeing the concurrency slots it
+    held (apps.agents.slots, taken with owner "job:<id>"). Each is taken by one conditional UPDATE, so
+    concurrent reclaimers queue a job once. Returns the ids queued."""
+    from apps.agents.slots import release_owner  # here: apps.agents imports apps.jobs at its top
+
     reclaimed = []
     for pk in Job.objects.lease_lost().values_list("pk", flat=True):
         if Job.objects.lease_lost().filter(pk=pk).update(status=JobStatus.QUEUED, message="Worker lost; resuming"):
             log.warning("job %s lost its worker; queued again", pk)
+            release_owner(f"job:{pk}")  # the concurrency slots its dead worker held, free now, not after their lease
             reclaimed.append(pk)
             _dispatch(pk)
     return reclaimed

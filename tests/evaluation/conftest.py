@@ -55,8 +55,10 @@ def audio_dir(tmp_path, voicebench, settings):
 
 
 @pytest.fixture
-def qwen(db, admin):
+def qwen(db, admin, settings):
     from apps.evaluation.services import create_model
+
+    settings.EVALUATION_ALLOW_LOCAL_ENDPOINTS = True  # its endpoint (and the fake one) is on 127.0.0.1
 
     return create_model(name="Qwen2.5-Omni", version="7B", answer_source="endpoint", endpoint="http://127.0.0.1:9/v1",
                         served_model="Qwen/Qwen2.5-Omni-7B", acting_user=admin)
@@ -113,9 +115,12 @@ def inline_jobs(django_capture_on_commit_callbacks):
 
 
 @pytest.fixture
-def fake_endpoint(fake_llm, qwen):
-    """The model's endpoint is the fake server's OpenAI-compatible API (which checks input_audio parts)."""
+def fake_endpoint(fake_llm, qwen, settings):
+    """The model's endpoint is the fake server's OpenAI-compatible API (which checks input_audio parts), on
+    127.0.0.1, so local endpoints are allowed."""
     from apps.evaluation.models import EvaluatedModel
+
+    settings.EVALUATION_ALLOW_LOCAL_ENDPOINTS = True
 
     EvaluatedModel.objects.filter(pk=qwen.pk).update(endpoint=f"{fake_llm.url}/v1")
     qwen.refresh_from_db()

@@ -93,21 +93,26 @@ def test_a_stopped_collection_resumes_with_the_items_left(english_run, fake_endp
 
 
 @pytest.mark.django_db
-def test_a_refused_request_stops_the_job_and_the_run_needs_attention(english_run, fake_endpoint, audio_dir, inline_jobs, admin, settings):
+def test_a_refused_request_fails_its_item_not_the_job_and_the_run_needs_attention(english_run, fake_endpoint, audio_dir,
+                                                                                 inline_jobs, admin, settings):
     settings.EVALUATION_COLLECT_CONCURRENCY = 1
     fake_endpoint.reply("first")
     fake_endpoint.fail(status=400)
+    fake_endpoint.always("after")
 
     job = _collect(english_run, inline_jobs, admin)
 
-    assert job.status == "failed" and "HTTP 400" in job.message
-    assert english_run.status == RunStatus.NEEDS_ATTENTION and "HTTP 400" in english_run.attention_reason
-    assert EvalItem.objects.filter(run=english_run, response__isnull=False).count() == 1
+    assert job.status == "succeeded" and job.result["failed"] and list(job.result["failed"].values()) == ["HTTP 400"]
+    assert english_run.status == RunStatus.NEEDS_ATTENTION and "1 HTTP 400" in english_run.attention_reason
+    assert EvalItem.objects.filter(run=english_run, response__isnull=False).count() == 4
+    refused = EvalItem.objects.get(run=english_run, response__isnull=True)
+    assert refused.response_meta["collect_failed"] == "HTTP 400"
 
     fake_endpoint.always("later")
     job = _collect(english_run, inline_jobs, admin)
     assert job.status == "succeeded" and english_run.status == RunStatus.READY
     assert EvalItem.objects.filter(run=english_run, response="first").count() == 1
+    assert EvalItem.objects.filter(run=english_run, response="later").count() == 1
 
 
 @pytest.mark.django_db
