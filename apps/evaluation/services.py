@@ -22,7 +22,7 @@ from pydantic import field_validator
 
 from apps.agents import untrusted
 from apps.agents.services import AgentNeedsAttention, ProviderRejected, agent_config
-from apps.core.errors import ApplicationError, Conflict, FileProblem, InvalidInput, Unavailable
+from apps.core.errors import ApplicationError, Conflict, FileProblem, Forbidden, InvalidInput, Unavailable
 from apps.core.tabular import RowModel, parse_table, refuse
 from apps.evaluation import judge
 from apps.evaluation.models import (
@@ -52,7 +52,12 @@ RESCORE_JOB = "evaluation.rescore"
 KMMAU = "kmmau"
 JUDGED_METRICS = ("open", "qa")  # the LLM judge scores these (open: only the judge; qa: judge beside the match)
 
-ENDPOINT_PATTERN = r"^https?://[A-Za-z0-9._~:/?#!$&'()*+,;=%\[\]-]+$"  # an http(s) URL in URL characters, no userinfo (no @)
+# An http(s) URL as the API's schema states it: a host name or IPv4 address (no userinfo, so no @), an optional
+# port from 0 to 65535, then a path and query in URL characters. Where the host may be is policy, not syntax
+# (apps.agents.untrusted.check_url): that refusal is a 403, so the schema describes exactly what is well formed.
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_PORT = r"(?:[0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])"
+ENDPOINT_PATTERN = rf"^https?://{_LABEL}(?:\.{_LABEL})*\.?(?::{_PORT})?(?:[/?#][A-Za-z0-9._~:/?#!$&'()*+,;=%-]*)?$"
 # A model's key is named, never given: an environment variable under this prefix (so no one can send, say,
 # SECRET_KEY or DATABASE_URL to an endpoint of their choosing).
 KEY_ENV_PATTERN = r"^SORI_MODEL_KEY_[A-Z0-9_]{1,80}$"
@@ -74,8 +79,9 @@ def clean_decoding(decoding: dict | None) -> dict:
 
 
 def check_endpoint(endpoint: str) -> None:
-    """InvalidInput unless `endpoint` is a URL Sori may send audio to (apps.agents.untrusted.check_url:
-    no credentials in it, no link-local or metadata address, not Sori's own host unless allowed)."""
+    """InvalidInput unless `endpoint` is a well-formed http(s) URL without credentials; Forbidden (403) unless it
+    is one Sori may send audio to (apps.agents.untrusted.check_url: no link-local or metadata address, not Sori's
+    own host unless allowed, among SORI_EVALUATION_ENDPOINT_HOSTS when that is set)."""
     if "@" in endpoint:
         raise InvalidInput("the endpoint URL must not carry credentials (user:key@); name the key's environment "
                            "variable as the model's key instead", field="endpoint")
@@ -84,7 +90,7 @@ def check_endpoint(endpoint: str) -> None:
     try:
         untrusted.check_url(endpoint)
     except untrusted.EndpointRefused as exc:
-        raise InvalidInput(f"this endpoint is refused: {exc}", field="endpoint") from None
+        raise Forbidden(f"Sori may not send requests there: {exc}", code="endpoint_not_allowed") from None
 
 
 def check_key_env(api_key_env: str) -> None:
