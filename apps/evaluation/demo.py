@@ -12,6 +12,7 @@ from django.test.utils import override_settings
 
 from apps.accounts.models import User
 from apps.evaluation.models import AnswerSource, EvaluatedModel, EvaluationRun
+from apps.evaluation.scoring import DEFAULT_PROFILE
 from apps.evaluation.services import create_model, create_run, import_responses, start_evaluation
 from apps.jobs.services import run_job
 from apps.transfer.models import SourceBenchmark
@@ -68,7 +69,8 @@ def _seed_run(model, name, admin, stdout):
                          "uses your configured provider)")
             return run
     if stdout:
-        scores = ", ".join(f"{s.subset} {s.score:.1f} (n={s.n})" for s in run.subset_scores.filter(primary=True))
+        reported = run.subset_scores.filter(primary=True, current=True, profile=DEFAULT_PROFILE)
+        scores = ", ".join(f"{s.subset} {s.score:.1f} (n={s.n})" for s in reported)
         stdout.write(f"  evaluation: {run} ({DEMO_NOTE.split(':')[0]}): {scores or 'not scored'}")
     return run
 

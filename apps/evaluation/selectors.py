@@ -1,7 +1,7 @@
 """What reads evaluations for the run pages and the API: models, runs with their counts, a run's items with
 their scores, one item with its judge calls. (The leaderboard's tables have selectors of their own.)"""
 
-from django.db.models import Count, Exists, JSONField, OuterRef, Prefetch, Q, Subquery
+from django.db.models import Case, Count, Exists, JSONField, OuterRef, Prefetch, Q, Subquery, Value, When
 
 from apps.evaluation.models import (
     EvalItem,
@@ -37,8 +37,9 @@ def run(pk: int) -> EvaluationRun:
 def subset_scores(run: EvaluationRun, *, current: bool = True) -> list[SubsetScore]:
     """The run's current subset scores by profile (sori first), or with current=False those a re-scoring with
     another version replaced (kept for comparison)."""
+    default_first = Case(When(profile=Profile.SORI, then=Value(0)), default=Value(1))
     return list(SubsetScore.objects.filter(run=run, current=current).order_by(
-        "-profile", "subset", "-primary", "method", "-computed_at"))
+        default_first, "profile", "subset", "-primary", "method", "-computed_at"))
 
 
 def items(run: EvaluationRun, *, subset: str = "", scored: str = ""):
