@@ -22,7 +22,7 @@ class ImportForm(forms.Form):
 class AudioImportForm(forms.Form):
     benchmark = forms.ModelChoiceField(queryset=SourceBenchmark.objects.all(), to_field_name="name")
     file = forms.FileField(label="Audio (zip)", help_text="the benchmark's audio files, named as its records name them or "
-                                                          "<subset>/<source id>.wav")
+                                                          "SUBSET/SOURCE_ID.wav (e.g. sd-qa/sd-qa-00001.wav)")
 
 
 class StartReviewForm(forms.Form):
