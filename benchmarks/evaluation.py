@@ -53,6 +53,16 @@ QA_SHAPES = {"en": ["{s} The answer is {a}.", "It is not {a}, it is {b}.", "{s}"
              "ko": ["{s} 정답은 {a}입니다.", "{a}이 아니라 {b}입니다.", "{s}"]}
 BBH_SHAPES = {"en": ["{s} So the answer is {a}.", "Now, {s}. Nothing changes, so {a}.", "The answer is not obvious, but {a}."],
               "ko": ["{s} 그래서 답은 {a}입니다.", "{s} 결론적으로 {a}.", "{a}, 그렇습니다."]}
+# IFEval instruction sets in turn; a sentence count is in one set of four (in IFEval itself it is in about one
+# prompt in twenty-five), the costliest check, since English sentences go through pysbd.
+IFEVAL_SETS = [
+    (("length_constraints:number_words", "detectable_format:title"), ({"relation": "at least", "num_words": 20}, {})),
+    (("length_constraints:number_sentences", "keywords:existence"),
+     ({"relation": "less than", "num_sentences": 5}, {"keywords": ["river"]})),
+    (("keywords:letter_frequency", "detectable_format:number_highlighted_sections"),
+     ({"letter": "e", "let_frequency": 3, "let_relation": "at least"}, {"num_highlights": 1})),
+    (("startend:end_checker", "punctuation:no_comma"), ({"end_phrase": "Tomorrow"}, {})),
+]
 KMMAU_CHOICES = {"en": ["male", "female"], "ko": ["남성", "여성"]}
 KMMAU_SHAPES = {"en": ["The speaker is {a}.", "It is not {b} but {a}."],
                 "ko": ["화자는 {a}입니다.", "{a}으로 보입니다.", "{b}이 아니라 {a}이에요."]}
@@ -94,10 +104,9 @@ def rule_cases(n: int, rng: random.Random) -> list[tuple[str, str, dict, str]]:
             fields = {"answer": answer, "aliases": [], "extra": {"choices": list(choices)}}
             response = rng.choice(KMMAU_SHAPES[language]).format(a=answer, b=other)
         else:
-            fields = {"answer": "", "aliases": [], "extra": {
-                "instruction_id_list": ["length_constraints:number_words", "detectable_format:title",
-                                        "length_constraints:number_sentences"],
-                "kwargs": [{"relation": "at least", "num_words": 20}, {}, {"relation": "less than", "num_sentences": 5}]}}
+            ids, kwargs = IFEVAL_SETS[(i // 12) % len(IFEVAL_SETS)]
+            fields = {"answer": "", "aliases": [], "extra": {"instruction_id_list": list(ids), "kwargs": list(kwargs)}}
+            # abbreviations and times in every answer: the English sentence count must judge them
             response = f"<<{sentence(rng, 2, korean)}>> {s}. Prof. {sentence(rng, 3, korean)} at 5 p.m. Tomorrow {s}."
         cases.append((metric, language, fields, response))
     return cases
