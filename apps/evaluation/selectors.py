@@ -34,6 +34,11 @@ def run(pk: int) -> EvaluationRun:
     return runs().get(pk=pk)
 
 
+# An item's scores: the judge, then Sori's reading, then VoiceBench's; the current one before those it replaced.
+_ITEM_SCORE_ORDER = ("method", Case(When(profile=Profile.VOICEBENCH, then=Value(1)), default=Value(0)), "-current",
+                     "-created_at")
+
+
 def subset_scores(run: EvaluationRun, *, current: bool = True) -> list[SubsetScore]:
     """The run's current subset scores by profile (sori first), or with current=False those a re-scoring with
     another version replaced (kept for comparison)."""
@@ -45,7 +50,7 @@ def subset_scores(run: EvaluationRun, *, current: bool = True) -> list[SubsetSco
 def items(run: EvaluationRun, *, subset: str = "", scored: str = ""):
     """The run's items with their scores and judge calls (prefetched), optionally of one subset; `scored` "yes"/"no" filters."""
     calls = Prefetch("judge_calls", queryset=JudgeCall.objects.order_by("sample"))
-    scores = Prefetch("scores", queryset=ItemScore.objects.prefetch_related(calls).order_by("method", "-profile", "-current", "-created_at"))
+    scores = Prefetch("scores", queryset=ItemScore.objects.prefetch_related(calls).order_by(*_ITEM_SCORE_ORDER))
     qs = EvalItem.objects.filter(run=run).prefetch_related(scores)
     if subset:
         qs = qs.filter(subset=subset)
@@ -63,7 +68,7 @@ def subsets_of(run: EvaluationRun) -> list[tuple[str, int]]:
 def item(run: EvaluationRun, item_pk: int) -> EvalItem:
     """One item with its scores and each score's judge calls (with their AgentCall rows)."""
     calls = Prefetch("judge_calls", queryset=JudgeCall.objects.select_related("agent_call").order_by("sample"))
-    scores = Prefetch("scores", queryset=ItemScore.objects.prefetch_related(calls).order_by("method", "-profile", "-current", "-created_at"))
+    scores = Prefetch("scores", queryset=ItemScore.objects.prefetch_related(calls).order_by(*_ITEM_SCORE_ORDER))
     return EvalItem.objects.select_related("run__model").prefetch_related(scores).get(run=run, pk=item_pk)
 
 
