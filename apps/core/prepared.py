@@ -10,6 +10,8 @@ bound by the server takes at most 65,535 parameters (with it on everywhere, an i
 audio digests failed). Behind a pooler in transaction mode (PgBouncer), which cannot keep a connection's
 prepared statements, set SORI_PREPARED_STATEMENTS=0. Elsewhere than PostgreSQL: the ordinary cursor."""
 
+from functools import cache
+
 from django.conf import settings
 from django.db import connection
 from django.db.backends.postgresql.base import ServerBindingCursor
@@ -37,7 +39,24 @@ def columns(alias: str, model, attnames: list[str] | None = None) -> str:
 
 
 def load(model, values, attnames: list[str] | None = None):
-    """A model instance from a row of `columns` (the fields not named load if asked for). Plain columns
-    only: a JSON or other converted field would come back unconverted."""
-    names = attnames if attnames is not None else [f.attname for f in model._meta.concrete_fields]
-    return model.from_db(connection.alias, names, list(values))
+    """A model instance from a row of `columns` (the fields not named load if asked for), each value converted
+    as the ORM converts it on this database: SQLite hands back datetimes without their time zone, UUIDs and
+    decimals as text, where PostgreSQL's come typed; a row read here must compare with one the ORM read."""
+    names = tuple(attnames if attnames is not None else [f.attname for f in model._meta.concrete_fields])
+    row = list(values)
+    for index, (column, converters) in enumerate(_converters(connection.vendor, model, names)):
+        for convert in converters:
+            row[index] = convert(row[index], column, connection)
+    return model.from_db(connection.alias, list(names), row)
+
+
+@cache
+def _converters(vendor: str, model, names: tuple[str, ...]) -> list[tuple[object, list]]:
+    """Per column: (its expression, the backend's and the field's converters), as Django's SQL compiler
+    applies them; found once per model, columns and database vendor."""
+    fields = {f.attname: f for f in model._meta.concrete_fields}
+    out = []
+    for name in names:
+        column = fields[name].get_col(model._meta.db_table)
+        out.append((column, connection.ops.get_db_converters(column) + column.get_db_converters(connection)))
+    return out
