@@ -38,10 +38,8 @@ text is flagged for review on its run's page (detail["injection_suspected"]: the
 import re
 import unicodedata
 from functools import cache
-from pathlib import Path
 from typing import Literal
 
-import yaml
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
@@ -49,6 +47,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from apps.agents.services import call_agent
 from apps.evaluation.models import EvalItem, EvaluationRun, ItemScore, JudgeCall, Language, ScoreMethod
+from apps.evaluation.scoring.result import data_file
 
 PROMPTS = {
     ("open", Language.ENGLISH): "judge_open", ("open", Language.KOREAN): "judge_open_ko",
@@ -60,7 +59,6 @@ SAMPLING = {"temperature": 0.5, "top_p": 0.95}
 PROMPT_VERSIONS = {"fenced": 2, "voicebench": 1}
 DEFAULT_PROMPT = "fenced"
 FENCE_OPEN, FENCE_CLOSE = "<<<RESPONSE>>>", "<<<END_RESPONSE>>>"  # as the v2 prompt files write them
-INJECTION_RULES = Path(__file__).resolve().parent / "scoring" / "data" / "judge_injection.yaml"
 
 
 class JudgeScore(BaseModel):
@@ -113,7 +111,7 @@ def neutralise(response: str) -> str:
 
 @cache
 def _injection_rules() -> tuple[str, tuple[tuple[str, re.Pattern], ...]]:
-    data = yaml.safe_load(INJECTION_RULES.read_text(encoding="utf-8"))
+    data = data_file("judge_injection.yaml")
     rules = tuple((reason, re.compile("|".join(f"(?:{p})" for p in data[reason]), re.I | re.M))
                   for reason in ("heading", "fence", "verdict_json", "override", "asks_for_score"))
     return str(data["version"]), rules

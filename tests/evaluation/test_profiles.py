@@ -198,3 +198,18 @@ def test_subset_scores_tolerate_being_computed_again(evaluated):
     compute_subset_scores(evaluated, profiles=("voicebench",))
     again = {(s.subset, s.method, s.profile): s.score for s in SubsetScore.objects.filter(run=evaluated)}
     assert again == first
+
+
+@pytest.mark.django_db
+def test_an_admin_rescores_from_the_run_page_and_a_bad_profile_is_said_there(evaluated, client, admin):
+    from apps.jobs.models import Job
+
+    client.force_login(admin)
+    refused = client.post(reverse("evaluation:rescore", args=[evaluated.pk]), {"profile": "nonsense"}, follow=True)
+    assert "profile must be one of" in refused.content.decode()
+    assert not Job.objects.filter(kind="evaluation.rescore").exists()
+
+    started = client.post(reverse("evaluation:rescore", args=[evaluated.pk]), {"profile": "voicebench"}, follow=True)
+
+    assert started.status_code == 200
+    assert Job.objects.get(kind="evaluation.rescore").params == {"run": evaluated.pk, "profile": "voicebench"}

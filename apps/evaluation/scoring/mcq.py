@@ -9,7 +9,7 @@ the reference's script.
 
 When no option can be read, VoiceBench picks one at random; here the response scores 0 and the detail says
 nothing was extracted, so a score is reproducible and the failure rate can be shown. VoiceBench's own reading
-(its templates, data/mcq_templates.yaml) is the `voicebench` profile's, in its own module."""
+(its templates, data/voicebench_mcq.yaml) is the `voicebench` profile's (scoring.voicebench)."""
 
 import re
 import unicodedata

@@ -28,7 +28,6 @@ neither possible offline. Its classifier only decides the cases containment miss
 
 import bisect
 import re
-import string
 import unicodedata
 from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache
@@ -39,8 +38,6 @@ from apps.evaluation.scoring.result import Scored, data_file
 RULE = ("normalised containment (PEDANT's first step) on whole words, numbers by value, denials excluded",
         "Korean normalised containment, spaces ignored, numbers by value, denials excluded")
 
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-_ASCII_PUNCT = str.maketrans("", "", string.punctuation)
 # Particles and copula endings that may follow a noun in an answer (longest first when matching).
 PARTICLES = tuple(sorted({
     "이", "가", "은", "는", "을", "를", "의", "에", "에서", "로", "으로", "와", "과", "도", "만", "요", "이요",
@@ -48,28 +45,6 @@ PARTICLES = tuple(sorted({
     "인데요", "인데", "이고", "고", "입니다만",
 }, key=len, reverse=True))
 _LATIN = re.compile(r"[a-z]")
-
-
-def _strip_punctuation(text: str) -> str:
-    return "".join(" " if unicodedata.category(ch).startswith("P") else ch for ch in text)
-
-
-# normalise_en and normalise_ko are the plain (unindexed) forms, PEDANT's normalisation exactly: kept for
-# readers that need only the string (VoiceBench's profile); this reader uses the indexed forms below.
-def normalise_en(text: str) -> str:
-    """PEDANT's normalize_answer: lower, Unicode punctuation out, ASCII punctuation out, articles out, spaces."""
-    text = unicodedata.normalize("NFC", str(text)).replace("’", "'").lower()
-    text = "".join(ch for ch in text if not unicodedata.category(ch).startswith("P"))
-    text = text.translate(_ASCII_PUNCT)
-    return " ".join(_ARTICLES.sub(" ", text).split())
-
-
-def normalise_ko(text: str) -> str:
-    """Korean words, space-separated: NFC, case-folded, punctuation as spaces, digit groups joined (1,000)."""
-    text = unicodedata.normalize("NFC", str(text)).casefold()
-    text = re.sub(r"(?<=\d),(?=\d{3})", "", text)
-    text = _strip_punctuation(text).translate(str.maketrans(string.punctuation, " " * len(string.punctuation)))
-    return " ".join(text.split())
 
 
 def _prepare(text: str) -> str:
