@@ -18,7 +18,7 @@ class AgentsConfig(AppConfig):
 
     def nav_links(self, user):
         if getattr(user, "is_sori_admin", False):
-            return [NavLink("Agents", reverse("agents:overview"))]
+            return [NavLink("Agents", reverse("agents:overview"), group="system", order=20)]
         return []
 
     def home_panels(self, user):

@@ -1,7 +1,7 @@
 from django.apps import AppConfig
 from django.urls import reverse
 
-from apps.accounts.navigation import NavLink, Panel
+from apps.accounts.navigation import NavLink, Panel, Stage, Todo
 from apps.accounts.roles import Role
 
 
@@ -17,9 +17,12 @@ class AuthoringConfig(AppConfig):
         from apps.authoring import jobs, rules  # noqa: F401  (registers job handlers and permission rules)
 
     def nav_links(self, user):
+        links = []
         if user.is_sori_admin or user.has_role(Role.ANNOTATOR):
-            return [NavLink("KMMAU", reverse("authoring:sets"))]
-        return []
+            links.append(NavLink("KMMAU question sets", reverse("authoring:sets"), group="kmmau", order=10))
+        if user.is_sori_admin:
+            links.append(NavLink("Escalations", reverse("authoring:escalations"), group="kmmau", order=20))
+        return links
 
     def home_panels(self, user):
         if user.is_sori_admin:
@@ -31,6 +34,36 @@ class AuthoringConfig(AppConfig):
                           description="Review generated questions, author questions by listening, answer blind.",
                           role="annotator")]
         return []
+
+    def pipeline_stages(self, user):
+        if not user.is_sori_admin:
+            return []
+        from apps.authoring.selectors import pipeline_counts
+
+        c = pipeline_counts()
+        url = reverse("authoring:sets")
+        return [
+            Stage("kmmau", 10, "Corpus", c["clips"], url, "clips"),
+            Stage("kmmau", 20, "Questions", c["questions"], url, "questions",
+                  f"rule {c['rule']} · agent {c['agent']} · manual {c['manual']}"),
+            Stage("kmmau", 30, "Review / blind answer", c["accepted"], url, "accepted",
+                  f"{c['in_review']} in review · {c['awaiting_answer']} awaiting a blind answer · {c['rejected']} rejected"),
+        ]
+
+    def todos(self, user):
+        if not user.is_sori_admin:
+            return []
+        from apps.authoring.selectors import pipeline_counts
+
+        c = pipeline_counts()
+        todos = []
+        if c["escalated"]:
+            todos.append(Todo("KMMAU questions escalated: the blind answer differs from the author's; decide which is right",
+                              reverse("authoring:escalations"), c["escalated"], "kmmau"))
+        if c["attention"]:
+            todos.append(Todo("KMMAU questions need attention (generation failed or left them incomplete)",
+                              reverse("authoring:sets"), c["attention"], "kmmau"))
+        return todos
 
     def seed_demo(self, stdout):
         from apps.authoring.demo import seed_demo

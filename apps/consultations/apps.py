@@ -1,7 +1,7 @@
 from django.apps import AppConfig
 from django.urls import reverse
 
-from apps.accounts.navigation import NavLink, Panel
+from apps.accounts.navigation import NavLink, Panel, Todo
 
 
 # The imports left inside the methods wait for the app registry: this module loads before any model does.
@@ -18,11 +18,11 @@ class ConsultationsConfig(AppConfig):
     def nav_links(self, user):
         links = []
         if user.is_sori_admin:
-            links.append(NavLink("Consultations", reverse("consultations:rounds")))
+            links.append(NavLink("Consultations", reverse("consultations:rounds"), group="spoken_qa", order=45))
         elif user.has_role("expert"):
-            links.append(NavLink("Questions", reverse("consultations:inbox")))
+            links.append(NavLink("Questions", reverse("consultations:inbox"), group="spoken_qa", order=5))
         if user.is_sori_admin or user.has_role("expert"):
-            links.append(NavLink("Rulebooks", reverse("consultations:rulebooks")))
+            links.append(NavLink("Rulebooks", reverse("consultations:rulebooks"), group="spoken_qa", order=50))
         return links
 
     def home_panels(self, user):
@@ -52,6 +52,19 @@ class ConsultationsConfig(AppConfig):
                 count=selectors.disputed_questions_for(user).filter(status=QuestionStatus.DISPUTED).count(),
             ))
         return panels
+
+    def todos(self, user):
+        if not user.is_sori_admin:
+            return []
+        from apps.consultations import selectors
+
+        todos = [Todo(f"{round} has every question decided: close it and codify the answers into rules",
+                      reverse("consultations:round", args=[round.pk]), workflow="spoken_qa")
+                 for round in selectors.rounds_ready_to_codify()[:5]]
+        if disputed := selectors.disputed_questions_for(user).count():
+            todos.append(Todo("decision questions where the experts disagree: settle them", reverse("consultations:rounds"),
+                              disputed, "spoken_qa"))
+        return todos
 
     def seed_demo(self, stdout):
         from apps.consultations.demo import seed_demo

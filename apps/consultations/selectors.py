@@ -19,6 +19,7 @@ from apps.consultations.models import (
     DraftStatus,
     QuestionStatus,
     Round,
+    RoundStatus,
     RulebookKind,
     RulebookVersion,
     RuleDraft,
@@ -213,3 +214,13 @@ def version_stats(version: RulebookVersion) -> Stats:
 
 def round_history(round: Round):
     return round.events.select_related("actor")
+
+
+def rounds_ready_to_codify():
+    """Rounds still taking answers whose questions are all decided or withdrawn (at least one decided): the
+    admin can close them and codify the answers into rules (services.close_round would accept)."""
+    questions = DecisionQuestion.objects.filter(round=OuterRef("pk"))
+    return (Round.objects.filter(status=RoundStatus.ANSWERING)
+            .filter(Exists(questions.filter(status=QuestionStatus.DECIDED)))
+            .exclude(Exists(questions.filter(status__in=[QuestionStatus.OPEN, QuestionStatus.DISPUTED])))
+            .select_related("rulebook").order_by("created_at", "pk"))

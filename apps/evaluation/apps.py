@@ -1,7 +1,7 @@
 from django.apps import AppConfig
 from django.urls import reverse
 
-from apps.accounts.navigation import NavLink
+from apps.accounts.navigation import NavLink, Panel, Stage, Todo
 
 
 class EvaluationConfig(AppConfig):
@@ -15,9 +15,45 @@ class EvaluationConfig(AppConfig):
 
     def nav_links(self, user):
         if getattr(user, "is_sori_admin", False):
-            return [NavLink("Evaluation", reverse("evaluation:runs")),
-                    NavLink("Leaderboard", reverse("evaluation:leaderboard"))]
+            return [NavLink("Runs", reverse("evaluation:runs"), group="evaluation", order=10),
+                    NavLink("Leaderboard", reverse("evaluation:leaderboard"), group="evaluation", order=20)]
         return []
+
+    def home_panels(self, user):
+        if not getattr(user, "is_sori_admin", False):
+            return []
+        return [
+            Panel("Evaluation runs", reverse("evaluation:runs"), role="admin",
+                  description="Score SpeechLMs on what Sori built: import or collect responses, evaluate, read each item."),
+            Panel("Leaderboard", reverse("evaluation:leaderboard"), role="admin",
+                  description="The paper's tables: English and Korean side by side, the gap, rank correlations."),
+        ]
+
+    def pipeline_stages(self, user):
+        if not getattr(user, "is_sori_admin", False):
+            return []
+        from apps.evaluation.selectors import home_counts  # imports models (see ready)
+
+        runs = home_counts()["runs"]
+        url = reverse("evaluation:runs")
+        stages = []
+        for family, workflow, order in [("spoken-qa", "spoken_qa", 70), ("kmmau", "kmmau", 50)]:
+            n = runs.get(family, {"total": 0, "evaluated": 0})
+            stages.append(Stage(workflow, order, "Evaluation", n["total"], url, "runs", f"{n['evaluated']} evaluated"))
+        return stages
+
+    def todos(self, user):
+        if not getattr(user, "is_sori_admin", False):
+            return []
+        from apps.evaluation.selectors import home_counts
+
+        counts = home_counts()
+        todos = [Todo(f"The run of {run} needs attention: {run.attention_reason or 'see the run'}",
+                      reverse("evaluation:run", args=[run.pk]), workflow="evaluation") for run in counts["attention"][:5]]
+        todos += [Todo(f"items of the run of {run} need review (the judge and the rule disagree, or the answer may "
+                       "be talking to the judge)", reverse("evaluation:run", args=[run.pk]), n, "evaluation")
+                  for run, n in counts["review"][:5]]
+        return todos
 
     def seed_demo(self, stdout):
         from apps.evaluation.demo import seed  # imports models: not at the top of apps.py (see ready)

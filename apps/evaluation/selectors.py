@@ -10,6 +10,7 @@ from apps.evaluation.models import (
     ItemScore,
     JudgeCall,
     Profile,
+    RunStatus,
     ScoreMethod,
     SubsetScore,
 )
@@ -79,10 +80,34 @@ def needs_review(run: EvaluationRun):
     was misled, and SD-QA reports their mean). Each carries `rule_score`, `judge_score` and `injection` (the
     flag's reasons, or None)."""
     judge = ItemScore.objects.filter(item=OuterRef("pk"), method=ScoreMethod.JUDGE, current=True)
+    return _needing_review(EvalItem.objects.filter(run=run)).annotate(
+        injection=Subquery(judge.values("detail__injection_suspected")[:1], output_field=JSONField()),
+    ).only("pk", "run_id", "item_id", "subset", "metric", "response").order_by("subset", "item_id")
+
+
+def _needing_review(items):
+    """`items` narrowed to those needs_review lists (one rule for the run page and the admin's home page)."""
+    judge = ItemScore.objects.filter(item=OuterRef("pk"), method=ScoreMethod.JUDGE, current=True)
     rule = ItemScore.objects.filter(item=OuterRef("pk"), method=ScoreMethod.RULE, profile=Profile.SORI, current=True)
     disagree = Q(metric="qa") & (Q(rule_score=1, judge_score=0) | Q(rule_score=0, judge_score=1))
-    return EvalItem.objects.filter(run=run).annotate(
+    return items.annotate(
         rule_score=Subquery(rule.values("score")[:1]), judge_score=Subquery(judge.values("score")[:1]),
         flagged=Exists(judge.filter(detail__has_key="injection_suspected")),
-        injection=Subquery(judge.values("detail__injection_suspected")[:1], output_field=JSONField()),
-    ).filter(Q(flagged=True) | disagree).only("pk", "run_id", "item_id", "subset", "metric", "response").order_by("subset", "item_id")
+    ).filter(Q(flagged=True) | disagree)
+
+
+def home_counts() -> dict:
+    """For the admin's home page, in three queries whatever the number of runs: runs by family (`runs`:
+    {family: {"total", "evaluated"}}), the runs needing attention (`attention`: a list, newest first), and
+    the evaluated runs with items a person should look at (`review`: [(run, items)], as needs_review says)."""
+    rows = EvaluationRun.objects.order_by().values("family").annotate(
+        total=Count("id"), evaluated=Count("id", filter=Q(status=RunStatus.EVALUATED)))
+    review = dict(_needing_review(EvalItem.objects.filter(run__status=RunStatus.EVALUATED)).order_by()
+                  .values_list("run").annotate(n=Count("id")))
+    flagged = {run.pk: run for run in EvaluationRun.objects.select_related("model").filter(
+        Q(status=RunStatus.NEEDS_ATTENTION) | Q(pk__in=list(review))).order_by("-created_at", "-id")}
+    return {
+        "runs": {row["family"]: {"total": row["total"], "evaluated": row["evaluated"]} for row in rows},
+        "attention": [run for run in flagged.values() if run.status == RunStatus.NEEDS_ATTENTION],
+        "review": [(run, review[pk]) for pk, run in flagged.items() if pk in review],
+    }

@@ -1,7 +1,7 @@
 from django.apps import AppConfig
 from django.urls import reverse
 
-from apps.accounts.navigation import NavLink, Panel
+from apps.accounts.navigation import NavLink, Panel, Todo
 
 
 # The imports left inside the methods wait for the app registry: this module loads before any model does.
@@ -14,7 +14,7 @@ class JobsConfig(AppConfig):
         from apps.jobs import rules  # noqa: F401  (registers the permission rules)
 
     def nav_links(self, user):
-        return [NavLink("Jobs", reverse("jobs:list"))] if user.is_sori_admin else []
+        return [NavLink("Jobs", reverse("jobs:list"), group="system", order=10)] if user.is_sori_admin else []
 
     def home_panels(self, user):
         from apps.jobs.models import Job, JobStatus
@@ -24,3 +24,11 @@ class JobsConfig(AppConfig):
         active = Job.objects.active().count()
         failed = Job.objects.filter(status=JobStatus.FAILED).count()
         return [Panel("Background jobs", reverse("jobs:list"), f"{failed} failed", count=active, role="admin")]
+
+    def todos(self, user):
+        from apps.jobs.models import Job, JobStatus
+
+        if not user.is_sori_admin:
+            return []
+        failed = Job.objects.filter(status=JobStatus.FAILED).count()
+        return [Todo("background jobs failed: read why, then resume or start again", reverse("jobs:list"), failed)] if failed else []

@@ -1,7 +1,7 @@
 from django.apps import AppConfig
 from django.urls import reverse
 
-from apps.accounts.navigation import NavLink, Panel
+from apps.accounts.navigation import NavLink, Panel, Stage, Todo
 from apps.accounts.roles import Role
 
 
@@ -17,9 +17,9 @@ class ListeningConfig(AppConfig):
     def nav_links(self, user):
         links = []
         if user.has_role(Role.LISTENER) and not user.is_sori_admin:
-            links.append(NavLink("Listening", reverse("listening:index")))
+            links.append(NavLink("Listening", reverse("listening:index"), group="mos", order=10))
         if user.is_sori_admin:
-            links.append(NavLink("Listening tests", reverse("listening:manage")))
+            links.append(NavLink("MOS listening tests", reverse("listening:manage"), group="mos", order=10))
         return links
 
     def home_panels(self, user):
@@ -40,6 +40,31 @@ class ListeningConfig(AppConfig):
                 role="admin",
             ))
         return panels
+
+    def pipeline_stages(self, user):
+        if not user.is_sori_admin:
+            return []
+        from apps.listening.selectors import pipeline_counts
+
+        counts = pipeline_counts()
+        url = reverse("listening:manage")
+        excluded = f"{counts['excluded']} listeners excluded" if counts["excluded"] else "no listener excluded"
+        return [
+            Stage("mos", 10, "Import", counts["imported"], url, "clips"),
+            Stage("mos", 20, "Publish", counts["published"], url, "clips published"),
+            Stage("mos", 30, "Ratings", counts["ratings"], url, "ratings"),
+            Stage("mos", 40, "QC", counts["complete"], url, "clips fully rated", excluded),
+        ]
+
+    def todos(self, user):
+        if not user.is_sori_admin:
+            return []
+        from apps.listening.selectors import unreachable_by_test
+
+        return [Todo(f"clips of “{test}” cannot get {test.pool.required_per_item} distinct listeners with the "
+                     "listeners it has: add listeners or open the test to everyone",
+                     reverse("listening:dashboard", args=[test.pk]), n, "mos")
+                for test, n in unreachable_by_test()]
 
     def seed_demo(self, stdout):
         from apps.listening.demo import seed_listening_demo

@@ -15,10 +15,10 @@ from apps.accounts.models import User
 from apps.core.errors import NotFound
 from apps.core.prepared import columns, load, prepared_cursor
 from apps.listening import figures, stats
-from apps.listening.models import Clip, Consent, ListeningTest, Prediction, Rating
+from apps.listening.models import Clip, Consent, ListeningTest, Prediction, Rating, TestStatus
 from apps.listening.qc import FLAG_LABELS, ListenerQC, listener_qc
 from apps.queues import selectors as queue_selectors
-from apps.queues.models import WorkPool
+from apps.queues.models import PoolExclusion, WorkPool
 
 
 def excluded_listener_ids(test: ListeningTest) -> set[int]:
@@ -341,3 +341,26 @@ def evaluate_predictors(test: ListeningTest, predictors, *, compare: tuple | Non
             )
     return {"results": results, "bootstrap": bootstrap, "bootstrap_error": bootstrap_error, "clips": int(len(frame)),
             "has_splits": bool((frame["split"] != "").any()) if len(frame) else False}
+
+
+def pipeline_counts() -> dict:
+    """The MOS workflow for the admin's home page, in three queries whatever the number of tests: regular
+    (not gold) clips imported and in published tests, and those rated by their five listeners (`complete`);
+    ratings that count (not by an excluded listener); listeners excluded by quality control."""
+    clips = Clip.objects.regular().aggregate(
+        imported=Count("id"), published=Count("id", filter=Q(test__status=TestStatus.PUBLISHED)),
+        complete=Count("id", filter=Q(work_item__complete=True)))
+    excluded = PoolExclusion.objects.filter(worker=OuterRef("listener"), pool=OuterRef("clip__test__pool"))
+    clips["ratings"] = Rating.objects.exclude(Exists(excluded)).count()
+    clips["excluded"] = PoolExclusion.objects.filter(pool__kind="listening").count()
+    return clips
+
+
+def unreachable_by_test(*, limit: int = 10) -> list[tuple[ListeningTest, int]]:
+    """Published tests with clips that cannot reach their count of distinct listeners, with how many (one
+    reading of the queue engine per published test, at most `limit` tests)."""
+    found = []
+    for test in ListeningTest.objects.filter(status=TestStatus.PUBLISHED).select_related("pool")[:limit]:
+        if stuck := queue_selectors.unreachable_items(test.pool):
+            found.append((test, len(stuck)))
+    return found

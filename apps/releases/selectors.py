@@ -3,6 +3,8 @@ and the diff between two versions of a dataset."""
 
 from dataclasses import dataclass, field
 
+from django.db.models import Count, Exists, OuterRef, Q
+
 from apps.accounts.models import User
 from apps.agents.models import AgentCall
 from apps.releases.models import Release, ReleaseItem, ReleaseStatus
@@ -91,3 +93,18 @@ def diff(old: Release, new: Release) -> Diff:
         reasons = ([b["reason"]] if b["reason"] != a["reason"] else []) + sorted(set(parts.get(item_id, [])))
         changed.append(Change(item_id, fields=fields or ["audio"], reason="; ".join(r for r in reasons if r)))
     return Diff(old=old, new=new, added=added, removed=removed, changed=changed)
+
+
+def counts_by_kind() -> dict[str, dict[str, int]]:
+    """{kind: {"total": releases built or published, "published": n}} in one query, for the admin's home page."""
+    rows = (Release.objects.filter(status__in=[ReleaseStatus.BUILT, ReleaseStatus.PUBLISHED]).order_by()
+            .values("kind").annotate(total=Count("id"), published=Count("id", filter=Q(status=ReleaseStatus.PUBLISHED))))
+    return {row["kind"]: {"total": row["total"], "published": row["published"]} for row in rows}
+
+
+def failed_builds():
+    """Failed builds no later build of the same dataset has made good: a failure that a rebuild fixed is history,
+    not something to do."""
+    fixed_later = Release.objects.filter(name=OuterRef("name"), created_at__gt=OuterRef("created_at"),
+                                         status__in=[ReleaseStatus.BUILT, ReleaseStatus.PUBLISHED])
+    return Release.objects.filter(status=ReleaseStatus.FAILED).exclude(Exists(fixed_later)).order_by("-created_at", "-id")

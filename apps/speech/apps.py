@@ -1,7 +1,7 @@
 from django.apps import AppConfig
 from django.urls import reverse
 
-from apps.accounts.navigation import NavLink, Panel
+from apps.accounts.navigation import NavLink, Panel, Stage, Todo
 
 
 # The imports left inside the methods wait for the app registry: this module loads before any model does.
@@ -14,17 +14,34 @@ class SpeechConfig(AppConfig):
         from apps.speech import jobs, rules  # noqa: F401  (register the job handlers and permission rules)
 
     def nav_links(self, user):
-        return [NavLink("Speech", reverse("speech:home"))] if getattr(user, "is_sori_admin", False) else []
+        if getattr(user, "is_sori_admin", False):
+            return [NavLink("Speech", reverse("speech:home"), group="spoken_qa", order=60)]
+        return []
 
     def home_panels(self, user):
-        from apps.speech.models import SampleStatus, SampleSynthesis
-
         if not getattr(user, "is_sori_admin", False):
             return []
-        attention = SampleSynthesis.objects.filter(status=SampleStatus.NEEDS_ATTENTION).count()
         return [Panel("Speech synthesis", reverse("speech:home"),
                       description="TTS with Korean reference voices, checked by ASR; samples over the CER "
-                                  "threshold after every attempt wait here.", count=attention, role="admin")]
+                                  "threshold after every attempt wait here.", role="admin")]
+
+    def pipeline_stages(self, user):
+        if not getattr(user, "is_sori_admin", False):
+            return []
+        from apps.speech.selectors import pipeline_counts
+
+        return [Stage("spoken_qa", 50, "Speech", pipeline_counts()["spoken"], reverse("speech:home"), "samples spoken")]
+
+    def todos(self, user):
+        if not getattr(user, "is_sori_admin", False):
+            return []
+        from apps.speech.selectors import pipeline_counts
+
+        attention = pipeline_counts()["attention"]
+        if not attention:
+            return []
+        return [Todo("samples missed the ASR check on every attempt: listen, accept or edit and re-run",
+                     reverse("speech:home"), attention, "spoken_qa")]
 
     def seed_demo(self, stdout):
         from apps.speech.demo import seed

@@ -98,3 +98,15 @@ def backend_status() -> list[dict]:
         except BackendNotConfigured as exc:
             rows.append({"kind": kind, "backend": "", "model": "", "missing": str(exc)})
     return rows
+
+
+def pipeline_counts() -> dict:
+    """For the admin's home page, in two queries: `spoken`, the samples with final audio (passed the ASR check
+    or accepted by ear), and `attention`, the samples still waiting for a person because every attempt missed
+    the CER threshold and no later run gave them final audio."""
+    final = SampleSynthesis.objects.filter(status__in=FINAL_STATUSES).values("sample")
+    return {
+        "spoken": final.distinct().count(),
+        "attention": SampleSynthesis.objects.filter(status=SampleStatus.NEEDS_ATTENTION)
+        .exclude(sample__in=final).values("sample").distinct().count(),
+    }

@@ -1,7 +1,7 @@
 from django.apps import AppConfig
 from django.urls import reverse
 
-from apps.accounts.navigation import NavLink, Panel
+from apps.accounts.navigation import NavLink, Panel, Stage, Todo
 
 
 # The imports left inside the methods wait for the app registry: this module loads before any model does.
@@ -25,27 +25,58 @@ class TransferConfig(AppConfig):
     def nav_links(self, user):
         links = []
         if getattr(user, "is_sori_admin", False):
-            links.append(NavLink("Source benchmarks", reverse("transfer:home")))
+            links += [NavLink("Source benchmarks", reverse("transfer:home"), group="spoken_qa", order=10),
+                      NavLink("Ground truth", reverse("transfer:ground_truth"), group="spoken_qa", order=20)]
         if getattr(user, "is_sori_admin", False) or (hasattr(user, "has_role") and user.has_role("expert")):
-            links += [NavLink("Hypertranslation", reverse("transfer:translation_runs")),
-                      NavLink("Normalization", reverse("transfer:normalize"))]
+            links += [NavLink("Hypertranslation", reverse("transfer:translation_runs"), group="spoken_qa", order=30),
+                      NavLink("Normalization", reverse("transfer:normalize"), group="spoken_qa", order=40)]
         return links
 
     def home_panels(self, user):
         if not getattr(user, "is_sori_admin", False):
             return []
-        from apps.transfer.models import Correction, CorrectionStatus, GroundTruthReview, ReviewOutcome
-
-        attention = (Correction.objects.filter(status=CorrectionStatus.NEEDS_ATTENTION).count()
-                     + GroundTruthReview.objects.filter(outcome=ReviewOutcome.NEEDS_ATTENTION).count())
+        # What needs attention is on the home page's to-do list (todos below), only when there is some.
         return [
             Panel("Ground-truth correction", reverse("transfer:ground_truth"),
                   description="Reviewer and meta-reviewer agents audit source answers; progress, cost and report.",
                   role="admin"),
-            Panel("Ground-truth items needing attention", reverse("transfer:corrections") + "?status=needs_attention",
-                  description="Reviews whose agent answer stayed invalid or whose provider kept failing.",
-                  count=attention, role="admin"),
         ]
+
+    def pipeline_stages(self, user):
+        if not getattr(user, "is_sori_admin", False):
+            return []
+        from apps.transfer.selectors import pipeline_counts
+
+        counts = pipeline_counts()
+        undecided = f"{counts['undecided']} undecided under the rulebook" if counts["undecided"] else ""
+        return [
+            Stage("spoken_qa", 10, "Source", counts["samples"], reverse("transfer:home"), "samples"),
+            Stage("spoken_qa", 20, "Ground truth", counts["reviewed"], reverse("transfer:ground_truth"), "reviewed"),
+            Stage("spoken_qa", 30, "Hypertranslation", counts["translated"], reverse("transfer:translation_runs"),
+                  "translated", undecided),
+            Stage("spoken_qa", 40, "Normalization", counts["normalized"], reverse("transfer:normalize"),
+                  "ready for speech"),
+        ]
+
+    def todos(self, user):
+        if not getattr(user, "is_sori_admin", False):
+            return []
+        from apps.transfer.selectors import attention_counts
+
+        counts = attention_counts()
+        todos = []
+        if counts["review"]:
+            todos.append(Todo("ground-truth reviews or corrections need attention (the agent's answer stayed "
+                              "invalid or its provider kept failing)",
+                              reverse("transfer:corrections") + "?status=needs_attention", counts["review"],
+                              "spoken_qa"))
+        if counts["translation"]:
+            todos.append(Todo("samples have no usable translation: the translator agent failed on them",
+                              reverse("transfer:translation_runs"), counts["translation"], "spoken_qa"))
+        if counts["normalization"]:
+            todos.append(Todo("normalized texts need attention before speech", reverse("transfer:normalize"),
+                              counts["normalization"], "spoken_qa"))
+        return todos
 
     def seed_demo(self, stdout):
         from apps.transfer.demo import seed

@@ -184,3 +184,28 @@ def ready_for_speech(*, benchmark: SourceBenchmark, subset: str | None = None, l
         .order_by("sample_id")
     )
     return qs[:limit] if limit else qs
+
+
+# --- The admin's home page --------------------------------------------------------------------------------
+
+def pipeline_counts() -> dict:
+    """The spoken-QA transfer's stages for the admin's home page, in three aggregate queries whatever the data's
+    size: samples imported and reviewed by the ground-truth stage, each sample's current translation by action
+    (translated, or undecided under the rulebook) and current normalized texts ready for speech."""
+    counts = SourceSample.objects.aggregate(samples=Count("id"), reviewed=Count("review"))
+    actions = dict(current_translations().order_by().values_list("action").annotate(n=Count("id")))
+    counts["translated"] = sum(actions.get(action, 0) for action in [*SPOKEN_ACTIONS, TranslationAction.DELETION])
+    counts["undecided"] = actions.get(TranslationAction.UNDECIDED, 0)
+    counts["normalized"] = current_normalizations().filter(status=NormalizationStatus.OK).count()
+    return counts
+
+
+def attention_counts() -> dict:
+    """What of the transfer waits for the admin: ground-truth reviews and corrections needing attention, and
+    samples whose current translation or normalized text needs attention (four counts)."""
+    return {
+        "review": (Correction.objects.filter(status=CorrectionStatus.NEEDS_ATTENTION).count()
+                   + GroundTruthReview.objects.filter(outcome=ReviewOutcome.NEEDS_ATTENTION).count()),
+        "translation": current_translations().filter(action=TranslationAction.NEEDS_ATTENTION).count(),
+        "normalization": current_normalizations().filter(status=NormalizationStatus.NEEDS_ATTENTION).count(),
+    }

@@ -1,7 +1,7 @@
 from django.apps import AppConfig
 from django.urls import reverse
 
-from apps.accounts.navigation import NavLink, Panel
+from apps.accounts.navigation import NavLink, Panel, Stage, Todo
 from apps.accounts.roles import Role
 
 
@@ -18,7 +18,7 @@ class VerificationConfig(AppConfig):
 
     def nav_links(self, user):
         if user.is_sori_admin or user.has_role(Role.ANNOTATOR):
-            return [NavLink("Verification", reverse("verification:projects"))]
+            return [NavLink("HPSU verification", reverse("verification:projects"), group="hpsu", order=10)]
         return []
 
     def home_panels(self, user):
@@ -39,6 +39,28 @@ class VerificationConfig(AppConfig):
             panels.append(Panel(title="Verification projects", url=reverse("verification:projects"),
                                 description="Acceptance, agreement, exports, human baselines.", role="admin"))
         return panels
+
+    def pipeline_stages(self, user):
+        if not user.is_sori_admin:
+            return []
+        from apps.verification.selectors import pipeline_counts
+
+        counts = pipeline_counts()
+        url = reverse("verification:projects")
+        return [
+            Stage("hpsu", 10, "Import", counts["items"], url, "items"),
+            Stage("hpsu", 20, "Three reviews", counts["reviews"], url, "reviews", f"{counts['reviewed']} items fully reviewed"),
+            Stage("hpsu", 30, "Accepted / rejected", counts["accepted"], url, "accepted", f"{counts['rejected']} rejected"),
+        ]
+
+    def todos(self, user):
+        if not user.is_sori_admin:
+            return []
+        from apps.verification.selectors import unreachable_by_project
+
+        return [Todo(f"items of “{project}” cannot get {project.pool.required_per_item} reviews from the annotators "
+                     "who may still give one: add annotators", reverse("verification:dashboard", args=[project.pk]), n, "hpsu")
+                for project, n in unreachable_by_project()]
 
     def seed_demo(self, stdout):
         from apps.verification.demo import seed_demo

@@ -6,14 +6,14 @@ from collections import Counter, defaultdict
 
 import numpy as np
 from django.db import connections
-from django.db.models import Case, Count, F, Prefetch, Q, When, Window
+from django.db.models import Case, Count, Exists, F, OuterRef, Prefetch, Q, When, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.accounts.pseudonyms import pseudonyms_for
 from apps.queues.models import Assignment, AssignmentStatus
-from apps.queues.selectors import remaining_for_worker
+from apps.queues.selectors import remaining_for_worker, unreachable_items
 from apps.verification.agreement import fleiss_kappa, krippendorff_nominal_counts
 from apps.verification.models import (
     BaselineAnswer,
@@ -311,3 +311,24 @@ class _Alias:
 
     def __getattr__(self, name):
         return getattr(self._item, name)
+
+
+def pipeline_counts() -> dict:
+    """The HPSU workflow for the admin's home page, in two queries whatever the number of projects: items
+    imported, fully reviewed (all their reviews in), accepted and rejected; and reviews given."""
+    counts = VerificationItem.objects.aggregate(
+        items=Count("id"), reviewed=Count("id", filter=Q(work_item__complete=True)),
+        accepted=Count("id", filter=Q(status=ItemStatus.ACCEPTED)), rejected=Count("id", filter=Q(status=ItemStatus.REJECTED)))
+    counts["reviews"] = Review.objects.count()
+    return counts
+
+
+def unreachable_by_project(*, limit: int = 10) -> list[tuple[VerificationProject, int]]:
+    """Projects with pending items that cannot get their reviews from the annotators who may still give one,
+    with how many (one reading of the queue engine per project with pending items, at most `limit` projects)."""
+    found = []
+    pending = VerificationItem.objects.filter(project=OuterRef("pk"), status=ItemStatus.PENDING)
+    for project in VerificationProject.objects.filter(Exists(pending)).select_related("pool")[:limit]:
+        if stuck := unreachable_items(project.pool):
+            found.append((project, len(stuck)))
+    return found
