@@ -1,7 +1,14 @@
+from django.conf import settings
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
+from apps.accounts.demo import demo_password
+from apps.accounts.models import User
 from apps.accounts.navigation import home_panels, pipelines, todos
+
+# One demo login per role, listed on the login page in demo mode.
+DEMO_LOGINS = [("admin", "admin"), ("listener1", "listener"), ("annotator1", "annotator"), ("expert", "expert")]
 
 
 @login_required
@@ -12,3 +19,20 @@ def home(request):
     if user.is_sori_admin:
         context |= {"todos": todos(user), "pipelines": pipelines(user)}
     return render(request, "accounts/home.html", context)
+
+
+def demo_logins() -> list[dict]:
+    """The demo accounts a visitor may log in with: only in demo mode (./scripts/demo sets SORI_DEMO_PROVIDER,
+    as the demo banner reads it), and only those seed_demo created, so a real deployment never lists any."""
+    if not settings.SORI_DEMO_PROVIDER:
+        return []
+    existing = set(User.objects.filter(username__in=[name for name, _ in DEMO_LOGINS]).values_list("username", flat=True))
+    return [{"username": name, "password": demo_password(name), "role": role}
+            for name, role in DEMO_LOGINS if name in existing]
+
+
+class LoginView(auth_views.LoginView):
+    redirect_authenticated_user = True
+
+    def get_context_data(self, **kwargs):
+        return super().get_context_data(**kwargs) | {"demo_logins": demo_logins()}
