@@ -53,9 +53,9 @@ class AuthoringConfig(AppConfig):
     def todos(self, user):
         if not user.is_sori_admin:
             return []
-        from apps.authoring.selectors import pipeline_counts
+        from apps.authoring.selectors import waiting_for_admin
 
-        c = pipeline_counts()
+        c = waiting_for_admin()
         todos = []
         if c["escalated"]:
             todos.append(Todo("KMMAU questions escalated: the blind answer differs from the author's; decide which is right",

@@ -168,7 +168,12 @@ def pipeline_counts() -> dict:
         awaiting_answer=Count("id", filter=Q(status=QuestionStatus.AWAITING_ANSWER)),
         accepted=Count("id", filter=Q(status=QuestionStatus.ACCEPTED)),
         rejected=Count("id", filter=Q(status=QuestionStatus.REJECTED)),
-        escalated=Count("id", filter=Q(status=QuestionStatus.ESCALATED)),
-        attention=Count("id", filter=Q(status=QuestionStatus.NEEDS_ATTENTION)),
     )
     return counts
+
+
+def waiting_for_admin() -> dict:
+    """Questions waiting for an admin, in one query: `escalated` (the blind answer differs from the author's)
+    and `attention` (generation failed or left them incomplete)."""
+    return Question.objects.aggregate(escalated=Count("id", filter=Q(status=QuestionStatus.ESCALATED)),
+                                      attention=Count("id", filter=Q(status=QuestionStatus.NEEDS_ATTENTION)))

@@ -32,9 +32,9 @@ class EvaluationConfig(AppConfig):
     def pipeline_stages(self, user):
         if not getattr(user, "is_sori_admin", False):
             return []
-        from apps.evaluation.selectors import home_counts  # imports models (see ready)
+        from apps.evaluation.selectors import run_counts_by_family  # imports models (see ready)
 
-        runs = home_counts()["runs"]
+        runs = run_counts_by_family()
         url = reverse("evaluation:runs")
         stages = []
         for family, workflow, order in [("spoken-qa", "spoken_qa", 70), ("kmmau", "kmmau", 50)]:
@@ -45,9 +45,9 @@ class EvaluationConfig(AppConfig):
     def todos(self, user):
         if not getattr(user, "is_sori_admin", False):
             return []
-        from apps.evaluation.selectors import home_counts
+        from apps.evaluation.selectors import runs_to_look_at
 
-        counts = home_counts()
+        counts = runs_to_look_at()
         todos = [Todo(f"The run of {run} needs attention: {run.attention_reason or 'see the run'}",
                       reverse("evaluation:run", args=[run.pk]), workflow="evaluation") for run in counts["attention"][:5]]
         todos += [Todo(f"items of the run of {run} need review (the judge and the rule disagree, or the answer may "

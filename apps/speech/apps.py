@@ -28,16 +28,16 @@ class SpeechConfig(AppConfig):
     def pipeline_stages(self, user):
         if not getattr(user, "is_sori_admin", False):
             return []
-        from apps.speech.selectors import pipeline_counts
+        from apps.speech.selectors import samples_spoken
 
-        return [Stage("spoken_qa", 50, "Speech", pipeline_counts()["spoken"], reverse("speech:home"), "samples spoken")]
+        return [Stage("spoken_qa", 50, "Speech", samples_spoken(), reverse("speech:home"), "samples spoken")]
 
     def todos(self, user):
         if not getattr(user, "is_sori_admin", False):
             return []
-        from apps.speech.selectors import pipeline_counts
+        from apps.speech.selectors import samples_needing_attention
 
-        attention = pipeline_counts()["attention"]
+        attention = samples_needing_attention()
         if not attention:
             return []
         return [Todo("samples missed the ASR check on every attempt: listen, accept or edit and re-run",

@@ -100,13 +100,13 @@ def backend_status() -> list[dict]:
     return rows
 
 
-def pipeline_counts() -> dict:
-    """For the admin's home page, in two queries: `spoken`, the samples with final audio (passed the ASR check
-    or accepted by ear), and `attention`, the samples still waiting for a person because every attempt missed
-    the CER threshold and no later run gave them final audio."""
+def samples_spoken() -> int:
+    """Samples with final audio (passed the ASR check or accepted by ear), for the admin's home page."""
+    return SampleSynthesis.objects.filter(status__in=FINAL_STATUSES).values("sample").distinct().count()
+
+
+def samples_needing_attention() -> int:
+    """Samples waiting for a person: every attempt missed the CER threshold and no later run gave them final audio."""
     final = SampleSynthesis.objects.filter(status__in=FINAL_STATUSES).values("sample")
-    return {
-        "spoken": final.distinct().count(),
-        "attention": SampleSynthesis.objects.filter(status=SampleStatus.NEEDS_ATTENTION)
-        .exclude(sample__in=final).values("sample").distinct().count(),
-    }
+    return (SampleSynthesis.objects.filter(status=SampleStatus.NEEDS_ATTENTION).exclude(sample__in=final)
+            .values("sample").distinct().count())
