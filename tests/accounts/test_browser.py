@@ -21,3 +21,20 @@ def test_a_wrong_password_keeps_you_on_the_login_page(page, live_server, make_us
     page.keyboard.press("Enter")
     page.locator("[role=alert]").wait_for()
     assert page.url.startswith(f"{live_server.url}/login/")
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_admin_opens_a_workflow_menu_with_the_keyboard(page, live_server, admin, login):
+    login(page, admin)
+    speech = page.locator("nav a[href='/speech/']")
+    assert not speech.is_visible()  # closed until asked for
+    page.locator("[data-group=spoken_qa] summary").focus()
+    page.keyboard.press("Enter")
+    assert speech.is_visible()
+    links = page.locator("[data-group=spoken_qa] a").all_inner_texts()
+    assert links.index("Source benchmarks") < links.index("Speech") < links.index("Releases")
+    speech.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{live_server.url}/speech/")
+    assert page.locator("[data-group=spoken_qa] summary.menu__current").count() == 1

@@ -11,6 +11,7 @@ def test_an_expert_reads_a_text_on_the_normalizer_page(expert, page, login, live
     # kiwipiepy loads its model on first use (seconds on a busy machine); the live server shares this process.
     normalizer_for(get_version("ko-normalization", 2)).normalize("3개")
     login(page, expert)
+    page.click("nav >> text=Spoken QA")  # the menu groups the expert's pages under their workflow
     page.click("nav >> text=Normalization")
     page.fill("#id_try-text", "20번째 손님은 12,345원을 냈다.")
     page.uncheck("#id_try-use_agent")
