@@ -34,3 +34,18 @@ document.addEventListener("DOMContentLoaded", () => {
 document.addEventListener("change", (event) => {
   if (event.target.matches("select[data-submit-on-change]")) event.target.form.requestSubmit();
 });
+
+// The main menu's workflow groups are <details> menus, which work without this; with it, one menu is open at a
+// time, and Escape or a click elsewhere closes it (Escape gives the focus back to the menu's name).
+const openMenus = () => document.querySelectorAll(".mainnav details[open]");
+document.addEventListener("toggle", (event) => {
+  if (!event.target.matches?.(".mainnav details") || !event.target.open) return;
+  openMenus().forEach((menu) => { if (menu !== event.target) menu.open = false; });
+}, true);
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "Escape") return;
+  openMenus().forEach((menu) => { menu.open = false; menu.querySelector("summary").focus(); });
+});
+document.addEventListener("click", (event) => {
+  openMenus().forEach((menu) => { if (!menu.contains(event.target)) menu.open = false; });
+});

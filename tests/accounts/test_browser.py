@@ -38,3 +38,17 @@ def test_the_admin_opens_a_workflow_menu_with_the_keyboard(page, live_server, ad
     page.keyboard.press("Enter")
     page.wait_for_url(f"{live_server.url}/speech/")
     assert page.locator("[data-group=spoken_qa] summary.menu__current").count() == 1
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_one_workflow_menu_is_open_at_a_time_and_escape_closes_it(page, live_server, admin, login):
+    login(page, admin)
+    spoken, system = page.locator("[data-group=spoken_qa] details"), page.locator("[data-group=system] details")
+    page.locator("[data-group=spoken_qa] summary").click()
+    page.locator("[data-group=system] summary").click()
+    page.wait_for_function("!document.querySelector('[data-group=spoken_qa] details').open")
+    assert system.evaluate("d => d.open") and not spoken.evaluate("d => d.open")
+    page.keyboard.press("Escape")
+    page.wait_for_function("!document.querySelector('[data-group=system] details').open")
+    assert page.evaluate("document.activeElement.textContent") == "System"
