@@ -61,7 +61,7 @@ class AuthoringConfig(AppConfig):
             todos.append(Todo("KMMAU questions escalated: the blind answer differs from the author's; decide which is right",
                               reverse("authoring:escalations"), c["escalated"], "kmmau"))
         if c["attention"]:
-            todos.append(Todo("KMMAU questions need attention (generation failed or left them incomplete)",
+            todos.append(Todo("KMMAU questions needing attention (generation failed or left them incomplete)",
                               reverse("authoring:sets"), c["attention"], "kmmau"))
         return todos
 

@@ -62,7 +62,7 @@ class ConsultationsConfig(AppConfig):
                       reverse("consultations:round", args=[round.pk]), workflow="spoken_qa")
                  for round in selectors.rounds_ready_to_codify()[:5]]
         if disputed := selectors.disputed_questions_for(user).count():
-            todos.append(Todo("decision questions where the experts disagree: settle them", reverse("consultations:rounds"),
+            todos.append(Todo("Decision questions where the experts disagree: settle them", reverse("consultations:rounds"),
                               disputed, "spoken_qa"))
         return todos
 

@@ -50,7 +50,7 @@ class EvaluationConfig(AppConfig):
         counts = runs_to_look_at()
         todos = [Todo(f"The run of {run} needs attention: {run.attention_reason or 'see the run'}",
                       reverse("evaluation:run", args=[run.pk]), workflow="evaluation") for run in counts["attention"][:5]]
-        todos += [Todo(f"items of the run of {run} need review (the judge and the rule disagree, or the answer may "
+        todos += [Todo(f"Items of the run of {run} needing review (the judge and the rule disagree, or the answer may "
                        "be talking to the judge)", reverse("evaluation:run", args=[run.pk]), n, "evaluation")
                   for run, n in counts["review"][:5]]
         return todos

@@ -31,4 +31,4 @@ class JobsConfig(AppConfig):
         if not user.is_sori_admin:
             return []
         failed = Job.objects.filter(status=JobStatus.FAILED).count()
-        return [Todo("background jobs failed: read why, then resume or start again", reverse("jobs:list"), failed)] if failed else []
+        return [Todo("Failed background jobs: read why, then resume or start again", reverse("jobs:list"), failed)] if failed else []

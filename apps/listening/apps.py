@@ -61,7 +61,7 @@ class ListeningConfig(AppConfig):
             return []
         from apps.listening.selectors import unreachable_by_test
 
-        return [Todo(f"clips of “{test}” cannot get {test.pool.required_per_item} distinct listeners with the "
+        return [Todo(f"Clips of “{test}” that cannot get {test.pool.required_per_item} distinct listeners with the "
                      "listeners it has: add listeners or open the test to everyone",
                      reverse("listening:dashboard", args=[test.pk]), n, "mos")
                 for test, n in unreachable_by_test()]

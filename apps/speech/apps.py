@@ -40,7 +40,7 @@ class SpeechConfig(AppConfig):
         attention = samples_needing_attention()
         if not attention:
             return []
-        return [Todo("samples missed the ASR check on every attempt: listen, accept or edit and re-run",
+        return [Todo("Samples that missed the ASR check on every attempt: listen, then accept, or edit and re-run",
                      reverse("speech:home"), attention, "spoken_qa")]
 
     def seed_demo(self, stdout):

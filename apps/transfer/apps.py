@@ -66,15 +66,15 @@ class TransferConfig(AppConfig):
         counts = attention_counts()
         todos = []
         if counts["review"]:
-            todos.append(Todo("ground-truth reviews or corrections need attention (the agent's answer stayed "
+            todos.append(Todo("Ground-truth reviews or corrections needing attention (the agent's answer stayed "
                               "invalid or its provider kept failing)",
                               reverse("transfer:corrections") + "?status=needs_attention", counts["review"],
                               "spoken_qa"))
         if counts["translation"]:
-            todos.append(Todo("samples have no usable translation: the translator agent failed on them",
+            todos.append(Todo("Samples with no usable translation: the translator agent failed on them",
                               reverse("transfer:translation_runs"), counts["translation"], "spoken_qa"))
         if counts["normalization"]:
-            todos.append(Todo("normalized texts need attention before speech", reverse("transfer:normalize"),
+            todos.append(Todo("Normalized texts needing attention before speech", reverse("transfer:normalize"),
                               counts["normalization"], "spoken_qa"))
         return todos
 

@@ -58,7 +58,7 @@ class VerificationConfig(AppConfig):
             return []
         from apps.verification.selectors import unreachable_by_project
 
-        return [Todo(f"items of “{project}” cannot get {project.pool.required_per_item} reviews from the annotators "
+        return [Todo(f"Items of “{project}” that cannot get {project.pool.required_per_item} reviews from the annotators "
                      "who may still give one: add annotators", reverse("verification:dashboard", args=[project.pk]), n, "hpsu")
                 for project, n in unreachable_by_project()]
 

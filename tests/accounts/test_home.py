@@ -71,7 +71,7 @@ def test_a_failed_job_is_on_the_admins_to_do_list(client_for, admin):
     Job.objects.create(kind="test.kind", title="an import", status=JobStatus.FAILED, error="boom")
     html = client_for(admin).get("/").content.decode()
     todo = re.search(r'<li class="todo"><a href="(.*?)"><span class="todo__count">(\d+)</span> (.*?)</a>', html)
-    assert todo.groups() == ("/jobs/", "1", "background jobs failed: read why, then resume or start again")
+    assert todo.groups() == ("/jobs/", "1", "Failed background jobs: read why, then resume or start again")
     assert "Nothing needs you right now" not in html
 
 

@@ -12,7 +12,7 @@ from tests.evaluation.test_judge_injection import reviewed_run  # noqa: F401  (t
 def test_a_run_with_items_needing_review_is_on_the_admins_to_do_list(reviewed_run, admin, client_for):  # noqa: F811
     html = client_for(admin).get("/").content.decode()
     link = reverse("evaluation:run", args=[reviewed_run.pk])
-    assert f'<a href="{link}"><span class="todo__count">4</span> items of the run of {reviewed_run} need review' in html
+    assert f'<a href="{link}"><span class="todo__count">4</span> Items of the run of {reviewed_run} needing review' in html
 
 
 @pytest.mark.django_db

@@ -34,8 +34,8 @@ def test_clips_that_cannot_get_five_listeners_are_on_the_admins_to_do_list(clien
     make_user("only_listener", "listener")
     test = make_test(n=2)
     html = client_for(admin).get("/").content.decode()
-    assert re.search(rf'<a href="/listening/manage/tests/{test.pk}/"><span class="todo__count">2</span> clips of “{test.name}” '
-                     r"cannot get 5 distinct listeners", html)
+    assert re.search(rf'<a href="/listening/manage/tests/{test.pk}/"><span class="todo__count">2</span> Clips of “{test.name}” '
+                     r"that cannot get 5 distinct listeners", html)
 
 
 def test_the_admin_home_reads_a_bounded_number_of_queries_whatever_the_data(client_for, admin, listeners, make_test):

@@ -7,8 +7,8 @@ def test_items_short_of_annotators_are_on_the_admins_to_do_list(make_project, ma
     make_user("the_only_annotator", "annotator")
     project = make_project(2)
     html = client_for(admin).get("/").content.decode()
-    assert re.search(rf'<a href="/verification/projects/{project.pk}/"><span class="todo__count">2</span> items of '
-                     rf"“{project.name}” cannot get 3 reviews", html)
+    assert re.search(rf'<a href="/verification/projects/{project.pk}/"><span class="todo__count">2</span> Items of '
+                     rf"“{project.name}” that cannot get 3 reviews", html)
 
 
 def test_no_hpsu_to_do_while_three_annotators_can_review(make_project, annotators, admin, client_for):
