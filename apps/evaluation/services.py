@@ -460,8 +460,9 @@ def run_evaluation(job, progress) -> dict:
     progress.set_total(len(PROFILES) * len(rules) + len(to_judge) + 1, message=f"Scoring {len(rules)} responses by rule")
     done, rule_failed = _rescore_rules(run, rules, PROFILES, progress, 0)
     progress.set_done(done, message=f"Judging {len(to_judge)} responses ({', '.join(JUDGED_METRICS)})")
-    provider, model = agent_config("judge")
-    EvaluationRun.objects.filter(pk=run.pk).update(judge_model=f"{provider}:{model}")
+    if to_judge:  # a run scored by rule alone (KMMAU, multiple choice) names no judge
+        provider, model = agent_config("judge")
+        EvaluationRun.objects.filter(pk=run.pk).update(judge_model=f"{provider}:{model}")
     failed = 0
     for _item, outcome in results_in_parallel(to_judge, lambda i: _judge_safely(i, job), workers=settings.EVALUATION_JUDGE_WORKERS,
                                              name="judge"):
