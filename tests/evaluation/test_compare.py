@@ -80,6 +80,8 @@ def test_the_page_shows_each_subset_with_its_interval(two_runs, admin, client_fo
     html = client_for(admin).get(reverse("evaluation:compare"), {"a": a.pk, "b": b.pk}).content.decode()
 
     assert 'data-subset="mmsu"' in html and "beyond noise" in html and "within noise" in html
+    mmsu = re.search(r'<tr data-subset="mmsu">.*?</tr>', html, re.S).group(0)
+    assert "<td>&lt; 0.001</td>" in mmsu  # a Monte Carlo p is not shown as 0.000
     assert f'href="/evaluation/runs/{a.pk}/?subset=mmsu#items"' in html
 
 
