@@ -167,14 +167,15 @@ def paired_bootstrap(a: list[float], b: list[float], *, resamples: int = 10000, 
 # exact sign-flip p of 2 / 2**n, which first falls under 0.05 at n = 6 (5 items: 0.0625).
 MIN_PAIRED_ITEMS = 6
 CLEAR, NOISE, TOO_FEW = "clear", "noise", "too_few"
+SIGN_FLIP_NORMAL_ABOVE = 500  # differing items beyond which the sign-flip test takes its normal approximation
 
 
 def paired_comparison(a: list[float], b: list[float], *, resamples: int = 10000, seed: int = 0,
                       confidence: float = 0.95) -> dict:
     """Two runs' scores on the same items, compared: the mean difference, its paired bootstrap interval
-    (paired_bootstrap), the two-sided p of an exact paired sign-flip test (scipy's permutation_test: each
-    item's difference keeps or flips its sign; exact while 2**n <= resamples, else `resamples` random flips),
-    and a verdict:
+    (paired_bootstrap), the two-sided p of a paired sign-flip test (scipy's permutation_test: each item's
+    difference keeps or flips its sign; exact while 2**n <= resamples, else `resamples` random flips, and its
+    normal approximation beyond SIGN_FLIP_NORMAL_ABOVE differing items), and a verdict:
 
     - "too_few" under MIN_PAIRED_ITEMS pairs (no interval or p is computed: no outcome could tell);
     - "clear" when the test rejects equal means at 1 - confidence and the interval excludes 0;
@@ -191,11 +192,17 @@ def paired_comparison(a: list[float], b: list[float], *, resamples: int = 10000,
     if xa.size < MIN_PAIRED_ITEMS:
         return out
     interval = paired_bootstrap(xa, xb, resamples=resamples, seed=seed, confidence=confidence)
-    diff = xa - xb
-    if not diff.any():  # no item differs: nothing to test
+    # A tie flips to itself, so only the items that differ are flipped, and their sum orders the flips as the mean
+    # over all items does: the same p, in a fraction of the work on a large run.
+    differing = (xa - xb)[xa != xb]
+    if differing.size < 2:  # nothing, or one item, differs: either sign is as likely as the other
         p = 1.0
+    elif differing.size > SIGN_FLIP_NORMAL_ABOVE:
+        # Many differing items: the flipped sum is a sum of many independent +-|d| terms, normal by the central
+        # limit theorem with variance sum(d**2); the same p as resampling, without 10,000 passes over the items.
+        p = float(2 * stats.norm.sf(abs(differing.sum()) / np.sqrt(np.square(differing).sum())))
     else:
-        test = stats.permutation_test((diff,), np.mean, permutation_type="samples", alternative="two-sided",
+        test = stats.permutation_test((differing,), np.sum, permutation_type="samples", alternative="two-sided",
                                       n_resamples=resamples, rng=np.random.default_rng(seed), batch=1000)
         p = float(test.pvalue)
     excludes_zero = interval["ci_low"] > 0 or interval["ci_high"] < 0

@@ -180,3 +180,21 @@ def test_a_real_gap_is_beyond_noise_by_both_the_interval_and_the_test():
     result = paired_comparison(a, b, resamples=2000, seed=1)
 
     assert result["verdict"] == "clear" and result["p"] < 0.01 and result["ci_low"] > 0.3
+
+
+def test_on_a_large_run_the_sign_flip_p_takes_its_normal_approximation_and_agrees_with_resampling():
+    import numpy as np
+    from scipy import stats
+
+    from apps.evaluation import aggregate
+
+    rng = np.random.default_rng(4)
+    a, b = rng.binomial(1, 0.52, 3000).astype(float), rng.binomial(1, 0.48, 3000).astype(float)
+    differing = (a - b)[a != b]
+    assert differing.size > aggregate.SIGN_FLIP_NORMAL_ABOVE
+
+    result = paired_comparison(a, b, resamples=1000)
+
+    resampled = stats.permutation_test((differing,), np.sum, permutation_type="samples", n_resamples=20000,
+                                       rng=np.random.default_rng(0)).pvalue
+    assert result["p"] == pytest.approx(resampled, abs=0.01)
