@@ -59,7 +59,8 @@ def _seed_run(model, name, admin, stdout):
         rows = [{"id": item_id, "response": RESPONSES[name].get(question, "I do not know.")}
                 for question, item_id in by_question.items()]
         data = "\n".join(json.dumps(r, ensure_ascii=False) for r in rows).encode()
-        import_responses(run=run, source=data, name=f"{name}-demo-answers.jsonl", acting_user=admin)
+        import_responses(run=run, source=data, name=f"{name}-demo-answers.jsonl", acting_user=admin,
+                         answer_source=AnswerSource.DEMO)
     run.refresh_from_db()
     if not run.subset_scores.exists():
         if settings.SORI_DEMO_PROVIDER:

@@ -25,6 +25,7 @@ from django.db.models import F
 from apps.authoring.capabilities import SPECS, Capability
 from apps.core.errors import Conflict, InvalidInput
 from apps.evaluation.models import (
+    AnswerSource,
     EvalItem,
     EvaluatedModel,
     EvaluationRun,
@@ -97,6 +98,21 @@ def subset_label(kind: str, key: str, language: str = "en") -> str:
     return f"K{label}" if language == Language.KOREAN else label
 
 
+def subset_name(stored: str) -> str:
+    """A stored subset in words, as the paper's tables name it: a KMMAU capability by its label ("Fact
+    Extraction"), a spoken-QA subset by its display name, a regional or per-domain split with its part in
+    brackets ("SD-QA (usa)", "MMSU (biology)"); a name Sori does not know stays as it is."""
+    if (capability := subset_key(KMMAU, stored)) is not None:
+        return Capability(capability).label
+    lowered = stored.lower()  # (no aggregate here: a run page should not load scipy to name its subsets)
+    if lowered in SUBSET_LABELS:
+        return SUBSET_LABELS[lowered]
+    for key in sorted(SUBSET_LABELS, key=len, reverse=True):
+        if lowered.startswith(key) and len(lowered) > len(key) + 1 and lowered[len(key)] in "-_":
+            return f"{SUBSET_LABELS[key]} ({stored[len(key) + 1:]})"
+    return stored
+
+
 # --- pure building blocks ----------------------------------------------------------------------------------
 @dataclass
 class Cell:
@@ -111,6 +127,7 @@ class Cell:
     missing: tuple[str, ...] = ()
     mark: str = ""
     version: str = ""  # the reader (and judge) versions behind the score
+    missing_labels: tuple[str, ...] = ()  # the missing subsets in words, for the page
 
 
     @property
@@ -138,7 +155,8 @@ def benchmark_cell(kind: str, scores: dict[str, tuple[float, int]], run_id: int 
     n = sum(scores[s][1] for s in have)
     version = join_versions((versions or {}).get(s, "") for s in have)
     if missing:
-        return Cell(None, n, run_id, subsets=have, missing=missing, version=version)
+        return Cell(None, n, run_id, subsets=have, missing=missing, version=version,
+                    missing_labels=tuple(subset_label(kind, k) for k in missing))
     value = _aggregate().benchmark_score({k: v for k, (v, _) in scores.items()}, wanted)
     return Cell(value, n, run_id, subsets=have, version=version)
 
@@ -177,7 +195,7 @@ class Board:
     table6: dict | None = None                          # {"name", "rows": [...], "average": cells}
     gaps: list[dict] = field(default_factory=list)     # {"subset", "label", "model", "gap"}
     agreements: list[dict] = field(default_factory=list)
-    demo_models: list[EvaluatedModel] = field(default_factory=list)
+    demo_models: list[EvaluatedModel] = field(default_factory=list)  # models with a demo-answers run shown
 
 
 @dataclass
@@ -271,7 +289,9 @@ def leaderboard(models: list[EvaluatedModel] | None = None, *, profile: str = DE
     benches = _benchmarks(models, check_profile(profile))
     shown = {m for b in benches for m in b.runs}
     columns = [m for m in (models if models is not None else EvaluatedModel.objects.order_by("name", "version")) if m.pk in shown]
-    board = Board(models=columns, profile=profile, demo_models=[m for m in columns if m.is_demo])
+    # Demo answers are a run's, not a model's: a demo model given real responses is not labelled as scripted.
+    scripted = {m for b in benches for m, run in b.runs.items() if run.answer_source == AnswerSource.DEMO}
+    board = Board(models=columns, profile=profile, demo_models=[m for m in columns if m.pk in scripted])
     ids = [m.pk for m in columns]
 
     for bench in sorted(benches, key=lambda b: (_section(b)[0], b.kind != VOICEBENCH, b.name)):
@@ -397,8 +417,9 @@ def _primary_item_scores(runs: list[EvaluationRun], profile: str) -> tuple[dict,
 def compare(run_a: EvaluationRun, run_b: EvaluationRun, *, resamples: int = 10000, seed: int = 0,
             profile: str = DEFAULT_PROFILE) -> dict:
     """Two runs (one model twice, or two models) on the same items: per subset and for the benchmark, the mean
-    difference of the paired item scores (A minus B, 0-100) with a paired bootstrap 95% interval
-    (aggregate.paired_bootstrap). Each subset is compared by its primary method under one reading profile and
+    difference of the paired item scores (A minus B, 0-100) with a paired bootstrap 95% interval, an exact
+    sign-flip p and a verdict ("clear", "noise", or "too_few" under aggregate.MIN_PAIRED_ITEMS pairs; see
+    aggregate.paired_comparison). Each subset is compared by its primary method under one reading profile and
     only over items both runs scored; runs that share no scored item are refused."""
     if run_a.pk == run_b.pk:
         raise InvalidInput("choose two different runs", field="b")
@@ -415,10 +436,10 @@ def compare(run_a: EvaluationRun, run_b: EvaluationRun, *, resamples: int = 1000
     def interval(keys):
         a = [scores[run_a.pk][k] for k in keys]
         b = [scores[run_b.pk][k] for k in keys]
-        result = aggregate.paired_bootstrap(a, b, resamples=resamples, seed=seed)
-        low, high = result["ci_low"], result["ci_high"]
+        result = aggregate.paired_comparison(a, b, resamples=resamples, seed=seed)
         return {"n": len(keys), "mean_a": result["mean_a"], "mean_b": result["mean_b"], "diff": result["mean_diff"],
-                "ci_low": low, "ci_high": high, "clear": low > 0 or high < 0}
+                "ci_low": result["ci_low"], "ci_high": result["ci_high"], "p": result["p"],
+                "verdict": result["verdict"], "clear": result["verdict"] == aggregate.CLEAR}
 
     subsets = [{"subset": s, "method": primary[s], **interval(keys)} for s, keys in sorted(by_subset.items())]
     return {"a": run_a.pk, "b": run_b.pk, "resamples": resamples, "seed": seed, "profile": profile,

@@ -117,9 +117,13 @@ class CompareIntervalOut(serializers.Serializer):
     mean_a = serializers.FloatField()
     mean_b = serializers.FloatField()
     diff = serializers.FloatField(help_text="A minus B, points")
-    ci_low = serializers.FloatField()
-    ci_high = serializers.FloatField()
-    clear = serializers.BooleanField(help_text="the 95% interval excludes 0")
+    ci_low = serializers.FloatField(allow_null=True, help_text="null with too few paired items")
+    ci_high = serializers.FloatField(allow_null=True, help_text="null with too few paired items")
+    p = serializers.FloatField(allow_null=True, help_text="two-sided p of the exact paired sign-flip test; null with too few paired items")
+    verdict = serializers.ChoiceField(choices=["clear", "noise", "too_few"], help_text=(
+        "clear: the test rejects equal means at 0.05 and the interval excludes 0; noise: it does not; too_few: fewer "
+        "paired items than any outcome could tell apart"))
+    clear = serializers.BooleanField(help_text="verdict is clear")
 
 
 class CompareSubsetOut(CompareIntervalOut):

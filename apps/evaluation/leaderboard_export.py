@@ -26,8 +26,8 @@ PROFILE_NOTES = {
 }
 
 
-def _model(m) -> dict:
-    return {"id": m.pk, "name": m.name, "version": m.version, "label": str(m), "demo": m.is_demo}
+def _model(m, board: Board) -> dict:
+    return {"id": m.pk, "name": m.name, "version": m.version, "label": str(m), "demo": m in board.demo_models}
 
 
 def _cells(board: Board, cells: list[Cell]) -> list[dict]:
@@ -50,7 +50,7 @@ def judges(board: Board) -> dict[int, dict]:
 def as_json(board: Board) -> dict:
     return {
         "profile": board.profile,
-        "models": [_model(m) for m in board.models],
+        "models": [_model(m, board) for m in board.models],
         "benchmarks": [{"name": r["name"], "label": r["label"], "section": r["section"], "kind": r["kind"],
                         "language": r["language"], "subsets": r["subsets"], "scores": _cells(board, r["cells"])}
                        for r in board.table1],
@@ -85,7 +85,7 @@ def as_csv(board: Board) -> str:
             if c.score is None and not c.missing:
                 continue
             judge = judged.get(c.run_id) or {}
-            writer.writerow([table, section, benchmark, language, subset, m.name, m.version, "yes" if m.is_demo else "",
+            writer.writerow([table, section, benchmark, language, subset, m.name, m.version, "yes" if m in board.demo_models else "",
                              _fmt(c.score), c.n, c.mark, " ".join(c.missing), c.run_id or "", board.profile, c.version,
                              judge.get("judge_model", ""), " ".join(judge.get("refused", []))])
 
@@ -129,7 +129,7 @@ def _md_table(header: list[str], lines: list[list[str]]) -> list[str]:
 
 def as_markdown(board: Board) -> str:
     names = [str(m) for m in board.models]
-    demo = [str(m) for m in board.models if m.is_demo]
+    demo = [str(m) for m in board.demo_models]
     out = [PROFILE_NOTES[board.profile], "",
            "Table 1: Benchmark-level results. Bold and underline mark the best and second best per row.", ""]
     lines, section = [], None

@@ -21,13 +21,15 @@ def models():
 
 
 def runs(*, model: EvaluatedModel | None = None):
-    """Runs, newest first, each with `answered` (items with a response) and `scored` (items with a score)."""
+    """Runs, newest first, each with `answered` (items with a response), `scored` (items with a score) and
+    `judged` (whether any current score is the judge's: a run scored by rule alone names no judge)."""
     qs = EvaluationRun.objects.select_related("model", "release", "source_benchmark", "collect_job", "evaluate_job")
     if model is not None:
         qs = qs.filter(model=model)
     return qs.annotate(
         answered=Count("items", filter=Q(items__response__isnull=False), distinct=True),
         scored=Count("items", filter=Q(items__scores__isnull=False), distinct=True),
+        judged=Exists(ItemScore.objects.filter(item__run=OuterRef("pk"), method=ScoreMethod.JUDGE, current=True)),
     ).order_by("-created_at", "-id")
 
 

@@ -263,11 +263,16 @@ class ResponseRow(RowModel):
 
 
 def import_responses(*, run: EvaluationRun, source: Path | str | bytes, name: str | None = None,
-                     acting_user=None) -> int:
+                     acting_user=None, answer_source: str = AnswerSource.IMPORTED) -> int:
     """Store a model's responses from a CSV, JSONL or Parquet file with `id` and `response` columns. The file
     is checked against the run's items first: an unknown id, a repeated id and every item left without a
     response are each named, and the whole file is refused (nothing written). An empty response is a real
-    answer (the model said nothing) and is kept. Importing again replaces the responses and their scores."""
+    answer (the model said nothing) and is kept. Importing again replaces the responses and their scores.
+
+    The run's answer source follows the file, not the model: imported responses (a person's file), or demo
+    answers only when the demo seeding says so, so a demo model given real responses no longer reads as scripted."""
+    if answer_source not in (AnswerSource.IMPORTED, AnswerSource.DEMO):
+        raise InvalidInput("imported responses are imported or demo answers", field="answer_source")
     run = _current_if_free(run)
     rows, problems = parse_table(source, ResponseRow, name=name, unique="id", blank_is_missing=False)
     file = name or (Path(source).name if not isinstance(source, bytes) else "upload")
@@ -299,8 +304,7 @@ def import_responses(*, run: EvaluationRun, source: Path | str | bytes, name: st
             item.responded_at = now
         EvalItem.objects.bulk_update(items, ["response", "response_hash", "response_meta", "responded_at"], batch_size=2000)
         EvaluationRun.objects.filter(pk=run.pk).update(
-            status=RunStatus.READY, answer_source=AnswerSource.IMPORTED if locked.answer_source != AnswerSource.DEMO
-            else AnswerSource.DEMO, attention_reason="", evaluated_at=None)
+            status=RunStatus.READY, answer_source=answer_source, attention_reason="", evaluated_at=None)
     return len(items)
 
 
@@ -460,8 +464,9 @@ def run_evaluation(job, progress) -> dict:
     progress.set_total(len(PROFILES) * len(rules) + len(to_judge) + 1, message=f"Scoring {len(rules)} responses by rule")
     done, rule_failed = _rescore_rules(run, rules, PROFILES, progress, 0)
     progress.set_done(done, message=f"Judging {len(to_judge)} responses ({', '.join(JUDGED_METRICS)})")
-    provider, model = agent_config("judge")
-    EvaluationRun.objects.filter(pk=run.pk).update(judge_model=f"{provider}:{model}")
+    if to_judge:  # a run scored by rule alone (KMMAU, multiple choice) names no judge
+        provider, model = agent_config("judge")
+        EvaluationRun.objects.filter(pk=run.pk).update(judge_model=f"{provider}:{model}")
     failed = 0
     for _item, outcome in results_in_parallel(to_judge, lambda i: _judge_safely(i, job), workers=settings.EVALUATION_JUDGE_WORKERS,
                                              name="judge"):

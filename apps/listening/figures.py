@@ -1,24 +1,15 @@
-"""Small inline SVG figures for the dashboard and the evaluation page (no plotting library, no CDN).
+"""The listening dashboard's and the predictor evaluation's figures, drawn with apps.core.svg (presentation
+attributes only, so they look the same under the Content-Security-Policy; labels measured so none is cut).
 
-Each function returns markup safe to put in a template with |safe: every text is escaped here."""
+Each function returns markup safe to put in a template with |safe: every text is escaped by the helper."""
 
 from __future__ import annotations
 
-from django.utils.html import escape
+from apps.core.svg import Figure, text_width
 
 W, H = 480, 260
 PAD_L, PAD_R, PAD_T, PAD_B = 46, 14, 16, 40
-
-
-def _frame(title: str, body: list[str], *, width: int = W, height: int = H) -> str:
-    return (
-        f'<svg class="figure" role="img" aria-label="{escape(title)}" viewBox="0 0 {width} {height}" '
-        f'width="100%" style="max-width:{width}px" xmlns="http://www.w3.org/2000/svg">'
-        f"<title>{escape(title)}</title>"
-        '<style>text{font:11px system-ui,sans-serif;fill:#44403c}.axis{stroke:#a8a29e}.bar{fill:#2563eb}'
-        ".dot{fill:#2563eb;fill-opacity:.6}.ci{stroke:#1e3a8a;stroke-width:2}.ref{stroke:#a8a29e;stroke-dasharray:4 3}</style>"
-        + "".join(body) + "</svg>"
-    )
+LABEL_ROOM = 240  # the most a group label may take before it is shortened (full text in its <title>)
 
 
 def _x_scale(lo, hi, width=W):
@@ -37,63 +28,60 @@ def histogram_svg(bins: list[tuple[float, float, int]], *, title: str, xlabel: s
     top = max(c for _, _, c in bins) or 1
     x = _x_scale(bins[0][0], bins[-1][1])
     y = _y_scale(0, top)
-    body = [f'<line class="axis" x1="{PAD_L}" y1="{H - PAD_B}" x2="{W - PAD_R}" y2="{H - PAD_B}"/>']
+    fig = Figure(title, W, H)
+    fig.line(PAD_L, H - PAD_B, W - PAD_R, H - PAD_B, role="axis")
     for lo, hi, count in bins:
         x0, x1 = x(lo) + 1, x(min(hi, 5.0)) - 1
-        body.append(
-            f'<rect class="bar" x="{x0:.1f}" y="{y(count):.1f}" width="{max(x1 - x0, 1):.1f}" '
-            f'height="{H - PAD_B - y(count):.1f}"><title>{lo:g}-{min(hi, 5):g}: {count}</title></rect>'
-        )
+        fig.rect(x0, y(count), max(x1 - x0, 1), H - PAD_B - y(count), role="bar", title=f"{lo:g}-{min(hi, 5):g}: {count}")
         if count:
-            body.append(f'<text x="{(x0 + x1) / 2:.1f}" y="{y(count) - 3:.1f}" text-anchor="middle">{count}</text>')
+            fig.text((x0 + x1) / 2, y(count) - 3, str(count), anchor="middle")
     for tick in range(1, 6):
-        body.append(f'<text x="{x(tick):.1f}" y="{H - PAD_B + 14}" text-anchor="middle">{tick}</text>')
-    body.append(f'<text x="{(PAD_L + W - PAD_R) / 2}" y="{H - 8}" text-anchor="middle">{escape(xlabel)}</text>')
-    return _frame(title, body)
+        fig.text(x(tick), H - PAD_B + 14, str(tick), anchor="middle")
+    fig.text((PAD_L + W - PAD_R) / 2, H - 8, xlabel, anchor="middle")
+    return fig.render()
 
 
 def ci_bars_svg(rows: list[tuple[str, float, float | None]], *, title: str) -> str:
-    """One point per group with its 95 % interval, on the 1-5 MOS axis. rows: (label, mean, half-width)."""
+    """One point per group with its 95 % interval, on the 1-5 MOS axis. rows: (label, mean, half-width).
+    The label column is as wide as the longest label (up to LABEL_ROOM), so "espeak-ng+noise" fits whole."""
     if not rows:
         return ""
     height = PAD_T + PAD_B + 26 * len(rows)
-    left = 110  # room for the group labels
-    span = W - left - PAD_R
+    left = min(max(text_width(label) for label, _, _ in rows), LABEL_ROOM) + 16
+    span = W - 110 - PAD_R  # the axis keeps its length; a wider label column widens the figure
+    width = left + span + PAD_R
 
     def x(v):
         return left + (v - 1) / 4 * span
 
-    body = []
+    fig = Figure(title, width, height)
     for tick in range(1, 6):
-        body.append(f'<line class="ref" x1="{x(tick):.1f}" y1="{PAD_T}" x2="{x(tick):.1f}" y2="{height - PAD_B}"/>')
-        body.append(f'<text x="{x(tick):.1f}" y="{height - PAD_B + 14}" text-anchor="middle">{tick}</text>')
+        fig.line(x(tick), PAD_T, x(tick), height - PAD_B, role="ref")
+        fig.text(x(tick), height - PAD_B + 14, str(tick), anchor="middle")
     for i, (label, mean, half) in enumerate(rows):
         cy = PAD_T + 13 + 26 * i
         if half is not None:
-            body.append(f'<line class="ci" x1="{x(max(1, mean - half)):.1f}" y1="{cy}" x2="{x(min(5, mean + half)):.1f}" y2="{cy}"/>')
-        body.append(f'<circle class="dot" cx="{x(mean):.1f}" cy="{cy}" r="5"><title>{escape(label)}: {mean:.2f}</title></circle>')
-        body.append(f'<text x="{left - 6}" y="{cy + 4}" text-anchor="end">{escape(label[:18])}</text>')
-    body.append(f'<text x="{left + span / 2}" y="{height - 8}" text-anchor="middle">MOS (95 % CI, t)</text>')
-    return _frame(title, body, height=height)
+            fig.line(x(max(1, mean - half)), cy, x(min(5, mean + half)), cy, role="ci",
+                     title=f"{label}: 95 % CI {max(1, mean - half):.2f}-{min(5, mean + half):.2f}")
+        fig.circle(x(mean), cy, 5, role="dot", title=f"{label}: {mean:.2f}")
+        fig.text(left - 8, cy + 4, label, anchor="end", max_width=LABEL_ROOM)
+    fig.text(left + span / 2, height - 8, "MOS (95 % CI, t)", anchor="middle")
+    return fig.render()
 
 
 def scatter_svg(points: list[tuple[float, float]], *, title: str, xlabel: str, ylabel: str) -> str:
     """Calibration scatter on [1, 5] x [1, 5] with the identity line."""
     x = _x_scale(1, 5)
     y = _y_scale(1, 5)
-    body = [
-        f'<line class="axis" x1="{PAD_L}" y1="{H - PAD_B}" x2="{W - PAD_R}" y2="{H - PAD_B}"/>',
-        f'<line class="axis" x1="{PAD_L}" y1="{PAD_T}" x2="{PAD_L}" y2="{H - PAD_B}"/>',
-        f'<line class="ref" x1="{x(1):.1f}" y1="{y(1):.1f}" x2="{x(5):.1f}" y2="{y(5):.1f}"/>',
-    ]
+    fig = Figure(title, W, H)
+    fig.line(PAD_L, H - PAD_B, W - PAD_R, H - PAD_B, role="axis")
+    fig.line(PAD_L, PAD_T, PAD_L, H - PAD_B, role="axis")
+    fig.line(x(1), y(1), x(5), y(5), role="ref")
     for tick in range(1, 6):
-        body.append(f'<text x="{x(tick):.1f}" y="{H - PAD_B + 14}" text-anchor="middle">{tick}</text>')
-        body.append(f'<text x="{PAD_L - 6}" y="{y(tick) + 4:.1f}" text-anchor="end">{tick}</text>')
+        fig.text(x(tick), H - PAD_B + 14, str(tick), anchor="middle")
+        fig.text(PAD_L - 6, y(tick) + 4, str(tick), anchor="end")
     for px, py in points:
-        body.append(f'<circle class="dot" cx="{x(min(max(px, 1), 5)):.1f}" cy="{y(min(max(py, 1), 5)):.1f}" r="3.5"/>')
-    body.append(f'<text x="{(PAD_L + W - PAD_R) / 2}" y="{H - 8}" text-anchor="middle">{escape(xlabel)}</text>')
-    body.append(
-        f'<text x="12" y="{(PAD_T + H - PAD_B) / 2}" text-anchor="middle" '
-        f'transform="rotate(-90 12 {(PAD_T + H - PAD_B) / 2})">{escape(ylabel)}</text>'
-    )
-    return _frame(title, body)
+        fig.circle(x(min(max(px, 1), 5)), y(min(max(py, 1), 5)), 3.5, role="dot")
+    fig.text((PAD_L + W - PAD_R) / 2, H - 8, xlabel, anchor="middle")
+    fig.text(14, (PAD_T + H - PAD_B) / 2, ylabel, anchor="middle", rotate=True)
+    return fig.render()

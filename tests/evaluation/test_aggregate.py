@@ -13,6 +13,7 @@ from apps.evaluation.aggregate import (
     VOICEBENCH_SUBSETS,
     benchmark_score,
     paired_bootstrap,
+    paired_comparison,
     rank_agreement,
     subset_score,
 )
@@ -155,3 +156,45 @@ def test_the_paired_bootstrap_is_reproducible_for_a_seed():
 def test_the_paired_bootstrap_refuses_unpaired_items():
     with pytest.raises(InvalidInput, match="same items"):
         paired_bootstrap([1, 0, 1], [1, 0])
+
+
+@pytest.mark.parametrize(("n", "verdict"), [(4, "too_few"), (5, "too_few"), (6, "clear"), (10, "clear")])
+def test_identical_differences_need_six_items_before_they_are_beyond_noise(n, verdict):
+    result = paired_comparison([1.0] * n, [0.0] * n, resamples=2000)  # 2**10 < 2000: every flip counted
+
+    assert result["verdict"] == verdict and result["mean_diff"] == 1.0
+    if verdict == "clear":
+        assert result["p"] == pytest.approx(2 / 2**n)  # the exact sign-flip test: all of one sign, either way
+
+
+def test_no_item_differing_is_within_noise_and_ties_do_not_count_as_evidence():
+    assert paired_comparison([0.5] * 8, [0.5] * 8)["verdict"] == "noise"
+    # One item differs among twenty ties: p = 1 (the flip of one sign is as likely as not).
+    result = paired_comparison([1.0] + [0.0] * 19, [0.0] * 20, resamples=1000)
+    assert result["verdict"] == "noise" and result["p"] == pytest.approx(1.0)
+
+
+def test_a_real_gap_is_beyond_noise_by_both_the_interval_and_the_test():
+    a, b = [1.0] * 27 + [0.0] * 3, [1.0] * 9 + [0.0] * 21
+
+    result = paired_comparison(a, b, resamples=2000, seed=1)
+
+    assert result["verdict"] == "clear" and result["p"] < 0.01 and result["ci_low"] > 0.3
+
+
+def test_on_a_large_run_the_sign_flip_p_takes_its_normal_approximation_and_agrees_with_resampling():
+    import numpy as np
+    from scipy import stats
+
+    from apps.evaluation import aggregate
+
+    rng = np.random.default_rng(4)
+    a, b = rng.binomial(1, 0.52, 3000).astype(float), rng.binomial(1, 0.48, 3000).astype(float)
+    differing = (a - b)[a != b]
+    assert differing.size > aggregate.SIGN_FLIP_NORMAL_ABOVE
+
+    result = paired_comparison(a, b, resamples=1000)
+
+    resampled = stats.permutation_test((differing,), np.sum, permutation_type="samples", n_resamples=20000,
+                                       rng=np.random.default_rng(0)).pvalue
+    assert result["p"] == pytest.approx(resampled, abs=0.01)

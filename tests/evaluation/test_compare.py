@@ -2,6 +2,8 @@
 subset's reported method, only over items both runs scored; a gap the items support is told from one they do
 not; runs with nothing in common are refused; the page and the API."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -78,6 +80,8 @@ def test_the_page_shows_each_subset_with_its_interval(two_runs, admin, client_fo
     html = client_for(admin).get(reverse("evaluation:compare"), {"a": a.pk, "b": b.pk}).content.decode()
 
     assert 'data-subset="mmsu"' in html and "beyond noise" in html and "within noise" in html
+    mmsu = re.search(r'<tr data-subset="mmsu">.*?</tr>', html, re.S).group(0)
+    assert "<td>&lt; 0.001</td>" in mmsu  # a Monte Carlo p is not shown as 0.000
     assert f'href="/evaluation/runs/{a.pk}/?subset=mmsu#items"' in html
 
 
@@ -123,3 +127,44 @@ def test_the_api_answers_409_for_runs_with_nothing_in_common(two_runs, admin, ap
     answer = api_client.get("/api/evaluation/compare/", {"a": a.pk, "b": other.pk})
 
     assert answer.status_code == 409 and answer.json()["code"] == "no_common_items"
+
+
+def test_four_identical_differences_are_too_few_to_tell_not_beyond_noise(admin, client_for):
+    """A right and B wrong on each of four items: no spread, so a bootstrap interval is the point [100, 100];
+    an exact sign-flip test gives p = 2/16, and four items are too few for any outcome to be told from noise."""
+    vb = source_benchmark("voicebench", "voicebench")
+    a = run_with_scores(model("Qwen2.5-Omni"), {"mmsu": (100.0, 4)}, benchmark=vb)
+    b = run_with_scores(model("MiniCPM-o"), {"mmsu": (0.0, 4)}, benchmark=vb)
+    scored_items(a, "mmsu", [1.0] * 4)
+    scored_items(b, "mmsu", [0.0] * 4)
+
+    result = leaderboard.compare(a, b, resamples=500)
+    html = client_for(admin).get(reverse("evaluation:compare"), {"a": a.pk, "b": b.pk}).content.decode()
+
+    assert result["overall"]["diff"] == pytest.approx(100.0)
+    assert result["overall"]["verdict"] == "too_few" and not result["overall"]["clear"]
+    assert result["overall"]["ci_low"] is None and result["overall"]["p"] is None
+    row = re.search(r'<tr data-subset="all">.*?</tr>', html, re.S).group(0)
+    assert "too few items to tell" in row and "beyond noise" not in row
+
+
+def test_a_subset_of_one_item_is_compared_as_too_few_instead_of_refusing_the_comparison(two_runs):
+    a, b = two_runs
+    scored_items(a, "bbh", [1.0])
+    scored_items(b, "bbh", [0.0])
+    SubsetScore.objects.create(run=a, subset="bbh", metric="bbh", method="rule", score=100, n=1, primary=True)
+
+    result = leaderboard.compare(a, b, resamples=500)
+
+    bbh = next(s for s in result["subsets"] if s["subset"] == "bbh")
+    assert bbh["n"] == 1 and bbh["verdict"] == "too_few"
+
+
+def test_the_page_names_subsets_and_methods_in_words(two_runs, admin, client_for):
+    a, b = two_runs
+
+    html = client_for(admin).get(reverse("evaluation:compare"), {"a": a.pk, "b": b.pk}).content.decode()
+
+    row = re.search(r'<tr data-subset="sd-qa">.*?</tr>', html, re.S).group(0)
+    assert ">SD-QA</a>" in row and "LLM judge" in row
+    assert ">OpenBookQA</a>" in html and ">openbookqa</a>" not in html

@@ -100,8 +100,11 @@ def test_a_model_name_cannot_break_the_markdown_table_or_add_html(admin, client_
     hostile = ["a|b<script>\nx", "Q&A \\", "<img src=x onerror=alert(1)>\r\n| 99.9 |"]
     bench = source_benchmark("openaudiobench", "openaudiobench")
     for n, name in enumerate(hostile):
-        run_with_scores(model(name, answer_source="demo" if n == 2 else "imported"),
-                        {"llama_questions": (70.0 - n, 3)}, benchmark=bench)
+        run = run_with_scores(model(name, answer_source="demo" if n == 2 else "imported"),
+                              {"llama_questions": (70.0 - n, 3)}, benchmark=bench)
+        if n == 2:  # demo answers are the run's (as the demo seeding imports them), so the label shows
+            run.answer_source = "demo"
+            run.save(update_fields=["answer_source"])
     run_with_scores(model("Plain"), {"llama_questions": (60.0, 3)}, benchmark=bench)
 
     text = _get(client_for(admin), "md").content.decode()

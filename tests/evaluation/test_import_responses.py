@@ -94,3 +94,28 @@ def test_it_refuses_an_import_while_the_run_is_being_evaluated(english_run, resp
     with pytest.raises(Conflict, match="evaluating"):
         import_responses(run=english_run, source=response_file("a.jsonl", [{"id": k, "response": "x"} for k in _answers(english_run)]))
 
+
+
+@pytest.mark.django_db
+def test_a_demo_model_given_imported_responses_no_longer_reads_as_demo_answers(voicebench, response_file, admin,
+                                                                               client_for):
+    """The label follows where the responses came from: the demo seeding's scripted file says demo answers; a
+    person's file imported into the same model's run makes it imported responses, on the run and the runs page."""
+    from apps.evaluation.services import create_model, create_run
+
+    demo = create_model(name="Sori demo model", version="scripted", answer_source="demo", acting_user=admin)
+    run = create_run(model=demo, source_benchmark=voicebench, acting_user=admin)
+    rows = [{"id": k, "response": v} for k, v in _answers(run).items()]
+    import_responses(run=run, source=response_file("script.jsonl", rows), answer_source="demo")
+    run.refresh_from_db()
+    assert run.answer_source == "demo"
+    assert 'id="demo-answers"' in client_for(admin).get(f"/evaluation/runs/{run.pk}/").content.decode()
+
+    import_responses(run=run, source=response_file("real.jsonl", rows))
+
+    run.refresh_from_db()
+    assert run.answer_source == "imported"
+    page = client_for(admin).get(f"/evaluation/runs/{run.pk}/").content.decode()
+    assert 'id="demo-answers"' not in page and "Demo answers (scripted" not in page
+    runs_page = client_for(admin).get("/evaluation/runs/").content.decode()
+    assert "demo answers</span>" not in runs_page and "Imported responses (a file)" in runs_page

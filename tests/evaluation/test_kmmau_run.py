@@ -1,6 +1,6 @@
 """A run on a KMMAU release: one item per released question (capability as its subset, the choices kept), the
 question and choices sent beside the clip's audio, and answers scored by MMAU's matching (the existing KMMAU
-scoring), accuracy per capability."""
+scoring), accuracy per capability; no judge is asked, and the run names none."""
 
 import pytest
 
@@ -13,7 +13,7 @@ from tests.releases.conftest import build  # noqa: F401 (fixtures)
 
 @pytest.mark.django_db
 def test_a_kmmau_release_is_asked_with_its_choices_and_scored_by_mmau_matching(
-        question_set, kss_corpus, build, qwen, fake_endpoint, admin, inline_jobs):  # noqa: F811
+        question_set, kss_corpus, build, qwen, fake_endpoint, admin, inline_jobs, client_for):  # noqa: F811
     from apps.authoring import services
 
     services.generate_rule_questions(question_set=question_set, corpus=kss_corpus)
@@ -41,3 +41,9 @@ def test_a_kmmau_release_is_asked_with_its_choices_and_scored_by_mmau_matching(
     scores = {s.subset: (round(s.score, 2), s.n) for s in SubsetScore.objects.filter(run=run)}
     assert scores == {cap: (round(100 * sum(hits) / len(hits), 2), len(hits)) for cap, hits in expected.items()}
     assert any(0 < score < 100 for score, _ in scores.values())  # right and wrong answers both happened
+    # Scored by rule alone: no judge was asked, so none is named (the run, its page).
+    run.refresh_from_db()
+    assert run.judge_model == ""
+    html = client_for(admin).get(f"/evaluation/runs/{run.pk}/").content.decode()
+    scored = html.split("<dt>Scored</dt>", 1)[1].split("</dd>", 1)[0]
+    assert "judge" not in scored

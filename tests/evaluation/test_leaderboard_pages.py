@@ -6,6 +6,7 @@ import re
 import pytest
 from django.urls import reverse
 
+from apps.evaluation.models import EvaluationRun
 from tests.evaluation.boards import model, paper_board, run_with_scores, source_benchmark
 
 pytestmark = pytest.mark.django_db
@@ -41,19 +42,41 @@ def test_a_missing_subset_is_named_on_the_page(admin, client_for):
     html = client_for(admin).get(reverse("evaluation:leaderboard")).content.decode()
 
     row = re.search(r'<tr data-benchmark="voicebench">.*?</tr>', html, re.S).group(0)
-    assert "no mean" in row and "missing alpacaeval, commoneval, wildvoice, sd-qa, bbh, ifeval, advbench" in row
+    assert "no mean" in row and "missing AlpacaEval, CommonEval, WildVoice, SD-QA, BBH, IFEval, AdvBench" in row
 
 
 def test_a_demo_model_is_labelled_as_demo_answers(admin, client_for):
     vb = source_benchmark("voicebench-demo", "voicebench")
-    run_with_scores(model("Sori demo model", answer_source="demo"), {"sd-qa": (75.0, 4)}, benchmark=vb)
+    run = run_with_scores(model("Sori demo model", answer_source="demo"), {"sd-qa": (75.0, 4)}, benchmark=vb)
+    EvaluationRun.objects.filter(pk=run.pk).update(answer_source="demo")  # as the demo seeding imports them
 
     html = client_for(admin).get(reverse("evaluation:leaderboard")).content.decode()
 
     assert "Demo answers, not a real model" in html and 'id="demo-answers"' in html
 
 
+def test_a_demo_model_whose_shown_run_has_imported_responses_is_not_labelled_demo(admin, client_for):
+    vb = source_benchmark("voicebench-demo", "voicebench")
+    run_with_scores(model("Sori demo model", answer_source="demo"), {"sd-qa": (75.0, 4)}, benchmark=vb)  # imported
+
+    html = client_for(admin).get(reverse("evaluation:leaderboard")).content.decode()
+
+    assert 'id="demo-answers"' not in html and '<span class="badge">demo</span>' not in html
+
+
 def test_signed_out_visitors_are_sent_to_log_in(client):
     page = client.get(reverse("evaluation:leaderboard"))
 
     assert page.status_code == 302 and "login" in page.url
+
+
+def test_the_page_says_what_its_tables_are_in_words_not_codes(admin, client_for):
+    paper_board(admin)
+
+    html = client_for(admin).get(reverse("evaluation:leaderboard")).content.decode()
+
+    about = re.search(r'<p class="muted" id="leaderboard-about">.*?</p>', html, re.S).group(0)
+    assert "Seed 000" not in html and "English-Korean speech benchmark paper" in about
+    assert "Table 1" in about and "Table 5" in about and "Table 6" in about
+    kmmau = re.search(r'<tr data-capability="fact_extraction">.*?</tr>', html, re.S).group(0)
+    assert "Fact Extraction" in kmmau and ">fact_extraction<" not in kmmau

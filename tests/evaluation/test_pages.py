@@ -2,6 +2,8 @@
 an import through the page (refusals listed row by row, nothing stored), and an item's page with its response,
 its scores and the judge calls with their raw answers and links to the call log."""
 
+import re
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
@@ -93,3 +95,16 @@ def test_a_runs_page_shows_its_jobs_progress_and_time(admin, client_for, english
     page = client_for(admin).get(reverse("evaluation:run", args=[english_run.pk])).content.decode()
 
     assert "5 of 5 asked in 180 s" in page and "5 / 5 (100%)" in page and "(3\xa0minutes)" in page
+
+
+@pytest.mark.django_db
+def test_a_runs_page_names_its_subsets_and_readings_in_words(admin, client_for, english_run):
+    SubsetScore.objects.create(run=english_run, subset="sd-qa-usa", metric="qa", method="rule", score=50.0, n=2,
+                               primary=True)
+
+    page = client_for(admin).get(reverse("evaluation:run", args=[english_run.pk])).content.decode()
+
+    table = re.search(r'<table class="table" id="subset-scores">.*?</table>', page, re.S).group(0)
+    assert "SD-QA (usa)" in table and ">sd-qa-usa<" not in table and "Sori (corrected" in table
+    filters = page.split("<h2>Items</h2>", 1)[1].split("</p>", 1)[0]
+    assert "CommonEval" in filters and ">commoneval<" not in filters
