@@ -11,7 +11,7 @@ from apps.core.errors import InvalidInput
 from apps.releases.models import Release
 from apps.releases.writing import files_under, verify_folder
 from tests.authoring import mmau_evaluation
-from tests.authoring.conftest import heard, make_agent_question
+from tests.authoring.conftest import heard, listened, make_agent_question
 from tests.releases.test_card_and_loading import _front_matter, _load_every_config, _offline  # noqa: F401
 
 pytestmark = pytest.mark.django_db
@@ -29,6 +29,7 @@ def kmmau_set(question_set, kss_corpus, seoul_corpus, annotators):
     reviewed = make_agent_question(question_set, clips[0])
     for reviewer in annotators[1:]:
         assert services.next_review(question_set=question_set, acting_user=reviewer) == reviewed
+        listened(clips[0], reviewer)
         services.submit_review(question=reviewed, acting_user=reviewer, decision="approve")
     author, answerer = annotators[0], annotators[1]
     heard(clips[1], author)
