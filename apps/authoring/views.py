@@ -21,7 +21,6 @@ from apps.authoring.capabilities import (
     AGENT_CAPABILITIES,
     MANUAL_CAPABILITIES,
     RULE_CAPABILITIES,
-    Capability,
     capability_label,
 )
 from apps.authoring.corpora import PARSERS
@@ -224,7 +223,7 @@ def author(request, pk):
     played = clip is not None and clip.playbacks.filter(listener=request.user).exists()
     return render(request, "authoring/author.html", {
         "set": question_set, "clip": clip, "played": played, "capability": capability,
-        "capabilities": [(str(c), Capability(c).label) for c in MANUAL_CAPABILITIES], "slots": range(4),
+        "capabilities": [(str(c), capability_label(c)) for c in MANUAL_CAPABILITIES], "slots": range(4),
         "playback_url": reverse("authoring-api:playback", args=[clip.pk]) if clip else "",
     })
 
