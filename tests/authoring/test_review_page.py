@@ -85,3 +85,11 @@ def test_an_empty_queue_links_an_admin_to_making_questions_and_tells_a_reviewer_
     for_annotator = client_for(annotator).get(f"/authoring/sets/{question_set.pk}/review/").content.decode()
     assert "an admin has agents write them" in for_annotator and "#make" not in for_annotator
     assert "Fact Extraction, Topic Summary" in for_annotator
+
+
+def test_an_agent_question_job_names_its_capability_in_words(client_for, admin, question_set, kss_corpus):
+    from apps.jobs.models import Job
+
+    client_for(admin).post(f"/authoring/sets/{question_set.pk}/generate/",
+                           {"corpus": kss_corpus.pk, "capability": "topic_summary", "limit": "2"})
+    assert Job.objects.get().title == "Topic Summary questions for KMMAU test"

@@ -150,6 +150,8 @@ def test_a_kmmau_item_page_names_the_people_for_admins_in_bounded_queries(kmmau_
     html = page.content.decode()
     assert "몇 명이 말하나요?" in html and "blind answer" in html
     assert annotators[0].username in html and annotators[1].username in html
+    # The released row's choices read as words, not as a Python list.
+    assert "<dd>한 명, 두 명, 세 명, 네 명</dd>" in html and "[&#x27;" not in html
 
 
 def test_the_build_form_offers_question_sets(kmmau_set, admin, client_for):
