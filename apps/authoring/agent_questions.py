@@ -8,7 +8,7 @@ from django.db import transaction
 from pydantic import BaseModel, Field
 
 from apps.agents.services import AgentNeedsAttention, call_agent
-from apps.authoring.capabilities import AGENT_CAPABILITIES, Capability, Method
+from apps.authoring.capabilities import AGENT_CAPABILITIES, Capability, Method, capability_label
 from apps.authoring.models import Clip, Question, QuestionSet, QuestionStatus
 from apps.authoring.services import send_to_review
 from apps.authoring.validation import clean_question, normalise
@@ -100,7 +100,7 @@ def write_questions(*, question_set: QuestionSet, corpus, capability: str, limit
         clips = clips[:limit]
     clips = list(clips)
     if progress:
-        progress.set_total(len(clips), message=f"Writing {len(clips)} {capability} questions")
+        progress.set_total(len(clips), message=f"Writing {len(clips)} {capability_label(capability)} questions")
     counts = {"in_review": 0, "needs_attention": 0}
     for clip in clips:
         question = write_question(question_set=question_set, clip=clip, capability=capability, job=job, fresh=retry)

@@ -230,7 +230,8 @@ class ReviewView(APIView):
                                "question, whose options MMAU's matcher must tell apart by their words.",
                           s404="No such question.",
                           s403="Not an annotator, or this question was not given to you (code no_lease).",
-                          s409="not_reviewed (a manual question: it is answered blind, not reviewed), "
+                          s409="playback_not_reported (play the clip to its end first: POST "
+                               "clips/{id}/playback/), not_reviewed (a manual question: it is answered blind, not reviewed), "
                                "already_reviewed (a different review of yours is final), settled, or "
                                "stale_version (edited since you opened it), unchanged_edit (the edit is the "
                                "question as it stands: approve it instead)."),

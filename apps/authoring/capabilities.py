@@ -23,6 +23,16 @@ class Capability(models.TextChoices):
     GENERAL_COUNTING = "general_counting", "General Counting"
 
 
+def capability_label(code) -> str:
+    """A capability as people read it ("fact_extraction" -> "Fact Extraction", the words the export writes):
+    the one mapping every page that shows a KMMAU capability uses (authoring's pages through the `capability`
+    filter of the kmmau template tags, the evaluation pages too). An unknown code is shown as it is."""
+    try:
+        return str(Capability(code).label)
+    except ValueError:
+        return "" if code is None else str(code)
+
+
 class Method(models.TextChoices):
     METADATA = "metadata", "Rule-based from metadata"
     TRANSCRIPT = "transcript", "Rule-based from transcripts"

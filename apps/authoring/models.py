@@ -193,7 +193,7 @@ class Review(models.Model):
 
 
 class ClipPlayback(models.Model):
-    """A person played the clip to its end: authoring and blind answering unlock after that."""
+    """A person played the clip to its end: authoring, blind answering and reviewing unlock after that."""
 
     clip = models.ForeignKey(Clip, on_delete=models.CASCADE, related_name="playbacks")
     listener = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")

@@ -13,6 +13,7 @@ from apps.authoring.capabilities import SPECS, Capability, Method
 from apps.authoring.models import (
     BlindAnswer,
     Clip,
+    ClipPlayback,
     Decision,
     Question,
     QuestionSet,
@@ -20,6 +21,7 @@ from apps.authoring.models import (
     RejectReason,
     Review,
 )
+from apps.queues.selectors import remaining_for_worker
 
 
 def accepted_questions(question_set: QuestionSet) -> QuerySet:
@@ -43,6 +45,19 @@ def question_for_reviewer(question: Question) -> dict:
         "start_seconds": question.start_seconds, "end_seconds": question.end_seconds,
         "status": question.status, "transcript": question.clip.clean_transcript,
     }
+
+
+def review_progress(question_set: QuestionSet, user, *, holding: bool) -> dict:
+    """The reviewer's "n of m": the questions of the set they reviewed, and how many they may still be given
+    (the one they hold, when `holding`, plus those open to them), as the verification page counts."""
+    done = Review.objects.filter(question__question_set=question_set, reviewer=user).count()
+    total = done + int(holding) + remaining_for_worker(question_set.review_pool, user)
+    return {"done": done, "total": total, "number": done + 1}
+
+
+def has_played(clip_id: int, user) -> bool:
+    """The person played this clip to its end (the playback gate let it through) at least once."""
+    return ClipPlayback.objects.filter(clip_id=clip_id, listener=user).exists()
 
 
 def blind_options(question: Question) -> list[str]:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from django.db import transaction
-from django.db.models import F, OuterRef, Subquery
+from django.db.models import Exists, F, OuterRef, Subquery
 from django.utils import timezone
 from pydantic import Field, field_validator
 
@@ -382,7 +382,7 @@ def _snapshot(question: Question) -> dict:
 
 def submit_review(*, question: Question, acting_user, decision: str, reasons=None, comment: str = "",
                   edit: dict | None = None, version: int | None = None) -> tuple[Review, bool]:
-    """Approve, edit or reject. An edit is stored beside the question as it was and needs one more approval
+    """Approve, edit or reject, after playing the clip to its end (report_playback). An edit is stored beside the question as it was and needs one more approval
     (the question's WorkItem takes one more review). Kept only if no reviewer rejects: the question settles
     once every review it needs is in. The same review sent twice stores one. Returns (review, created)."""
     if question.method != Method.AGENT or question.work_item_id is None:
@@ -391,10 +391,14 @@ def submit_review(*, question: Question, acting_user, decision: str, reasons=Non
     with transaction.atomic():
         assignment = _lease(question.work_item, acting_user)
         # With the item's row lock held (_lease), this statement sees any review of this reviewer's that
-        # was stored before: the question and whether they reviewed it, in one query.
+        # was stored before: the question, whether they reviewed it and whether they played its clip to the
+        # end (the reviewer judges what the audio says: the blind answer's gate), in one query.
         question = Question.objects.select_for_update(of=("self",)).annotate(
-            mine=Subquery(Review.objects.filter(question=OuterRef("pk"), reviewer=acting_user).values("pk")[:1])
+            mine=Subquery(Review.objects.filter(question=OuterRef("pk"), reviewer=acting_user).values("pk")[:1]),
+            played=Exists(ClipPlayback.objects.filter(clip=OuterRef("clip_id"), listener=acting_user)),
         ).get(pk=question.pk)
+        if not question.played:
+            raise Conflict("listen to the clip to its end first", code="playback_not_reported")
         if question.mine is not None:
             mine = Review.objects.get(pk=question.mine)
             if (mine.decision, mine.reasons, mine.after) == (decision, reasons, after):

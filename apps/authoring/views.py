@@ -15,9 +15,14 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from apps.accounts.permissions import require
+from apps.accounts.permissions import can, require
 from apps.authoring import selectors, services
-from apps.authoring.capabilities import AGENT_CAPABILITIES, MANUAL_CAPABILITIES, RULE_CAPABILITIES, Capability
+from apps.authoring.capabilities import (
+    AGENT_CAPABILITIES,
+    MANUAL_CAPABILITIES,
+    RULE_CAPABILITIES,
+    capability_label,
+)
 from apps.authoring.corpora import PARSERS
 from apps.authoring.exports import write_export
 from apps.authoring.jobs import UPLOAD_FOLDER
@@ -112,7 +117,7 @@ def generate(request, pk):
         limit = int(request.POST.get("limit") or 20)
         retry = request.POST.get("retry") == "1"
         job = start_job(kind="authoring.agent_questions",
-                        title=f"{capability} questions for {question_set.name}{' (retry)' if retry else ''}",
+                        title=f"{capability_label(capability)} questions for {question_set.name}{' (retry)' if retry else ''}",
                         acting_user=request.user, params={"set": question_set.pk, "corpus": corpus.pk,
                                                           "capability": capability, "limit": limit, "retry": retry})
     else:
@@ -162,12 +167,12 @@ def review(request, pk):
     if request.method == "POST":
         question = get_object_or_404(Question, pk=request.POST.get("question"), question_set=question_set)
         decision = request.POST.get("decision", "")
-        edit = None
-        if decision == "edit":
-            options = [request.POST.get(f"option{i}", "") for i in range(len(question.options))]
-            edit = {"text": request.POST.get("text", ""), "options": options,
-                    "correct_index": int(request.POST.get("correct_index", -1))}
         try:
+            edit = None
+            if decision == "edit":
+                options = [request.POST.get(f"option{i}", "") for i in range(len(question.options))]
+                edit = {"text": request.POST.get("text", ""), "options": options,
+                        "correct_index": _posted_index(request.POST.get("correct_index"))}
             services.submit_review(question=question, acting_user=request.user, decision=decision,
                                    reasons=request.POST.getlist("reasons"), comment=request.POST.get("comment", ""),
                                    edit=edit, version=int(request.POST.get("version") or 0) or None)
@@ -178,7 +183,13 @@ def review(request, pk):
     question = services.next_review(question_set=question_set, acting_user=request.user)
     return render(request, "authoring/review.html", {
         "set": question_set, "question": selectors.question_for_reviewer(question) if question else None,
-        "reasons": RejectReason.choices,
+        "reasons": [(n, value, label) for n, (value, label) in enumerate(RejectReason.choices, start=1)],
+        "progress": selectors.review_progress(question_set, request.user, holding=question is not None),
+        "played": question is not None and selectors.has_played(question.clip_id, request.user),
+        "playback_url": reverse("authoring-api:playback", args=[question.clip_id]) if question else "",
+        # An empty queue says where questions come from: an admin has agents write them on the dashboard.
+        "dashboard_url": reverse("authoring:dashboard", args=[pk]) if can(request.user, "authoring.manage") else "",
+        "agent_capabilities": [capability_label(c) for c in AGENT_CAPABILITIES],
     })
 
 
@@ -212,7 +223,7 @@ def author(request, pk):
     played = clip is not None and clip.playbacks.filter(listener=request.user).exists()
     return render(request, "authoring/author.html", {
         "set": question_set, "clip": clip, "played": played, "capability": capability,
-        "capabilities": [(str(c), Capability(c).label) for c in MANUAL_CAPABILITIES], "slots": range(4),
+        "capabilities": [(str(c), capability_label(c)) for c in MANUAL_CAPABILITIES], "slots": range(4),
         "playback_url": reverse("authoring-api:playback", args=[clip.pk]) if clip else "",
     })
 

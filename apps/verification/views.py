@@ -63,6 +63,8 @@ def review(request, pk):
         context["item_obj"] = item
         context["reviewed"] = selectors.reviewed_by(project, request.user)
     context["waiting"] = selectors.waiting_for(project, request.user)
+    if item is not None:  # "n of m": the items reviewed, the one in hand, and those that could still come
+        context["total"] = context["reviewed"] + 1 + context["waiting"]
     return render(request, "verification/review.html", context)
 
 

@@ -55,6 +55,8 @@ def world(request, admin, listener):
     # An agent-written question in review, so next-review hands out a question and reviews reach their rules.
     in_review = make_agent_question(kmmau, clip)
     authoring.next_review(question_set=kmmau, acting_user=admin)  # the admin holds it: a review of theirs counts
+    heard(clip, admin)
+    authoring.report_playback(clip=clip, acting_user=admin)  # and has played its clip, as a review requires
     release = request.getfixturevalue("build")("mos", request.getfixturevalue("rated_test"))
     ids = {
         "/api/authoring/questions/{id}/reviews/": in_review.pk,  # an operation's own object before its prefix's

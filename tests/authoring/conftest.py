@@ -142,3 +142,12 @@ def heard(clip, user) -> None:
     from apps.audio.playback import note_served
 
     note_served(clip.audio, user, now=timezone.now() - timedelta(seconds=clip.audio.duration_seconds + 1))
+
+
+def listened(clip, user) -> None:
+    """`user` played the clip to its end: served long enough ago, and the page reported it (the gate that
+    authoring, blind answers and reviews require)."""
+    from apps.authoring.services import report_playback
+
+    heard(clip, user)
+    report_playback(clip=clip, acting_user=user)

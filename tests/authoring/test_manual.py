@@ -99,6 +99,7 @@ def test_the_escalation_page_shows_the_author_a_pseudonym_not_the_blind_answerer
     page = client_for(annotators[0]).get("/authoring/escalations/").content.decode()
     assert question.text in page and f"blind answer ({code})" in page
     assert annotators[1].username not in page
+    assert '<p class="muted">General Counting</p>' in page  # the capability in words
     api_client.force_authenticate(annotators[0])
     assert api_client.get(f"/api/authoring/questions/{question.pk}/").json()["answerer"] == code
 

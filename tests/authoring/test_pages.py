@@ -18,6 +18,8 @@ def test_the_dashboard_shows_counts_targets_and_answer_letters(client_for, admin
     html = page.content.decode()
     assert "Number of Speakers" in html and "Word Frequency" in html and "2204" in html
     assert "KSS (CC-BY-NC-SA-4.0)" in html
+    # Methods in words, not codes: "Rule-based from metadata", never a bare <td>metadata</td>.
+    assert "<td>Agent-generated with human review</td>" in html and "<td>metadata</td>" not in html
 
 
 def test_annotators_cannot_open_the_dashboard_and_listeners_nothing(client_for, annotator, listener, question_set):

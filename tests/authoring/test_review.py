@@ -6,16 +6,25 @@ import pytest
 from apps.authoring.models import Question, Review
 from apps.authoring.services import next_review, submit_review
 from apps.core.errors import Conflict, Forbidden, InvalidInput
-from tests.authoring.conftest import make_agent_question
+from tests.authoring.conftest import heard, listened, make_agent_question
 
 
 def review_via_api(api_client, user, question_set, body, *, expect=201):
     api_client.force_authenticate(user)
     given = api_client.post(f"/api/authoring/sets/{question_set.pk}/next-review/")
     assert given.status_code == 200, given.content
+    heard_and_reported(api_client, user, given.json()["clip"])
     response = api_client.post(f"/api/authoring/questions/{given.json()['id']}/reviews/", body, format="json")
     assert response.status_code == expect, response.content
     return response.json()
+
+
+def heard_and_reported(api_client, user, clip_id):
+    """The reviewer's page played the clip to its end and reported it, as the page does."""
+    from apps.authoring.models import Clip
+
+    heard(Clip.objects.get(pk=clip_id), user)
+    assert api_client.post(f"/api/authoring/clips/{clip_id}/playback/").status_code == 200
 
 
 def test_two_approvals_accept_a_question(api_client, annotators, question_set, agent_question):
@@ -44,6 +53,7 @@ def test_an_edit_is_recorded_beside_the_original_and_needs_one_more_approval(api
 def test_a_rejection_needs_a_known_reason_and_rejects_the_question(api_client, annotators, question_set, agent_question):
     api_client.force_authenticate(annotators[0])
     api_client.post(f"/api/authoring/sets/{question_set.pk}/next-review/")
+    listened(agent_question.clip, annotators[0])
     url = f"/api/authoring/questions/{agent_question.pk}/reviews/"
     no_reason = api_client.post(url, {"decision": "reject"}, format="json")
     assert no_reason.status_code == 400 and "reasons" in no_reason.json()["fields"]
@@ -58,6 +68,7 @@ def test_a_rejection_needs_a_known_reason_and_rejects_the_question(api_client, a
 def test_the_same_review_twice_stores_one_and_a_different_one_is_refused(annotators, question_set, agent_question):
     annotator = annotators[0]
     question = next_review(question_set=question_set, acting_user=annotator)
+    listened(question.clip, annotator)
     first, created = submit_review(question=question, acting_user=annotator, decision="approve")
     again, created_again = submit_review(question=question, acting_user=annotator, decision="approve")
     assert created and not created_again and first.pk == again.pk
@@ -74,6 +85,8 @@ def test_a_stale_version_is_refused(annotators, question_set, agent_question):
     edit = {"text": "다른 질문인가요?", "options": ["학교", "시장", "도서관", "공원"], "correct_index": 0}
     q0 = next_review(question_set=question_set, acting_user=annotators[0])
     q1 = next_review(question_set=question_set, acting_user=annotators[1])
+    for annotator in annotators[:2]:
+        listened(agent_question.clip, annotator)
     submit_review(question=q0, acting_user=annotators[0], decision="edit", edit=edit, version=1)
     with pytest.raises(Conflict, match="edited since"):
         submit_review(question=q1, acting_user=annotators[1], decision="approve", version=1)
@@ -81,6 +94,7 @@ def test_a_stale_version_is_refused(annotators, question_set, agent_question):
 
 def test_an_edit_must_keep_the_option_count_and_distinct_options(annotators, question_set, agent_question):
     question = next_review(question_set=question_set, acting_user=annotators[0])
+    listened(question.clip, annotators[0])
     with pytest.raises(InvalidInput, match="4 options"):
         submit_review(question=question, acting_user=annotators[0], decision="edit",
                       edit={"text": "질문", "options": ["학교", "시장"], "correct_index": 0})
@@ -111,6 +125,7 @@ def test_the_number_of_reviewers_is_configurable(db, admin, annotators, kss_corp
     question = make_agent_question(three, kss_corpus.clips.first())
     for annotator in annotators:
         given = next_review(question_set=three, acting_user=annotator)
+        listened(given.clip, annotator)
         submit_review(question=given, acting_user=annotator, decision="approve")
         question.refresh_from_db()
     assert question.status == "accepted" and question.reviews.count() == 3
@@ -136,6 +151,9 @@ def test_racing_reviewers_never_exceed_the_count_or_review_twice(make_user, kss_
     clips = list(kss_corpus.clips.all())
     questions = [make_agent_question(question_set, clip, dedup_key=f"fact:{i}") for i, clip in enumerate(clips)]
     reviewers = [make_user(f"racer{i}", "annotator") for i in range(8)]
+    for reviewer in reviewers:
+        for clip in clips:
+            listened(clip, reviewer)
 
     def work(user):
         def loop():

@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from tests.authoring.conftest import make_agent_question
+from tests.authoring.conftest import listened, make_agent_question
 
 pytestmark = pytest.mark.django_db
 
@@ -24,6 +24,7 @@ def test_a_review_hands_on_the_next_question_within_a_fixed_query_count(question
         make_agent_question(question_set, clip, text=f"화자는 어디에서 친구를 만났나요? ({i})", dedup_key=f"fact-{i}")
     counts = {"next": [], "review": []}
     for reviewer in annotators[:2]:  # two approvals accept a question
+        listened(clip, reviewer)  # the playback gate is checked in the review's own query (no extra one)
         client = token_client_for(reviewer)
         with CaptureQueriesContext(connection) as queries:
             question = client.post(f"/api/authoring/sets/{question_set.pk}/next-review/").json()

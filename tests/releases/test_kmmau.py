@@ -11,7 +11,7 @@ from apps.core.errors import InvalidInput
 from apps.releases.models import Release
 from apps.releases.writing import files_under, verify_folder
 from tests.authoring import mmau_evaluation
-from tests.authoring.conftest import heard, make_agent_question
+from tests.authoring.conftest import heard, listened, make_agent_question
 from tests.releases.test_card_and_loading import _front_matter, _load_every_config, _offline  # noqa: F401
 
 pytestmark = pytest.mark.django_db
@@ -29,6 +29,7 @@ def kmmau_set(question_set, kss_corpus, seoul_corpus, annotators):
     reviewed = make_agent_question(question_set, clips[0])
     for reviewer in annotators[1:]:
         assert services.next_review(question_set=question_set, acting_user=reviewer) == reviewed
+        listened(clips[0], reviewer)
         services.submit_review(question=reviewed, acting_user=reviewer, decision="approve")
     author, answerer = annotators[0], annotators[1]
     heard(clips[1], author)
@@ -149,6 +150,8 @@ def test_a_kmmau_item_page_names_the_people_for_admins_in_bounded_queries(kmmau_
     html = page.content.decode()
     assert "몇 명이 말하나요?" in html and "blind answer" in html
     assert annotators[0].username in html and annotators[1].username in html
+    # The released row's choices read as words, not as a Python list.
+    assert "<dd>한 명, 두 명, 세 명, 네 명</dd>" in html and "[&#x27;" not in html
 
 
 def test_the_build_form_offers_question_sets(kmmau_set, admin, client_for):

@@ -366,3 +366,15 @@ def test_an_annotator_reads_what_each_distractor_tier_means(make_project, annota
     project = make_project(2)
     page = client_for(annotator).get(f"/verification/projects/{project.pk}/review/").content.decode()
     assert all(escape(label) in page for label in TIER_LABELS.values())
+
+
+@pytest.mark.django_db
+def test_the_review_page_shows_n_of_m_with_a_bar_that_moves(make_project, annotator, client_for):
+    project = make_project(3)
+    client = client_for(annotator)
+    page = client.get(f"/verification/projects/{project.pk}/review/").content.decode()
+    assert "Item 1 of 3" in page and '<progress class="task-progress" id="review-bar" max="3" value="0"' in page
+    first = next_item(project=project, acting_user=annotator)
+    client.post(f"/verification/items/{first.pk}/review/", {"decision": "approve", "seconds_spent": "3"})
+    page = client.get(f"/verification/projects/{project.pk}/review/").content.decode()
+    assert "Item 2 of 3" in page and 'id="review-bar" max="3" value="1"' in page

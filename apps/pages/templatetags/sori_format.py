@@ -185,6 +185,13 @@ def job_result_rows(job) -> list[dict]:
     return rows
 
 
+@register.filter
+def readable(value) -> str:
+    """A stored value as people read it, never a Python repr: a list as "a, b, c", a mapping as "key: value",
+    true/false as yes/no, nothing as "—"."""
+    return _readable(value)
+
+
 def _readable(value) -> str:
     if isinstance(value, dict):
         return "; ".join(f"{label(k)}: {_readable(v)}" for k, v in value.items()) or "—"

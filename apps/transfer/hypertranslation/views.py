@@ -8,7 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from apps.accounts.permissions import require
+from apps.accounts.permissions import can, require
 from apps.agents.services import AgentError
 from apps.core.errors import ApplicationError
 from apps.transfer import selectors
@@ -104,6 +104,7 @@ def translation_detail(request, pk: int):
         "t": translation, "current": current, "form": form, "history": history, "checker": checker,
         "rules": [(rid, rules.get(rid)) for rid in translation.rule_ids],
         "stale": stage_selectors.is_stale(translation), "normalized": translation.normalized_texts.order_by("-pk").first(),
+        "agent_call_page": can(request.user, "agents.manage"),  # the call log's page; an expert sees the excerpt
         "newer_unusable": history.filter(pk__gt=translation.pk, action=TranslationAction.NEEDS_ATTENTION).first()
         if current is not None and current.pk == translation.pk else None,
     })

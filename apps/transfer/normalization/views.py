@@ -5,7 +5,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 
-from apps.accounts.permissions import require
+from apps.accounts.permissions import can, require
 from apps.agents.services import AgentError
 from apps.core.errors import ApplicationError
 from apps.transfer import selectors
@@ -44,4 +44,5 @@ def normalize_page(request):
             NormalizationRun.objects.select_related("benchmark", "rulebook_version__rulebook", "job")[:20]]
     attention = selectors.current_normalizations().filter(status="needs_attention")[:50]
     return render(request, "transfer/normalize.html", {"form": form, "outcome": outcome, "error": error,
-                                                       "start": start, "runs": runs, "attention": attention})
+                                                       "start": start, "runs": runs, "attention": attention,
+                                                       "agent_call_page": can(request.user, "agents.manage")})

@@ -1,0 +1,70 @@
+// KMMAU review keys, as on the verification review page: A approves, E opens the edit form, R rejects (with at
+// least one reason), 1-5 toggle the reasons; not while typing in a field, and only once listen.js has unlocked
+// the decision (the clip played to its end). Enter in an edit field saves the edit, never approves.
+(() => {
+  const form = document.getElementById("gated-form");
+  const edit = document.getElementById("edit-fields");
+  if (!form || !edit) return;
+  const decision = form.querySelector("fieldset.review-decision");
+  const toggle = document.getElementById("edit-toggle");
+  const hint = document.getElementById("review-hint");
+  const reasons = () => [...form.querySelectorAll("input[name=reasons]")];
+  let sent = false;
+
+  function openEdit(open) {
+    edit.hidden = !open;
+    toggle.setAttribute("aria-expanded", String(open));
+    if (open) { document.getElementById("edit-text").focus(); hint.textContent = "Edit the question, then save the edit (Enter)."; }
+  }
+
+  function send(value) {
+    if (decision.disabled || sent) { hint.textContent = "Play the clip to its end first."; return; }
+    if (value === "reject" && !reasons().some((r) => r.checked)) {
+      hint.textContent = "Choose at least one reason (keys 1-" + reasons().length + "), then press R again.";
+      reasons()[0].focus();
+      return;
+    }
+    if (value !== "reject") reasons().forEach((r) => { r.checked = false; });
+    sent = true; // one decision per question: a double press sends once (the server would keep one anyway)
+    form.requestSubmit(document.querySelector(`button[name=decision][value=${value}]`));
+  }
+
+  form.querySelectorAll("button[name=decision]").forEach((button) => {
+    button.addEventListener("click", (event) => { event.preventDefault(); send(button.value); });
+  });
+  toggle.addEventListener("click", () => openEdit(edit.hidden));
+  document.getElementById("edit-cancel").addEventListener("click", () => { openEdit(false); toggle.focus(); });
+  form.addEventListener("keydown", (event) => {
+    // Implicit submission would use the first button (Approve): in the edit form Enter saves the edit instead.
+    if (event.key !== "Enter" || event.target.tagName !== "INPUT") return;
+    event.preventDefault();
+    if (edit.contains(event.target)) send("edit");
+  });
+
+  // Chromium's player controls keep every key while they have focus (a click on Play gives it): hand it back.
+  const audio = document.getElementById("clip-audio");
+  const back = () => { if (document.activeElement === audio) { form.tabIndex = -1; form.focus({ preventScroll: true }); } };
+  audio.addEventListener("play", back);
+  audio.addEventListener("click", () => setTimeout(back, 0));
+  audio.addEventListener("mouseup", () => setTimeout(back, 0));
+
+  // Capture phase on window, so no other handler on the page takes the key first.
+  window.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target;
+    const tag = (target.tagName || "").toLowerCase();
+    const typing = tag === "textarea" || target.isContentEditable
+      || (tag === "input" && !["checkbox", "radio", "button", "submit"].includes(target.type));
+    if (typing || !/^[aer1-9]$/i.test(event.key)) return;
+    const key = event.key.toLowerCase();
+    const box = form.querySelector(`input[data-key="${key}"]`);
+    if (/^[1-9]$/.test(key) && !box) return;
+    event.preventDefault();
+    event.stopPropagation();
+    if (decision.disabled) { hint.textContent = "Play the clip to its end first."; return; }
+    if (key === "a") send("approve");
+    else if (key === "r") send("reject");
+    else if (key === "e") openEdit(true);
+    else { box.checked = !box.checked; hint.textContent = ""; }
+  });
+})();
