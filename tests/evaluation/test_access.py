@@ -202,3 +202,13 @@ def test_signed_out_callers_read_nothing_through_the_api(scored_run, api_client)
                 f"/api/evaluation/runs/{run.pk}/items/", f"/api/evaluation/runs/{run.pk}/items/{item.pk}/",
                 "/api/evaluation/leaderboard/"):
         assert api_client.get(url).status_code in (401, 403), url
+
+
+def test_an_items_score_details_read_as_words_not_python_reprs(scored_run, client_for, admin):
+    run, item = scored_run
+    ItemScore.objects.filter(item=item, method="judge").update(detail={"votes": ["yes", "yes", "no"], "no_answer_read": True})
+
+    shown = _text(client_for(admin).get(reverse("evaluation:item", args=[run.pk, item.pk])))
+
+    assert "<dt>Votes</dt><dd>yes, yes, no</dd>" in shown and "<dt>No answer read</dt><dd>yes</dd>" in shown
+    assert "[&#x27;yes&#x27;" not in shown and "['yes'" not in shown
