@@ -26,3 +26,17 @@ def test_a_request_warning_is_printed_once_under_debug():
 def test_an_app_log_line_is_printed_once():
     err = _stderr_of("logging.getLogger('apps.jobs.services').warning('marker from an app')", DEBUG="1")
     assert err.count("marker from an app") == 1, err
+
+
+def test_favicon_ico_leads_to_the_shipped_icon(client):
+    from django.contrib.staticfiles import finders
+
+    response = client.get("/favicon.ico")
+    assert response.status_code == 302
+    assert response["Location"].endswith("img/favicon.svg")
+    assert finders.find("img/favicon.svg"), "the icon is a static file"
+
+
+def test_every_page_names_the_icon(client):
+    page = client.get("/login/").content.decode()
+    assert '<link rel="icon" href="/static/img/favicon.svg" type="image/svg+xml">' in page
