@@ -12,6 +12,7 @@ One demo is started for the module (about a minute the first time: it seeds and 
 
 import hashlib
 import os
+import re
 import shutil
 import signal
 import socket
@@ -29,6 +30,8 @@ from tests.conftest import CHROMIUM
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
+# Django's request warnings ("Not Found: /x"), which its own handler and root's both printed before.
+REQUEST_WARNING = re.compile(r"^(Not Found|Bad Request|Forbidden|Unauthorized|Conflict|Method Not Allowed|Internal Server Error): ")
 PASSWORDS = {name: f"{name}-sori-demo" for name in ("admin", "expert", "listener1", "annotator1", "annotator2")}
 START_TIMEOUT = 900  # seconds: a cold seed on two busy cores (CI runs other test files beside this one)
 # The demo decides from the environment; nothing of the test run's (its PostgreSQL, Redis, data folder,
@@ -113,6 +116,9 @@ def demo(tmp_path_factory):
     log = demo.output()
     assert "Traceback" not in log, log[log.index("Traceback") - 2000:][:6000]
     assert "Not Found: /favicon.ico" not in log
+    lines = log.splitlines()
+    doubled = [a for a, b in zip(lines, lines[1:], strict=False) if a == b and REQUEST_WARNING.match(a)]
+    assert not doubled, f"printed twice: {doubled[:5]}"
 
 
 @pytest.fixture(scope="module")
