@@ -137,8 +137,8 @@ def chromium():
 
 @pytest.fixture
 def person(demo, chromium):
-    """person("listener1") -> (page, watch): a fresh browser logged in through the login form. The watch is
-    checked when the test ends, so whatever the browser reported during the flow fails it."""
+    """person("listener1") -> (page, watch): a fresh browser logged in through the login form. Each flow
+    checks its watch at its end; the watch is checked again at teardown, so nothing reported is lost."""
     contexts, watches = [], []
 
     def log_in(username: str):
@@ -215,6 +215,7 @@ def test_the_admin_sees_the_home_page_starts_a_stage_and_reads_the_leaderboard(d
     page.fill("#id_name", "Not a name!")
     assert not page.evaluate("document.getElementById('id_name').checkValidity()")
     look(page, "e2e-admin-releases")
+    watch.check()
 
 
 def _follow(page, selector: str):
@@ -243,6 +244,7 @@ def test_the_admin_reads_each_workflow_s_dashboard(demo, person):
     look(page, "e2e-admin-evaluation-item")  # the model's response in a <pre>
     _open(page, f"{demo.url}/consultations/rounds/")
     look(page, "e2e-admin-consultation-rounds")
+    watch.check()
 
 
 def test_a_listener_consents_and_rates_behind_the_playback_gate_through_reload_and_back(demo, person):
@@ -280,6 +282,7 @@ def test_a_listener_consents_and_rates_behind_the_playback_gate_through_reload_a
     with page.expect_navigation():
         page.click("button[data-score='3']")
     assert "rated 3" in page.locator(".messages").inner_text()
+    watch.check()
 
 
 def test_an_annotator_reviews_hpsu_items_through_reload_and_back(demo, person):
@@ -305,10 +308,11 @@ def test_an_annotator_reviews_hpsu_items_through_reload_and_back(demo, person):
     page.keyboard.press("r")
     page.locator(".messages").get_by_text(f"reject on {second}").wait_for()
     look(page, "e2e-annotator-hpsu-after")
+    watch.check()
 
 
 def test_an_annotator_reviews_kmmau_questions_an_admin_had_written(demo, person):
-    admin, _ = person("admin")
+    admin, admin_watch = person("admin")
     _open(admin, f"{demo.url}/authoring/")
     with admin.expect_navigation():
         admin.click("main a:has-text('KMMAU demo')")
@@ -338,6 +342,8 @@ def test_an_annotator_reviews_kmmau_questions_an_admin_had_written(demo, person)
         page.locator("input[name=question]").first.get_attribute("value") != first
     _open(page, review_url.replace("/review/", "/author/"))
     look(page, "e2e-annotator-kmmau-author")
+    admin_watch.check()
+    watch.check()
 
 
 def test_the_expert_answers_a_decision_question(demo, person):
@@ -359,3 +365,4 @@ def test_the_expert_answers_a_decision_question(demo, person):
     assert page.locator(".messages").count() == 1, page.locator("main").inner_text()[:1000]
     _open(page, f"{demo.url}/consultations/inbox/")
     look(page, "e2e-expert-inbox")
+    watch.check()
