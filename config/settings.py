@@ -337,7 +337,13 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"axes": {"level": "WARNING"}},
+    "loggers": {
+        "axes": {"level": "WARNING"},
+        # Django's defaults give "django" a console handler of its own (under DEBUG) as well as propagating
+        # to root's: every request warning came out twice. Root alone prints it. ("django.server", the
+        # runserver request lines, keeps Django's handler and does not propagate: printed once too.)
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
+    },
 }
 
 # --- Workflow settings (one block per app below) --------------------------------------------------------

@@ -8,6 +8,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 from apps.accounts.api import MeView, TokenView
 from apps.accounts.health import healthz
+from apps.core.views import favicon
 
 WORKFLOW_APPS = [
     "queues", "agents", "speech", "transfer", "consultations", "listening", "verification", "authoring", "releases",
@@ -27,6 +28,7 @@ urlpatterns = [
     path("", include("apps.accounts.urls")),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    path("favicon.ico", favicon, name="favicon"),
     path("jobs/", include("apps.jobs.urls")),
     path("audio/", include("apps.audio.urls")),
     path("api/auth/token/", TokenView.as_view(), name="api-token"),

@@ -14,6 +14,7 @@ import re
 import shutil
 from pathlib import Path
 
+from apps.audio.naming import without_audio_suffix
 from apps.authoring import balance
 from apps.authoring.capabilities import SPECS, Capability
 from apps.authoring.models import Question, QuestionSet
@@ -37,7 +38,7 @@ def _safe(text: str) -> str:
 def audio_id(question: Question) -> str:
     """Relative path of the question's audio in the export: one file per clip, or per segment of it."""
     clip = question.clip
-    stem = _safe(clip.utterance_id)
+    stem = _safe(without_audio_suffix(clip.utterance_id))  # the file written is WAV, whatever the id ends with
     if question.start_seconds is not None:
         stem += f"_{question.start_seconds:.2f}-{question.end_seconds:.2f}"
     return f"./audios/{_safe(clip.corpus.name)}/{stem}.wav"

@@ -33,7 +33,7 @@ from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections,
 from django.db.models import F, Q
 from django.utils import timezone
 
-from apps.core.errors import Conflict, Unavailable
+from apps.core.errors import ApplicationError, Conflict, Unavailable
 from apps.jobs.dispatch import celery_sender
 from apps.jobs.models import Job, JobStatus
 
@@ -312,7 +312,12 @@ def run_job(job_id: int) -> None:
     except JobCancelled:
         _finish(progress, JobStatus.CANCELLED, message="Cancelled")
     except Exception as exc:  # the row must show every failure, whatever raised it
-        log.exception("job %s (%s) failed", job_id, job.kind)
+        if isinstance(exc, ApplicationError) and exc.status < 500:
+            # A refusal of what a person gave (a bad file, a taken name) is their mistake, not Sori's: one log
+            # line with the reason, no traceback; the job's page names each problem.
+            log.warning("job %s (%s) refused: %s", job_id, job.kind, exc.message)
+        else:
+            log.exception("job %s (%s) failed", job_id, job.kind)
         _finish(progress, JobStatus.FAILED, message=f"Failed: {exc}"[:500], error=traceback.format_exc())
     else:
         _finish(progress, JobStatus.SUCCEEDED, result=result)

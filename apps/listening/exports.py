@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from apps.accounts.pseudonyms import LISTENING, pseudonyms_for
+from apps.audio.naming import file_name
 from apps.core import csvsafe
 from apps.core.archives import zip_folder
 from apps.listening import selectors
@@ -29,10 +30,9 @@ EXPORT_FILES = ("ratings.csv", "clips.csv", "ratings.parquet", "clips.parquet", 
 
 
 def _audio_file_name(clip: Clip) -> str:
-    """A safe, unique file name for the clip's audio in the export: its clip id plus the audio's extension."""
-    ext = Path(clip.asset.file.name).suffix or f".{clip.asset.format}"
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", clip.clip_id).strip("._") or f"clip{clip.pk}"
-    return f"{safe}{ext}"
+    """A safe file name for the clip's audio in the export: its clip id (without the audio extension an id
+    may keep from its file name) and the extension of the audio's bytes."""
+    return file_name(clip.clip_id, clip.asset, fallback=f"clip{clip.pk}")
 
 
 def build_tables(test: ListeningTest) -> tuple[pd.DataFrame, pd.DataFrame, list[list[str]]]:

@@ -6,13 +6,16 @@ import zipfile
 import pytest
 
 from apps.releases.models import Release
+from tests.browser import PageWatch, look
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_an_admin_builds_publishes_and_downloads_a_release(rated_test, admin, page, login, live_server, tmp_path):
+    watch = PageWatch(page, live_server.url)
     login(page, admin)
     page.goto(f"{live_server.url}/releases/")
+    look(page, "releases-list")
     page.select_option("#id_source", f"mos:{rated_test.pk}")
     page.fill("#id_name", "komos")
     page.fill("#id_version", "1.0.0")
@@ -30,6 +33,7 @@ def test_an_admin_builds_publishes_and_downloads_a_release(rated_test, admin, pa
     page.click("#publish-release")
     page.wait_for_selector("text=is published")
     assert page.locator("#release-status").inner_text() == "Published"
+    look(page, "releases-published")
 
     with page.expect_download() as download_info:
         page.click("#download-release")
@@ -41,6 +45,8 @@ def test_an_admin_builds_publishes_and_downloads_a_release(rated_test, admin, pa
     assert hashlib.sha256(saved.read_bytes()).hexdigest() == release.archive_sha256
     names = zipfile.ZipFile(saved).namelist()
     assert "komos-1.0.0/README.md" in names and "komos-1.0.0/SHA256SUMS" in names
+    assert not [n for n in names if n.endswith(".wav.wav")]
 
     page.click(f"text={release.items.order_by('item_id').first().item_id}")
     assert page.get_by_text("Human decisions (5)").count() == 1
+    watch.check()

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from apps.accounts.pseudonyms import RELEASES, pseudonyms_for
+from apps.audio.naming import file_name
 from apps.consultations.models import AnalysisResult
 from apps.core.errors import Conflict
 from apps.releases.kinds import Built, Item, SourceMissing, Ticker, safe_name
@@ -299,7 +300,7 @@ def _held_by_speech(final, normalized) -> str:
 
 
 def _copy_audio(asset, sample, folder: Path, taken: dict[str, str], item_id: str) -> str:
-    rel = f"audio/{safe_name(sample.subset, 'subset')}/{safe_name(sample.source_id, str(sample.pk))}.{safe_name(asset.format, 'wav')}"
+    rel = f"audio/{safe_name(sample.subset, 'subset')}/{file_name(sample.source_id, asset, fallback=str(sample.pk))}"
     if rel in taken:
         raise ValueError(f"samples {taken[rel]} and {item_id} would share the audio file {rel}")
     taken[rel] = item_id
