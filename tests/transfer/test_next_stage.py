@@ -53,6 +53,10 @@ def test_a_benchmark_that_does_not_exist_is_not_chosen(source_samples, admin, cl
         assert response.status_code == 200
         assert _selected(response.content.decode(), select) == [], url
         assert _selected(client.get(f"{url}?benchmark=voicebench").content.decode(), select) == ["voicebench"], url
+    # Each stage page's runs follow their jobs' ends without a reload.
+    assert 'hx-select="#translation-runs"' in client.get("/transfer/translations/").content.decode()
+    normalize = client.get("/transfer/normalize/").content.decode()
+    assert 'hx-select="#normalization-runs"' in normalize and 'hx-select="#normalization-attention"' in normalize
 
 
 def test_a_finished_synthesis_run_links_to_the_release_form_with_its_benchmark_chosen(source_samples, admin, client_for):
@@ -61,8 +65,9 @@ def test_a_finished_synthesis_run_links_to_the_release_form_with_its_benchmark_c
     run = SynthesisRun.objects.create(benchmark=benchmark, tts_backend="espeak", asr_backend="demo", job=job)
     client = client_for(admin)
     link = f'href="/releases/?source=spoken-qa:{benchmark.pk}#build-release">Next: build a release of voicebench →'
-    assert link in client.get("/speech/").content.decode()
-    assert link in client.get(f"/speech/runs/{run.pk}/").content.decode()
+    home, run_page = client.get("/speech/").content.decode(), client.get(f"/speech/runs/{run.pk}/").content.decode()
+    assert link in home and link in run_page
+    assert 'hx-select="#speech-runs"' in home and 'hx-select="#speech-run-outcome"' in run_page  # live regions
 
     releases = client.get(f"/releases/?source=spoken-qa:{benchmark.pk}").content.decode()
     assert _selected(releases, "id_source") == [f"spoken-qa:{benchmark.pk}"]
