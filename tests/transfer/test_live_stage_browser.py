@@ -83,6 +83,17 @@ def test_a_failed_jobs_bar_turns_red_and_says_why(source_samples, admin, page, l
     assert "Traceback" in bar.locator("pre").inner_text()
     assert bar.get_by_role("button", name="Resume").is_visible()
 
+    # Resume (an htmx post) shows it is working while its answer is on the way, and is itself again after.
+    held = []
+    page.route("**/resume/", lambda route: held.append(route))
+    bar.get_by_role("button", name="Resume").click()
+    wait_until(page, "() => document.querySelector('.job-progress button[aria-busy=true]')")
+    busy = page.locator(".job-progress button[aria-busy=true]")
+    assert busy.inner_text() == "Working…" and busy.is_disabled()
+    held[0].fulfill(status=204)  # an answer that changes nothing
+    wait_until(page, "() => !document.querySelector('.job-progress button[aria-busy=true]')")
+    assert bar.get_by_role("button", name="Resume").is_enabled()
+
 
 def test_normalize_shows_it_is_working_from_the_moment_it_is_pressed(expert, page, login, live_server):
     login(page, expert)
