@@ -40,8 +40,11 @@ def _benchmarks():
 def run_list(request):
     require(request.user, "evaluation.view")
     releases, sources = _benchmarks()
+    # A release's "Next" link chooses the benchmark (?benchmark=release:7); only one of the form's own choices.
+    chosen = request.GET.get("benchmark", "")
     return render(request, "evaluation/runs.html", {
         "runs": selectors.runs(), "models": selectors.models(), "releases": releases, "sources": sources,
+        "chosen": chosen if any(chosen == value for value, _ in releases + sources) else "",
         "can_manage": can(request.user, "evaluation.manage"), "answer_sources": [AnswerSource.IMPORTED, AnswerSource.ENDPOINT],
     })
 

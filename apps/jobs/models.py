@@ -105,6 +105,15 @@ class Job(models.Model):
         return f"{self.get_status_display()}, {count} need{'s' if count == 1 else ''} attention"
 
     @property
+    def failure_reason(self) -> str:
+        """Why a failed job failed, in words (apps.jobs.services writes it into the message); the traceback
+        in `error` is for the technical details only."""
+        if self.status != JobStatus.FAILED:
+            return ""
+        reason = self.message.removeprefix("Failed: ").strip()
+        return reason or "it stopped without saying why; the technical details may tell"
+
+    @property
     def is_finished(self) -> bool:
         return self.status in {JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED}
 

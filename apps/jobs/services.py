@@ -318,12 +318,26 @@ def run_job(job_id: int) -> None:
             log.warning("job %s (%s) refused: %s", job_id, job.kind, exc.message)
         else:
             log.exception("job %s (%s) failed", job_id, job.kind)
-        _finish(progress, JobStatus.FAILED, message=f"Failed: {exc}"[:500], error=traceback.format_exc())
+        _finish(progress, JobStatus.FAILED, message=f"{FAILED_PREFIX}{failure_in_words(exc)}"[:500],
+                error=traceback.format_exc())
     else:
         _finish(progress, JobStatus.SUCCEEDED, result=result)
     finally:
         if heartbeat is not None:
             heartbeat.stop()
+
+
+FAILED_PREFIX = "Failed: "  # a failed job's message starts so; what follows is its reason (Job.failure_reason)
+
+
+def failure_in_words(exc: BaseException) -> str:
+    """Why a job failed, as its page says it. Sori's own refusals and the apps' errors (an agent's budget, a
+    provider that answered nothing usable) carry a message written for people; Python's own exceptions
+    (a KeyError, a TypeError) are a bug's symptom, so the reason says that, and the trace stays in `error`."""
+    text = str(exc).strip()
+    if isinstance(exc, ApplicationError) or (type(exc).__module__ != "builtins" and text):
+        return text
+    return f"an unexpected error in Sori ({type(exc).__name__}{': ' + text if text else ''}); the technical details have its trace"
 
 
 def _finish(progress: Progress, status: str, **fields) -> None:

@@ -1,3 +1,5 @@
+import json
+
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -27,16 +29,30 @@ def job_detail(request, pk: int):
     return render(request, "jobs/detail.html", {"job": job})
 
 
+# The event a page's live regions listen for (apps/jobs/templatetags/live.py): a job shown on the page finished.
+JOB_FINISHED_EVENT = "job-finished"
+
+
+def _progress_response(request, job: Job, *, reload: bool = False):
+    """The progress component. When an htmx request finds the job finished, the answer also raises
+    JOB_FINISHED_EVENT in the page (after the finished bar is in place), so the regions whose content the job
+    changed (a stage's report, its cost) fetch themselves again. The finished bar no longer polls, so this
+    happens once per job and page. A page that needs all of itself again polls with ?reload=1 instead and is
+    reloaded whole (htmx's HX-Refresh)."""
+    response = render(request, "jobs/_progress.html", {"job": job, "reload": reload})
+    if job.is_finished and request.htmx:
+        if reload:
+            response["HX-Refresh"] = "true"
+        else:
+            response["HX-Trigger-After-Settle"] = json.dumps({JOB_FINISHED_EVENT: {"job": job.pk, "status": job.status}})
+    return response
+
+
 @login_required
 def job_progress(request, pk: int):
-    """The progress component alone; htmx polls it until the job has finished. A page whose content depends
-    on the job's outcome (a release's Download and Publish) polls with ?reload=1 and is reloaded whole when
-    the job has finished (htmx's HX-Refresh)."""
+    """The progress component alone; htmx polls it every second until the job has finished."""
     job = _get_job_for(request.user, pk, "jobs.view")
-    response = render(request, "jobs/_progress.html", {"job": job, "reload": request.GET.get("reload") == "1"})
-    if job.is_finished and request.GET.get("reload") == "1":
-        response["HX-Refresh"] = "true"
-    return response
+    return _progress_response(request, job, reload=request.GET.get("reload") == "1")
 
 
 @login_required
@@ -56,8 +72,8 @@ def job_resume(request, pk: int):
 
 
 def _progress_or_redirect(request, job):
-    if request.htmx:
-        return render(request, "jobs/_progress.html", {"job": job})
+    if request.htmx:  # a cancelled queued job is finished at once: its page's regions update as for any finish
+        return _progress_response(request, job)
     return redirect("jobs:detail", pk=job.pk)
 
 

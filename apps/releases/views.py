@@ -32,9 +32,16 @@ def _sources_for_form():
 @login_required
 def release_list(request):
     require(request.user, "releases.manage")
+    sources = _sources_for_form()
+    form = request.session.pop("release_form", {})
+    # The speech stage's "Next" link chooses what to build from (?source=spoken-qa:3); only one of the
+    # list's own choices is taken, as the build would refuse any other.
+    chosen = request.GET.get("source", "")
+    if not form and any(chosen == value for _, objects in sources for value, _ in objects):
+        form = {"source": chosen}
     return render(request, "releases/list.html", {
-        "releases": selectors.releases(), "sources": _sources_for_form(), "known_sources": licences.KNOWN_SOURCES.values(),
-        "form": request.session.pop("release_form", {}),
+        "releases": selectors.releases(), "sources": sources, "known_sources": licences.KNOWN_SOURCES.values(),
+        "form": form,
     })
 
 

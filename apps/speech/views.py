@@ -8,13 +8,14 @@ from apps.core.errors import ApplicationError
 from apps.speech import selectors, services
 from apps.speech.forms import AcceptForm, EditTextForm, StartRunForm
 from apps.speech.models import ReferenceVoice, SampleStatus, SampleSynthesis, SynthesisRun
+from apps.transfer.forms import preselected
 
 
 @login_required
 def home(request):
     """Backends, reference voices, start a run, recent runs."""
     require(request.user, "speech.manage")
-    form = StartRunForm(request.POST or None)
+    form = StartRunForm(request.POST or None, initial=preselected(StartRunForm, request.GET, "benchmark"))
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:

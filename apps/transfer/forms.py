@@ -7,6 +7,20 @@ from apps.transfer.models import CorrectionStatus, SourceBenchmark, SourceFormat
 from apps.transfer.normalizer import MAX_CHARS
 
 
+def preselected(form_class, query, *names: str) -> dict:
+    """Initial values of a stage's start form from the page's query string: the previous stage's "Next" link
+    names the benchmark (?benchmark=voicebench). Each value is cleaned by its field exactly as a submitted one
+    would be, and one that does not validate (a benchmark that does not exist) is left out."""
+    initial = {}
+    for name in names:
+        if name in query:
+            try:
+                initial[name] = form_class.base_fields[name].clean(query[name])
+            except forms.ValidationError:
+                pass
+    return initial
+
+
 def budget(value):
     """A form's budget cap (a Decimal or None) as a stage's start function takes it."""
     return float(value) if value is not None else None

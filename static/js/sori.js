@@ -49,3 +49,62 @@ document.addEventListener("keydown", (event) => {
 document.addEventListener("click", (event) => {
   openMenus().forEach((menu) => { if (!menu.contains(event.target)) menu.open = false; });
 });
+
+// ---- Busy states (issue 34): an action that starts work shows that it is working. ----
+// A submitted post form's button (or an htmx button) says "Working…" with a spinner (CSS on aria-busy) and
+// every submit button of the form is disabled until the answer comes, so nobody waits on a page that looks
+// idle (the first Normalize took 6.7 s) or sends twice. This happens a tick after the submit event: a button
+// disabled (or relabelled) during it would change what the form sends. Forms
+// read with GET (filters) are not work; a form opts out with data-busy="off".
+function soriSetBusy(button, busy) {
+  if (!button) return;
+  const text = button.tagName === "INPUT" ? "value" : "textContent";  // an <input type=submit> shows its value
+  if (busy) {
+    if (button.getAttribute("aria-busy") === "true") return;
+    button.dataset.idleLabel = button[text];
+    button.setAttribute("aria-busy", "true");
+    button[text] = "Working…";
+  } else if (button.getAttribute("aria-busy") === "true") {
+    button.removeAttribute("aria-busy");
+    button[text] = button.dataset.idleLabel || button[text];
+    button.disabled = false;
+  }
+}
+
+document.addEventListener("submit", (event) => {
+  const form = event.target;
+  // An htmx form (htmx prevents the browser's submit) gets its busy state from the htmx handlers below.
+  const method = (form.getAttribute("method") || "get").toLowerCase();  // not form.method: a field may be named so
+  if (event.defaultPrevented || method !== "post" || form.dataset.busy === "off" || form.hasAttribute("hx-post")) return;
+  const buttons = [...form.querySelectorAll("button[type=submit], button:not([type]), input[type=submit]")];
+  const pressed = event.submitter || buttons[0];
+  setTimeout(() => {  // after the form's data is taken: an <input type=submit> sends its value, which this changes
+    soriSetBusy(pressed, true);
+    buttons.forEach((button) => { button.disabled = true; });
+  }, 0);
+});
+
+// Back to a page kept in the browser's memory: its buttons are usable again.
+window.addEventListener("pageshow", (event) => {
+  if (event.persisted) document.querySelectorAll('[aria-busy="true"]').forEach((button) => soriSetBusy(button, false));
+});
+
+// An htmx action started by a person (a button, or a form's submit), not a poll or an autosave.
+function soriHtmxButton(detail) {
+  const trigger = detail.requestConfig && detail.requestConfig.triggeringEvent;
+  if (detail.elt.matches("button, input[type=submit]")) return detail.elt;
+  if (trigger && trigger.type === "submit") return trigger.submitter || detail.elt.querySelector("button, input[type=submit]");
+  return null;
+}
+
+document.addEventListener("htmx:beforeRequest", (event) => {
+  const button = soriHtmxButton(event.detail);
+  if (!button) return;
+  soriSetBusy(button, true);
+  button.disabled = true;  // htmx has read the form already
+});
+
+document.addEventListener("htmx:afterRequest", (event) => {
+  const button = soriHtmxButton(event.detail);
+  if (button && button.isConnected) soriSetBusy(button, false);  // most answers replace the button anyway
+});

@@ -12,7 +12,7 @@ from apps.agents import selectors as agent_selectors
 from apps.agents.services import AgentError
 from apps.core.errors import ApplicationError
 from apps.transfer import selectors as transfer_selectors
-from apps.transfer.forms import OverturnForm, StartReviewForm
+from apps.transfer.forms import OverturnForm, StartReviewForm, preselected
 from apps.transfer.ground_truth import selectors, services
 from apps.transfer.models import Correction, CorrectionStatus, ReviewRun, SourceBenchmark
 
@@ -21,7 +21,7 @@ from apps.transfer.models import Correction, CorrectionStatus, ReviewRun, Source
 def ground_truth(request):
     """Start the stage, watch runs (progress bar and cost), read the per-subset report."""
     require(request.user, "transfer.manage")
-    form = StartReviewForm(request.POST or None)
+    form = StartReviewForm(request.POST or None, initial=preselected(StartReviewForm, request.GET, "benchmark"))
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:

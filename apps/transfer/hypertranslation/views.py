@@ -12,7 +12,7 @@ from apps.accounts.permissions import can, require
 from apps.agents.services import AgentError
 from apps.core.errors import ApplicationError
 from apps.transfer import selectors
-from apps.transfer.forms import CorrectTranslationForm, StartTranslationForm, budget
+from apps.transfer.forms import CorrectTranslationForm, StartTranslationForm, budget, preselected
 from apps.transfer.hypertranslation import selectors as stage_selectors
 from apps.transfer.hypertranslation import services as hypertranslation
 from apps.transfer.models import Translation, TranslationAction, TranslationRun
@@ -21,7 +21,7 @@ from apps.transfer.models import Translation, TranslationAction, TranslationRun
 @login_required
 def translation_runs(request):
     require(request.user, "transfer.review")
-    form = StartTranslationForm(request.POST or None)
+    form = StartTranslationForm(request.POST or None, initial=preselected(StartTranslationForm, request.GET, "benchmark"))
     if request.method == "POST":
         require(request.user, "transfer.manage")
         if form.is_valid():

@@ -9,7 +9,7 @@ from apps.accounts.permissions import can, require
 from apps.agents.services import AgentError
 from apps.core.errors import ApplicationError
 from apps.transfer import selectors
-from apps.transfer.forms import NormalizeTextForm, StartNormalizationForm, budget
+from apps.transfer.forms import NormalizeTextForm, StartNormalizationForm, budget, preselected
 from apps.transfer.models import NormalizationRun
 from apps.transfer.normalization import services as normalization
 
@@ -27,7 +27,8 @@ def normalize_page(request):
                                                    use_agent=form.cleaned_data["use_agent"])
         except (ApplicationError, AgentError) as exc:
             error = str(exc)
-    start = StartNormalizationForm(request.POST if "run-benchmark" in request.POST else None, prefix="run")
+    start = StartNormalizationForm(request.POST if "run-benchmark" in request.POST else None, prefix="run",
+                                   initial=preselected(StartNormalizationForm, request.GET, "benchmark"))
     if request.method == "POST" and "run-benchmark" in request.POST:
         require(request.user, "transfer.manage")
         if start.is_valid():
