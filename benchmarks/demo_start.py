@@ -1,7 +1,7 @@
 """How long a newcomer waits for the demo: a fresh clone to the first page (cold start), then a restart.
 
 Clones this repository's committed HEAD into a temporary folder, runs `./scripts/demo --port N` there and times
-until http://127.0.0.1:N/accounts/login/ answers 200 (install, migrations, the seed with its three scripted
+until http://127.0.0.1:N/login/ answers 200 (install, migrations, the seed with its three scripted
 models' English and Korean runs, the server); stops it, starts it again and times the restart the same way.
 
     .venv/bin/python benchmarks/demo_start.py [--port 8790] [--cold-cache] [--keep]
@@ -44,7 +44,7 @@ def start(clone: Path, port: int, env: dict, log) -> tuple[subprocess.Popen, flo
     started = time.monotonic()
     proc = subprocess.Popen(["./scripts/demo", "--port", str(port)], cwd=clone, env=env, stdout=log,
                             stderr=subprocess.STDOUT, start_new_session=True)
-    wait_for_page(f"http://127.0.0.1:{port}/accounts/login/", proc, limit=900)
+    wait_for_page(f"http://127.0.0.1:{port}/login/", proc, limit=900)
     return proc, time.monotonic() - started
 
 
