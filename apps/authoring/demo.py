@@ -1,12 +1,19 @@
 """Demo data: a small KSS-like corpus (espeak-ng's Korean voice reading eight sentences, in KSS's
 transcript layout) and a question set with its rule-based questions. Annotators can author and answer
-manual questions on it; agent questions need a configured provider. Idempotent."""
+manual questions on it. With the scripted demo provider (./scripts/demo without a key) the question writer agent
+writes two questions per capability it covers, through the real agent path, and they wait in the review queue,
+so an annotator's KMMAU review has work in a fresh demo (with a real provider an admin starts that, as it spends
+money). Idempotent."""
 
 import tempfile
 import unicodedata
 from pathlib import Path
 
+from django.conf import settings
+
 from apps.audio.espeak import synthesize_wav
+from apps.authoring.agent_questions import AGENT_CAPABILITIES, write_questions
+from apps.authoring.capabilities import Method
 from apps.authoring.models import Corpus, QuestionSet
 from apps.authoring.services import create_question_set, generate_rule_questions, import_corpus
 
@@ -46,5 +53,10 @@ def seed_demo(stdout) -> None:
     if not question_set.questions.filter(clip__corpus=corpus).exists():  # a restart skips loading Kiwi
         report = generate_rule_questions(question_set=question_set, corpus=corpus)
         made = sum(r["made"] for r in report.values())
+    written = 0
+    if settings.SORI_DEMO_PROVIDER and not question_set.questions.filter(method=Method.AGENT).exists():
+        for capability in AGENT_CAPABILITIES:
+            written += write_questions(question_set=question_set, corpus=corpus, capability=capability, limit=2)["in_review"]
     stdout.write(f"authoring: corpus {DEMO_CORPUS!r} ({corpus.clips.count()} clips), set {DEMO_SET!r} "
-                 f"(+{made} rule-based questions; annotators author and answer manual ones)")
+                 f"(+{made} rule-based questions, +{written} agent-written ones waiting for review (demo answers); "
+                 "annotators author and answer manual ones)")

@@ -1,9 +1,14 @@
-"""Demo data: one scripted model's answers to the demo benchmarks (voicebench-demo's sd-qa and
-openaudiobench-demo's web_questions, which apps.transfer's demo imports), scored by the real evaluation job, so a
-new user sees a leaderboard without a key. The model is marked as demo answers (answer_source "demo"): its
-responses are written here, not produced by a model. The judge is the scripted demo provider when
-SORI_DEMO_PROVIDER is set (./scripts/demo without a key); with a real provider configured the demo imports the
-answers and leaves the evaluation to the admin (it would spend money). Idempotent."""
+"""Demo data: three scripted models under evaluation, a strong, a middling and a weak one, answer the demo
+benchmarks in English (voicebench-demo and openaudiobench-demo, every subset seed 000 averages) and in Korean
+(their Korean releases, built here from apps.transfer's hand-written translations through the real speech stage
+and release build), and the real evaluation job scores every run: the rule-based readers, then the judge (the
+scripted demo provider). So Tables 1 and 5, the gap figure and a paired comparison show on a fresh demo.
+
+The models are marked as demo answers (answer_source "demo"): each item's right and wrong response, in English
+and Korean, are recorded in apps/pages/demo_answers.json ("ScriptedModels"); which of the two a model gives is
+fixed by its quality pattern below (never random), so the three rank clearly apart and each loses more in
+Korean than in English, as seed 000's models do. With a real provider configured the demo imports the answers
+and leaves the evaluation to the admin (it would spend money). Idempotent."""
 
 import json
 
@@ -12,67 +17,89 @@ from django.test.utils import override_settings
 
 from apps.accounts.models import User
 from apps.evaluation.models import AnswerSource, EvaluatedModel, EvaluationRun
-from apps.evaluation.scoring import DEFAULT_PROFILE
 from apps.evaluation.services import create_model, create_run, import_responses, start_evaluation
 from apps.jobs.services import run_job
+from apps.pages.demo_provider import recorded
+from apps.releases.demo import build_spoken_qa
+from apps.speech.demo import synthesize_benchmark
+from apps.transfer.demo import OPENAUDIOBENCH_DEMO, VOICEBENCH_DEMO
 from apps.transfer.models import SourceBenchmark
 
-DEMO_MODEL = "Sori demo model"
 DEMO_VERSION = "scripted"
-DEMO_NOTE = "demo answers, not a real model: responses written by hand for seed_demo"
+DEMO_NOTE = "demo answers, not a real model: responses recorded for seed_demo"
 
-# Scripted responses by question (one wrong on purpose, so the scores are not all 100).
-RESPONSES = {
-    "voicebench-demo": {
-        "What is the capital city of Australia?": "The capital of Australia is Canberra.",
-        "How many legs does a spider have?": "A spider has six legs.",
-        "Who wrote the novel Pride and Prejudice?": "Pride and Prejudice was written by Jane Austen.",
-        "What is the chemical symbol for gold?": "The chemical symbol for gold is Au.",
-    },
-    "openaudiobench-demo": {
-        "what language do they speak in switzerland?": "In Switzerland people speak German, French, Italian and Romansh.",
-        "what currency does japan use?": "Japan uses the Japanese yen.",
-        "who is the author of the hobbit?": "The Hobbit was written by J. R. R. Tolkien.",
-    },
+# name -> (description, right(index) in English, right(index) in Korean); index: the item's place in its run.
+MODELS = {
+    "Demo strong": ("answers five of six items right in English, two of three in Korean",
+                    lambda i: i % 6 != 5, lambda i: i % 3 != 2),
+    "Demo middling": ("answers every second item right in English, one of three in Korean",
+                      lambda i: i % 2 == 0, lambda i: i % 3 == 0),
+    "Demo weak": ("answers one of four items right in English, one of six in Korean",
+                  lambda i: i % 4 == 0, lambda i: i % 6 == 0),
 }
+# The Korean releases of the demo benchmarks (seed 000's KVoiceBench and KOpenAudioBench, in miniature).
+KOREAN = {VOICEBENCH_DEMO: "kvoicebench-demo", OPENAUDIOBENCH_DEMO: "kopenaudiobench-demo"}
 
 
 def seed(stdout=None) -> list:
     admin = User.objects.filter(username="admin").first()
-    model = EvaluatedModel.objects.filter(name=DEMO_MODEL, version=DEMO_VERSION).first()
-    if model is None:
-        model = create_model(name=DEMO_MODEL, version=DEMO_VERSION, answer_source=AnswerSource.DEMO,
-                             description=DEMO_NOTE, acting_user=admin)
-    runs = [run for name in RESPONSES if (run := _seed_run(model, name, admin, stdout)) is not None]
+    benchmarks = list(SourceBenchmark.objects.filter(name__in=KOREAN).order_by("name"))
+    if admin is None or not benchmarks:
+        return []
+    models = [_model(name, description, admin) for name, (description, _, _) in MODELS.items()]
+    targets = [{"source_benchmark": b} for b in benchmarks]
+    for benchmark in benchmarks:
+        synthesize_benchmark(benchmark, admin)
+        release = build_spoken_qa(benchmark, KOREAN[benchmark.name], admin,
+                                  f"The Korean {benchmark.name} (demo: hand-written translations, espeak-ng audio).")
+        if release is not None:
+            targets.append({"release": release})
+    runs = []
+    for model in models:
+        mine = [run for target in targets if (run := _seed_run(model, target, admin)) is not None]
+        runs += mine
+        if stdout:
+            scored = sum(r.subset_scores.exists() for r in mine)
+            stdout.write(f"  evaluation: {model} ({DEMO_NOTE.split(':')[0]}): {len(mine)} runs "
+                         f"({', '.join(r.benchmark_name for r in mine)}), {scored} scored")
+    if stdout and not settings.SORI_DEMO_PROVIDER:
+        stdout.write("  evaluation: the demo runs have their answers; evaluate them from their run pages (the judge "
+                     "uses your configured provider)")
     return runs
 
 
-def _seed_run(model, name, admin, stdout):
-    benchmark = SourceBenchmark.objects.filter(name=name).first()
-    if benchmark is None:
-        return None
-    run = EvaluationRun.objects.filter(model=model, source_benchmark=benchmark).first()
+def _model(name: str, description: str, admin) -> EvaluatedModel:
+    model = EvaluatedModel.objects.filter(name=name, version=DEMO_VERSION).first()
+    return model or create_model(name=name, version=DEMO_VERSION, answer_source=AnswerSource.DEMO,
+                                 description=f"{DEMO_NOTE}; {description}", acting_user=admin)
+
+
+def responses(model: EvaluatedModel, run: EvaluationRun) -> list[dict]:
+    """The model's recorded response to each item of the run: right or wrong by its pattern for the language."""
+    answers = recorded()["ScriptedModels"]["answers"]
+    _, english, korean = MODELS[model.name]
+    right = korean if run.language == "ko" else english
+    rows = []
+    for index, item in enumerate(run.items.select_related("source_sample").order_by("item_id")):
+        question = item.source_sample.transcription if item.source_sample else item.question
+        right_en, wrong_en, right_ko, wrong_ko = answers[question]
+        good = right(index)
+        text = (right_ko if good else wrong_ko) if run.language == "ko" else (right_en if good else wrong_en)
+        rows.append({"id": item.item_id, "response": text})
+    return rows
+
+
+def _seed_run(model, target: dict, admin) -> EvaluationRun | None:
+    run = EvaluationRun.objects.filter(model=model, **target).first()
     if run is None:
-        run = create_run(model=model, source_benchmark=benchmark, acting_user=admin)
+        run = create_run(model=model, acting_user=admin, **target)
     if not run.items.filter(response__isnull=False).exists():
-        by_question = dict(run.items.values_list("question", "item_id"))
-        rows = [{"id": item_id, "response": RESPONSES[name].get(question, "I do not know.")}
-                for question, item_id in by_question.items()]
-        data = "\n".join(json.dumps(r, ensure_ascii=False) for r in rows).encode()
-        import_responses(run=run, source=data, name=f"{name}-demo-answers.jsonl", acting_user=admin,
+        data = "\n".join(json.dumps(r, ensure_ascii=False) for r in responses(model, run)).encode()
+        import_responses(run=run, source=data, name=f"{run.benchmark_name}-demo-answers.jsonl", acting_user=admin,
                          answer_source=AnswerSource.DEMO)
+    if not run.subset_scores.exists() and settings.SORI_DEMO_PROVIDER:
+        _evaluate(run, admin)
     run.refresh_from_db()
-    if not run.subset_scores.exists():
-        if settings.SORI_DEMO_PROVIDER:
-            _evaluate(run, admin)
-        elif stdout:
-            stdout.write(f"  evaluation: {run} has its demo answers; evaluate it from its run page (the judge "
-                         "uses your configured provider)")
-            return run
-    if stdout:
-        reported = run.subset_scores.filter(primary=True, current=True, profile=DEFAULT_PROFILE)
-        scores = ", ".join(f"{s.subset} {s.score:.1f} (n={s.n})" for s in reported)
-        stdout.write(f"  evaluation: {run} ({DEMO_NOTE.split(':')[0]}): {scores or 'not scored'}")
     return run
 
 

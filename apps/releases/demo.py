@@ -33,3 +33,23 @@ def seed(stdout=None):
     if stdout:
         stdout.write(f"releases: demo release {release} ({release.get_status_display()})")
     return release
+
+
+def build_spoken_qa(benchmark, name: str, admin, description: str):
+    """The Korean spoken-QA release of a demo benchmark (its translations, normalized texts and accepted
+    audio), built inline and published: the newest built one when it exists, else version 1.0.0. None when
+    nothing of it can be released yet (no accepted audio)."""
+    from apps.core.errors import Conflict
+
+    existing = Release.objects.filter(name=name, status__in=("built", "published")).order_by("-created_at").first()
+    if existing is not None:
+        return existing
+    try:
+        with override_settings(JOB_RUNNER="sync"):
+            release = create_release(acting_user=admin, kind="spoken-qa", source_id=benchmark.pk, name=name,
+                                     version="1.0.0", description=description)
+    except Conflict:
+        return None
+    run_job(release.job_id)  # inside an outer transaction on-commit has not fired yet; never runs twice
+    release.refresh_from_db()
+    return publish_release(release=release, acting_user=admin) if release.status == "built" else None

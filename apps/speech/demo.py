@@ -19,3 +19,27 @@ def seed(stdout) -> None:
         made += 1
     stdout.write(f"  speech: {made} demo reference voices (espeak-ng); without SORI_ASR_MODEL ./scripts/demo uses the "
                  "scripted demo ASR (demo answers, not a real model)")
+
+
+def synthesize_benchmark(benchmark, admin):
+    """The speech stage over a demo benchmark's normalized Korean texts, inline (espeak-ng and, in the demo, the
+    scripted demo ASR): the real synthesis run, so a Korean release of the benchmark carries real audio. None
+    when the backends are not configured (say, a real ASR model without its key) or nothing waits for speech."""
+    from django.test.utils import override_settings
+
+    from apps.core.errors import Conflict
+    from apps.jobs.services import run_job
+    from apps.speech.models import SampleSynthesis
+    from apps.speech.services import backends_missing, start_run
+    from apps.transfer.selectors import ready_for_speech
+
+    done = set(SampleSynthesis.objects.filter(run__benchmark=benchmark).values_list("sample_id", flat=True))
+    if backends_missing() or all(t.sample_id in done for t in ready_for_speech(benchmark=benchmark)):
+        return None
+    try:
+        with override_settings(JOB_RUNNER="sync"):
+            run = start_run(acting_user=admin, benchmark=benchmark)
+    except Conflict:
+        return None
+    run_job(run.job_id)  # inside an outer transaction on-commit has not fired yet; never runs twice
+    return run

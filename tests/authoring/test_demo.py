@@ -16,3 +16,30 @@ def test_the_demo_seeds_a_kss_like_corpus_and_questions_once(db):
     seed_demo(out)
     assert Question.objects.filter(question_set__name=DEMO_SET).count() == made
     assert "+0 rule-based questions" in out.getvalue()
+
+
+def test_with_the_demo_provider_agent_written_questions_wait_for_an_annotators_review(db, fake_llm, settings):
+    """A fresh demo's KMMAU review queue has work: the question writer (the scripted demo provider, through the
+    real agent path) writes questions for each capability it covers, and annotator1 is handed one."""
+    from apps.accounts.demo import seed_demo_accounts
+    from apps.accounts.models import User
+    from apps.authoring.capabilities import AGENT_CAPABILITIES
+    from apps.authoring.models import QuestionSet
+    from apps.authoring.services import next_review
+    from apps.pages import demo_provider
+
+    settings.SORI_DEMO_PROVIDER = True
+    fake_llm.always(demo_provider.answer)
+    seed_demo_accounts()
+    out = io.StringIO()
+    seed_demo(out)
+
+    waiting = Question.objects.filter(question_set__name=DEMO_SET, method="agent", status="in_review")
+    assert {q.capability for q in waiting} == set(AGENT_CAPABILITIES)
+    assert f"+{waiting.count()} agent-written ones waiting for review" in out.getvalue()
+    question = next_review(question_set=QuestionSet.objects.get(name=DEMO_SET),
+                           acting_user=User.objects.get(username="annotator1"))
+    assert question is not None and question.method == "agent"
+    asked = len(fake_llm.requests)
+    seed_demo(io.StringIO())
+    assert len(fake_llm.requests) == asked  # a restart writes nothing again

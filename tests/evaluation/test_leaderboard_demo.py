@@ -1,6 +1,7 @@
-"""The demo: one scripted model answers the demo benchmarks, the real evaluation job scores it with the demo
-provider as the judge, and the leaderboard shows it marked as demo answers. Idempotent; with a real provider the
-answers are imported and the evaluation is left to the admin."""
+"""The demo: three scripted models answer the demo benchmarks, the real evaluation job scores them with the demo
+provider as the judge, and the leaderboard shows them marked as demo answers. Idempotent; with a real provider the
+answers are imported and the evaluation is left to the admin. Here in-process on the English benchmarks only (no
+speech stage, so no Korean release); tests/evaluation/test_demo_seed.py runs the whole seed, Korean included."""
 
 import io
 
@@ -23,6 +24,12 @@ def demo_data(db):
     seed_transfer(io.StringIO())
 
 
+@pytest.fixture(autouse=True)
+def no_korean_release(monkeypatch):
+    monkeypatch.setattr(demo, "synthesize_benchmark", lambda benchmark, admin: None)
+    monkeypatch.setattr(demo, "build_spoken_qa", lambda *args: None)
+
+
 @pytest.fixture
 def demo_judge(fake_llm, settings):
     settings.SORI_DEMO_PROVIDER = True
@@ -31,23 +38,27 @@ def demo_judge(fake_llm, settings):
     return fake_llm
 
 
-def test_the_demo_model_is_scored_by_the_evaluation_and_shown_as_demo_answers(demo_data, demo_judge, client_for):
+def test_three_demo_models_are_scored_by_the_evaluation_and_shown_as_demo_answers(demo_data, demo_judge, client_for):
     from apps.accounts.models import User
 
     out = io.StringIO()
     runs = demo.seed(out)
 
-    assert {r.benchmark_name for r in runs} == {"voicebench-demo", "openaudiobench-demo"}
+    assert len(runs) == 6 and {r.benchmark_name for r in runs} == {"voicebench-demo", "openaudiobench-demo"}
     board = leaderboard.leaderboard()
-    assert [str(m) for m in board.demo_models] == ["Sori demo model scripted"]
-    subsets = {row["key"]: row["en"][0] for pair in board.table5 for row in pair["rows"] if row["en"][0].score is not None}
-    assert subsets["sd-qa"].score == 75.0 and subsets["sd-qa"].n == 4  # the judge says no to "six legs"
-    assert subsets["web_questions"].score == 100.0 and subsets["web_questions"].n == 3
+    names = ["Demo middling scripted", "Demo strong scripted", "Demo weak scripted"]
+    assert [str(m) for m in board.demo_models] == names
+    for row in board.table1:  # a mean for every model on every benchmark, strong > middling > weak
+        middling, strong, weak = (c.score for c in row["cells"])
+        assert not any(c.missing for c in row["cells"]) and strong > middling > weak, row["label"]
+    subsets = {row["key"]: row["en"] for pair in board.table5 for row in pair["rows"]}
+    assert len(subsets) == 13 and all(c.score is not None for cells in subsets.values() for c in cells)
+    assert subsets["sd-qa"][1].n == 4
     judged = ItemScore.objects.filter(item__run__in=runs, method="judge")
-    assert judged.count() == 7 and all(s.judge_calls.count() == 3 for s in judged)
+    assert judged.count() == 3 * 19 and all(s.judge_calls.count() == 3 for s in judged)
     assert "demo answers, not a real model" in out.getvalue()
     html = client_for(User.objects.get(username="admin")).get(reverse("evaluation:leaderboard")).content.decode()
-    assert "Demo answers, not a real model" in html
+    assert "Demo answers, not a real model" in html and 'id="kmmau-empty"' in html
 
 
 def test_seeding_again_changes_nothing(demo_data, demo_judge):
@@ -56,7 +67,7 @@ def test_seeding_again_changes_nothing(demo_data, demo_judge):
 
     demo.seed(io.StringIO())
 
-    assert EvaluationRun.objects.count() == 2 and len(demo_judge.requests) == asked
+    assert EvaluationRun.objects.count() == 6 and len(demo_judge.requests) == asked
 
 
 def test_with_a_real_provider_the_demo_imports_the_answers_and_leaves_scoring_to_the_admin(demo_data, settings):
@@ -65,5 +76,5 @@ def test_with_a_real_provider_the_demo_imports_the_answers_and_leaves_scoring_to
 
     runs = demo.seed(out)
 
-    assert all(r.items.filter(response__isnull=True).count() == 0 for r in runs)
-    assert not ItemScore.objects.exists() and "evaluate it from its run page" in out.getvalue()
+    assert len(runs) == 6 and all(r.items.filter(response__isnull=True).count() == 0 for r in runs)
+    assert not ItemScore.objects.exists() and "evaluate them from their run pages" in out.getvalue()

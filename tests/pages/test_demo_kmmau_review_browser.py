@@ -19,6 +19,9 @@ def test_agent_written_demo_questions_reach_review_and_an_annotator_approves_one
     settings.JOB_RUNNER = "sync"  # the job runs inside the request; the page then shows its outcome
     seed_demo(io.StringIO())
     question_set = QuestionSet.objects.get(name=DEMO_SET)
+    # A fresh demo's review queue has work: the seed had the question writer write two per agent capability.
+    seeded = Question.objects.filter(question_set=question_set, method="agent")
+    assert seeded.count() == 4 and set(seeded.values_list("status", flat=True)) == {QuestionStatus.IN_REVIEW}
 
     admin_page = browser.new_context().new_page()
     login(admin_page, admin)
@@ -29,7 +32,7 @@ def test_agent_written_demo_questions_reach_review_and_an_annotator_approves_one
         admin_page.click("#make ~ form button[type=submit]")
     assert "Succeeded" in admin_page.locator(".job-progress").inner_text()
     written = Question.objects.filter(question_set=question_set, method="agent")
-    assert written.count() == 4 and set(written.values_list("status", flat=True)) == {QuestionStatus.IN_REVIEW}
+    assert written.count() == 4 + 4 and set(written.values_list("status", flat=True)) == {QuestionStatus.IN_REVIEW}
 
     # Two annotators review each agent-written question (the set's default): each approves what it is shown.
     shown = set()
@@ -38,7 +41,7 @@ def test_agent_written_demo_questions_reach_review_and_an_annotator_approves_one
         review_page = browser.new_context().new_page()
         pages.append(review_page)
         login(review_page, annotator)
-        for _ in range(4):
+        for _ in range(written.count()):
             review_page.goto(f"{live_server.url}/authoring/sets/{question_set.pk}/review/")
             assert review_page.get_by_text("Nothing to review").count() == 0
             shown.add(int(review_page.locator("input[name=question]").get_attribute("value")))

@@ -1,7 +1,30 @@
+import logging
+from contextlib import contextmanager
+
 from django.apps import apps
 from django.core.management.base import BaseCommand
 
 from apps.accounts.demo import DEMO_CAST, demo_password, seed_demo_accounts
+
+
+@contextmanager
+def only_warnings():
+    """The seed says what it made, once per thing: the INFO lines of what it drives (the job runner's "job N is
+    neither queued nor lost", httpx's request lines to the demo provider) are not for the person starting the
+    demo. Warnings and errors still show."""
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(max(level, logging.WARNING))
+    quiet = [logging.getLogger(name) for name in ("httpx", "httpcore", "openai", "anthropic")]
+    levels = [logger.level for logger in quiet]
+    for logger in quiet:
+        logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        root.setLevel(level)
+        for logger, old in zip(quiet, levels, strict=True):
+            logger.setLevel(old)
 
 
 class Command(BaseCommand):
@@ -11,11 +34,12 @@ class Command(BaseCommand):
     )
 
     def handle(self, *args, **options):
-        seed_demo_accounts()
-        for config in apps.get_app_configs():
-            seed = getattr(config, "seed_demo", None)
-            if seed:
-                seed(self.stdout)
+        with only_warnings():
+            seed_demo_accounts()
+            for config in apps.get_app_configs():
+                seed = getattr(config, "seed_demo", None)
+                if seed:
+                    seed(self.stdout)
         self.stdout.write("\nDemo accounts (username / password):")
         for username, roles, _ in DEMO_CAST:
             self.stdout.write(f"  {username:<12} {demo_password(username):<26} {', '.join(roles)}")
