@@ -176,14 +176,20 @@ def _check_confidence(confidence) -> int | None:
 
 @transaction.atomic
 def save_answer_draft(*, question: DecisionQuestion, acting_user, option=None, text: str = "", comment: str = "", confidence=None) -> ExpertAnswer:
-    """Autosave while the expert types. A submitted answer is final and is not touched."""
+    """Autosave while the expert types. A submitted answer is final and is not touched: the same draft arriving
+    after it (the autosave a click on Submit fires as the field loses focus) changes nothing, a different one is
+    refused."""
     _bound_answer(text, comment)
     question = DecisionQuestion.objects.select_for_update().get(pk=question.pk)
+    answer = ExpertAnswer.objects.filter(question=question, expert=acting_user).first()
+    if answer and answer.is_submitted:
+        chosen = _option(question, option)
+        if answer.option_id == (chosen.pk if chosen else None) and answer.text == (text or "").strip():
+            return answer
+        raise Conflict("you have already submitted your answer to this question")
     if question.status != QuestionStatus.OPEN:
         raise Conflict("this question is no longer open")
-    answer, _ = ExpertAnswer.objects.get_or_create(question=question, expert=acting_user)
-    if answer.is_submitted:
-        raise Conflict("you have already submitted your answer to this question")
+    answer = answer or ExpertAnswer(question=question, expert=acting_user)
     answer.option = _option(question, option)
     answer.text = text or ""
     answer.comment = comment or ""

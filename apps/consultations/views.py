@@ -109,10 +109,10 @@ def question_autosave(request, pk: int):
     question = get_object_or_404(DecisionQuestion, pk=pk)
     require(request.user, "consultations.answer", question)
     try:
-        services.save_answer_draft(question=question, acting_user=request.user, **_answer_fields(request))
+        answer = services.save_answer_draft(question=question, acting_user=request.user, **_answer_fields(request))
     except ApplicationError as exc:
         return render(request, "consultations/_save_status.html", {"error": str(exc)}, status=exc.status)
-    return render(request, "consultations/_save_status.html", {"saved_at": timezone.now()})
+    return render(request, "consultations/_save_status.html", {"saved_at": timezone.now(), "submitted": answer.is_submitted})
 
 
 @login_required

@@ -1,6 +1,7 @@
 """Questions that need several experts: agreement decides, disagreement goes to the admin or the lead expert."""
 
 import pytest
+from django.urls import reverse
 
 from apps.consultations import services
 from apps.consultations.models import QuestionStatus
@@ -73,3 +74,19 @@ def test_a_submitted_answer_is_final_but_resubmitting_it_is_harmless(make_questi
         services.submit_answer(question=question, acting_user=expert, option="C")
     with pytest.raises(Conflict, match="already submitted"):
         services.save_answer_draft(question=question, acting_user=expert, option="C")
+
+
+def test_the_autosave_that_follows_a_submit_changes_nothing_and_is_not_an_error(make_question, expert, client_for):
+    # Clicking Submit blurs the field, whose change event autosaves the same answer a moment later: on a
+    # question the submission decided, too.
+    question = make_question(required_experts=1)
+    submitted = services.submit_answer(question=question, acting_user=expert, option="A", comment="why")
+
+    late = client_for(expert).post(reverse("consultations:question-autosave", args=[question.pk]),
+                                   {"option": "A", "comment": "changed after"})
+
+    assert late.status_code == 200 and "Your answer is submitted" in late.content.decode()
+    submitted.refresh_from_db()
+    assert submitted.option.key == "A" and submitted.comment == "why"
+    with pytest.raises(Conflict, match="already submitted"):
+        services.save_answer_draft(question=question, acting_user=expert, option="B")
