@@ -282,8 +282,8 @@ class LocalServer:
 
     path = ""  # what the SDKs' base URL adds after host:port
 
-    def __init__(self, handler):
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    def __init__(self, handler, port: int = 0):
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
@@ -302,6 +302,6 @@ class LocalServer:
 
 
 class FakeLLMServer(LocalServer):
-    def __init__(self):
+    def __init__(self, port: int = 0):
         self.fake = FakeLLM()
-        super().__init__(_make_handler(self.fake))
+        super().__init__(_make_handler(self.fake), port)

@@ -46,6 +46,7 @@ SMOKE = {
     "normalize.py": (["--sentences", "40", "--samples", "5"], 240, False),
     "normalize_long.py": (["--smoke"], 240, False),
     "release_build.py": (["--clips", "10", "--samples", "10"], 240, False),
+    "demo_start.py": (["--reuse-venv", "--port", "{port}"], 600, False),
 }
 
 
@@ -116,5 +117,7 @@ def test_the_benchmark_script_runs_at_its_smallest_size(smoke_runs, script):
     assert not isinstance(done, str), done
     assert done.returncode == 0, f"{script} exited {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    if script == "demo_start.py":
+        assert "restart (to first page)" in done.stdout
     if script == "listening_load.py":
         assert "all invariants hold" in done.stdout

@@ -15,9 +15,10 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--url-file", type=Path, help="write the server's URL to this file once it listens")
+        parser.add_argument("--port", type=int, default=0, help="listen on this port (default: a free one)")
 
-    def handle(self, *args, url_file=None, **options):
-        server = FakeLLMServer()
+    def handle(self, *args, url_file=None, port=0, **options):
+        server = FakeLLMServer(port)
         server.fake.always(answer)
         server.start()
         if url_file:
