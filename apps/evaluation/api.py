@@ -4,6 +4,8 @@ calls behind them. Who reads what is apps.evaluation.rules (as on the pages): ev
 runs and scores; items, responses, judge calls, endpoints and attention reasons are for admins, who also write.
 The same services as the pages and commands."""
 
+from collections.abc import Mapping
+
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, inline_serializer
@@ -182,7 +184,7 @@ class EvalCollectInput(StrictInput):
     limit = serializers.IntegerField(required=False, min_value=1, help_text="ask for at most this many items")
 
     def to_internal_value(self, data):
-        if "audio_dir" in data:  # an older client's server folder: refused by name rather than silently ignored
+        if isinstance(data, Mapping) and "audio_dir" in data:  # an older client's server folder: refused by name rather than silently ignored
             raise serializers.ValidationError({"audio_dir": [
                 "no server folder is read: import the source benchmark's audio into Sori first "
                 "(the Source benchmarks page, or python manage.py import_source_audio)"]})

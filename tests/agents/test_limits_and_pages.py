@@ -168,13 +168,16 @@ def test_demo_data_seeds_offline_and_idempotently():
 
     from django.apps import apps
 
+    from apps.transfer.demo import OPENAUDIOBENCH, VOICEBENCH
     from apps.transfer.models import SourceSample
 
     config = apps.get_app_config("transfer")
     config.seed_demo(io.StringIO())
     config.seed_demo(io.StringIO())
-    assert set(SourceSample.objects.values_list("subset", flat=True)) == {"sd-qa", "web_questions"}
-    assert SourceSample.objects.count() == 7
+    # Every subset of both demo benchmarks (Tables 1 and 5), each sample once.
+    assert set(SourceSample.objects.values_list("subset", flat=True)) == {*VOICEBENCH, *OPENAUDIOBENCH}
+    assert SourceSample.objects.count() == sum(len(rows) for rows in VOICEBENCH.values()) + sum(
+        len(rows) for _, rows in OPENAUDIOBENCH.values())
 
 
 @pytest.mark.django_db

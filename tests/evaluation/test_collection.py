@@ -194,6 +194,14 @@ def test_no_collection_request_names_a_server_folder(english_run, api_client, ad
     assert answer.status_code == 400 and "audio_dir" in str(answer.json())
 
 
+@pytest.mark.django_db
+@pytest.mark.parametrize("body", ["2.0", "[1]", '"audio_dir"'])
+def test_a_collection_request_that_is_not_an_object_is_a_clear_400(english_run, api_client, admin, body):
+    api_client.force_authenticate(admin)
+    answer = api_client.post(f"/api/evaluation/runs/{english_run.pk}/collect/", body, content_type="application/json")
+    assert answer.status_code == 400
+
+
 # --- the KMMAU request template -------------------------------------------------------------------------------
 def _as_audio_understanding(run, language, choices):
     """One item of the run asked as KMMAU asks (metric kmmau, its choices), the run of that family and language."""
