@@ -47,7 +47,7 @@ def test_from_imported_responses_to_the_leaderboard_and_a_cells_items(voicebench
     page.goto(f"{live_server.url}/evaluation/leaderboard/")
 
     voicebench_row = page.locator('tr[data-benchmark="voicebench"]')
-    assert "no mean" in voicebench_row.inner_text() and "missing alpacaeval" in voicebench_row.inner_text()
+    assert "no mean" in voicebench_row.inner_text() and "missing AlpacaEval" in voicebench_row.inner_text()
     sdqa = page.locator('#subsets-voicebench tr[data-subset="sd-qa"]')
     assert sdqa.locator("strong.best").inner_text() == "100.0"   # Qwen: all three judged right
     assert sdqa.locator("u.second").inner_text() == "33.3"       # MiniCPM-o: one of three
