@@ -7,6 +7,7 @@ import io
 import pytest
 
 from apps.authoring.models import Question, QuestionStatus
+from tests.browser import wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -45,8 +46,10 @@ def test_agent_written_demo_questions_reach_review_and_an_annotator_approves_one
             review_page.goto(f"{live_server.url}/authoring/sets/{question_set.pk}/review/")
             assert review_page.get_by_text("Nothing to review").count() == 0
             shown.add(int(review_page.locator("input[name=question]").get_attribute("value")))
+            review_page.evaluate("document.getElementById('clip-audio').play()")  # the gate: to its end first
+            wait_until(review_page, "!document.querySelector('fieldset.review-decision').disabled", timeout=30000)
             with review_page.expect_navigation():
-                review_page.click("form:has(input[name=question]) button[type=submit]")  # Approve is the default
+                review_page.click("#approve")
             assert review_page.get_by_text("Review saved.").count() == 1
     assert shown == set(written.values_list("pk", flat=True))
     assert set(written.values_list("status", flat=True)) == {QuestionStatus.ACCEPTED}
