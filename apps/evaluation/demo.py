@@ -2,25 +2,33 @@
 benchmarks in English (voicebench-demo and openaudiobench-demo, every subset seed 000 averages) and in Korean
 (their Korean releases, built here from apps.transfer's hand-written translations through the real speech stage
 and release build), and the real evaluation job scores every run: the rule-based readers, then the judge (the
-scripted demo provider). So Tables 1 and 5, the gap figure and a paired comparison show on a fresh demo.
+scripted demo provider). They also answer KMMAU: the demo question set's accepted questions (apps.authoring.demo,
+all nine capabilities), released as kmmau-demo and scored by the rule reading of the chosen option. So Tables 1,
+5 and 6, the gap figure, the rank agreement of each spoken-QA benchmark with KMMAU and a paired comparison show
+on a fresh demo.
 
 The models are marked as demo answers (answer_source "demo"): each item's right and wrong response, in English
 and Korean, are recorded in apps/pages/demo_answers.json ("ScriptedModels"); which of the two a model gives is
 fixed by its quality pattern below (never random), so the three rank clearly apart and each loses more in
-Korean than in English, as seed 000's models do. With a real provider configured the demo imports the answers
+Korean than in English, as seed 000's models do. A KMMAU answer is the question's right option or its first wrong
+one, by the model's Korean pattern over the items of each capability (so in every capability strong beats middling,
+which beats weak or ties with it where the capability has two or three items). With a real provider configured the demo imports the answers
 and leaves the evaluation to the admin (it would spend money). Idempotent."""
 
 import json
+from collections import Counter
 
 from django.conf import settings
 from django.test.utils import override_settings
 
 from apps.accounts.models import User
+from apps.authoring.demo import DEMO_SET
+from apps.authoring.models import QuestionSet
 from apps.evaluation.models import AnswerSource, EvaluatedModel, EvaluationRun
 from apps.evaluation.services import create_model, create_run, import_responses, start_evaluation
 from apps.jobs.services import run_job
 from apps.pages.demo_provider import recorded
-from apps.releases.demo import build_spoken_qa
+from apps.releases.demo import build_kmmau, build_spoken_qa
 from apps.speech.demo import synthesize_benchmark
 from apps.transfer.demo import OPENAUDIOBENCH_DEMO, VOICEBENCH_DEMO
 from apps.transfer.models import SourceBenchmark
@@ -39,6 +47,7 @@ MODELS = {
 }
 # The Korean releases of the demo benchmarks (seed 000's KVoiceBench and KOpenAudioBench, in miniature).
 KOREAN = {VOICEBENCH_DEMO: "kvoicebench-demo", OPENAUDIOBENCH_DEMO: "kopenaudiobench-demo"}
+KMMAU_RELEASE = "kmmau-demo"
 
 
 def seed(stdout=None) -> list:
@@ -52,6 +61,12 @@ def seed(stdout=None) -> list:
         synthesize_benchmark(benchmark, admin)
         release = build_spoken_qa(benchmark, KOREAN[benchmark.name], admin,
                                   f"The Korean {benchmark.name} (demo: hand-written translations, espeak-ng audio).")
+        if release is not None:
+            targets.append({"release": release})
+    question_set = QuestionSet.objects.filter(name=DEMO_SET).first()
+    if question_set is not None:
+        release = build_kmmau(question_set, KMMAU_RELEASE, admin, "The demo question set's accepted questions, all "
+                              "nine capabilities (demo: espeak-ng clips, questions by rule, agent and annotators).")
         if release is not None:
             targets.append({"release": release})
     runs = []
@@ -80,7 +95,14 @@ def responses(model: EvaluatedModel, run: EvaluationRun) -> list[dict]:
     _, english, korean = MODELS[model.name]
     right = korean if run.language == "ko" else english
     rows = []
+    in_subset: Counter = Counter()  # a KMMAU item's place within its capability
     for index, item in enumerate(run.items.select_related("source_sample").order_by("item_id")):
+        if item.metric == "kmmau":  # the right option, or the first wrong one
+            good = right(in_subset[item.subset])
+            in_subset[item.subset] += 1
+            text = item.answer if good else next(c for c in item.extra.get("choices") or [] if c != item.answer)
+            rows.append({"id": item.item_id, "response": text})
+            continue
         question = item.source_sample.transcription if item.source_sample else item.question
         right_en, wrong_en, right_ko, wrong_ko = answers[question]
         good = right(index)

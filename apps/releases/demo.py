@@ -39,6 +39,16 @@ def build_spoken_qa(benchmark, name: str, admin, description: str):
     """The Korean spoken-QA release of a demo benchmark (its translations, normalized texts and accepted
     audio), built inline and published: the newest built one when it exists, else version 1.0.0. None when
     nothing of it can be released yet (no accepted audio)."""
+    return _build_and_publish("spoken-qa", benchmark.pk, name, admin, description)
+
+
+def build_kmmau(question_set, name: str, admin, description: str):
+    """The KMMAU release of a demo question set (its accepted questions with their clips), the same way. None
+    when the set has no accepted question yet."""
+    return _build_and_publish("kmmau", question_set.pk, name, admin, description)
+
+
+def _build_and_publish(kind: str, source_id: int, name: str, admin, description: str):
     from apps.core.errors import Conflict
 
     existing = Release.objects.filter(name=name, status__in=("built", "published")).order_by("-created_at").first()
@@ -46,8 +56,8 @@ def build_spoken_qa(benchmark, name: str, admin, description: str):
         return existing
     try:
         with override_settings(JOB_RUNNER="sync"):
-            release = create_release(acting_user=admin, kind="spoken-qa", source_id=benchmark.pk, name=name,
-                                     version="1.0.0", description=description)
+            release = create_release(acting_user=admin, kind=kind, source_id=source_id, name=name, version="1.0.0",
+                                     description=description)
     except Conflict:
         return None
     run_job(release.job_id)  # inside an outer transaction on-commit has not fired yet; never runs twice

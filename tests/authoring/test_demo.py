@@ -40,6 +40,25 @@ def test_with_the_demo_provider_agent_written_questions_wait_for_an_annotators_r
     question = next_review(question_set=QuestionSet.objects.get(name=DEMO_SET),
                            acting_user=User.objects.get(username="annotator1"))
     assert question is not None and question.method == "agent"
-    asked = len(fake_llm.requests)
+    # Every capability has accepted questions, each accepted as the workflow accepts it: two approvals of an
+    # agent-written one, a matching blind answer to a manual one, each after the clip was played to its end.
+    from apps.authoring.capabilities import SPECS
+    from apps.authoring.models import BlindAnswer, ClipPlayback, Review
+
+    accepted = Question.objects.filter(question_set__name=DEMO_SET, status="accepted")
+    assert {q.capability for q in accepted} == set(SPECS)
+    for question in accepted.filter(method="agent"):
+        assert sorted(Review.objects.filter(question=question).values_list("reviewer__username", "decision")) == [
+            ("annotator2", "approve"), ("annotator3", "approve")]
+    manual = accepted.filter(method="manual")
+    assert manual.count() == 4 and {q.author.username for q in manual} == {"annotator3"}
+    for question in manual:
+        blind = BlindAnswer.objects.get(question=question)
+        assert blind.matches and blind.answerer.username == "annotator2"
+    for question in accepted.exclude(method__in=("metadata", "transcript")):
+        assert ClipPlayback.objects.filter(clip=question.clip, listener__username="annotator2").exists()
+    assert "+8 agent-written or manual ones reviewed or answered blind" in out.getvalue()
+    asked, kept = len(fake_llm.requests), sorted(accepted.values_list("pk", flat=True))
     seed_demo(io.StringIO())
     assert len(fake_llm.requests) == asked  # a restart writes nothing again
+    assert sorted(accepted.values_list("pk", flat=True)) == kept

@@ -2,7 +2,8 @@
 own, as ./scripts/demo runs it, with the scripted demo provider and the demo ASR) leaves a leaderboard with three
 scripted models of clearly different quality, each with English and Korean runs scored through the real
 evaluation path, so Table 1 has a mean in every cell, Table 5 English and Korean side by side with their gaps,
-and a paired comparison answers. A second seed (a restart) changes nothing and asks the judge nothing; the seed
+Table 6 every KMMAU capability, the rank agreement of each spoken-QA benchmark with KMMAU is computed over the three
+models, and a paired comparison answers. A second seed (a restart) changes nothing and asks the judge nothing; the seed
 prints what it made and none of the job runner's or the HTTP client's log lines."""
 
 import json
@@ -11,6 +12,8 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+from apps.authoring.capabilities import SPECS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,6 +40,9 @@ CHECK = """
 import json
 import django
 django.setup()
+from django.test import Client
+from django.urls import reverse
+from apps.accounts.models import User
 from apps.agents.models import AgentCall
 from apps.evaluation import leaderboard
 from apps.evaluation.models import EvaluationRun, ItemScore
@@ -44,6 +50,9 @@ from apps.releases.models import Release
 from apps.transfer.models import SourceSample
 
 board = leaderboard.leaderboard()
+client = Client()
+client.force_login(User.objects.get(username="admin"))
+page = client.get(reverse("evaluation:leaderboard"), HTTP_HOST="localhost")
 runs = list(EvaluationRun.objects.select_related("model"))
 strong, middling = (EvaluationRun.objects.get(model__name=n, benchmark_name="voicebench-demo") for n in
                     ("Demo strong", "Demo middling"))
@@ -56,9 +65,12 @@ print(json.dumps({
                for p in board.table5},
     "gaps": len(board.gaps),
     "korean": sorted({(str(r.model), r.benchmark_name) for r in runs if r.language == "ko"}),
-    "judges": sorted({r.judge_model for r in runs}),
+    "judges": sorted({r.judge_model for r in runs if r.family == "spoken-qa"}),
     "statuses": sorted({r.status for r in runs}),
     "compare": leaderboard.compare(strong, middling, resamples=200)["overall"]["n"],
+    "table6": board.table6 and {row["key"]: [c.score for c in row["cells"]] for row in board.table6["rows"]},
+    "leaderboard": [page.status_code, 'id="kmmau-empty"' in page.content.decode(), "Number of Speakers" in page.content.decode()],
+    "agreements": [(a["spoken"], a["audio"], a.get("n"), a.get("spearman"), a.get("refused")) for a in board.agreements],
     "counts": [len(runs), ItemScore.objects.count(), AgentCall.objects.count(), Release.objects.count(),
                SourceSample.objects.count()],
 }))
@@ -88,7 +100,7 @@ def test_the_seeded_demo_leaderboard_shows_three_models_in_english_and_korean_an
     assert before["models"] == names and before["demo_models"] == names
     # Table 1: every benchmark, English and Korean, has a mean for every model (no "no mean"), and the models
     # rank strong > middling > weak on each.
-    assert set(before["table1"]) == {"VoiceBench", "OpenAudioBench", "KVoiceBench", "KOpenAudioBench"}
+    assert set(before["table1"]) == {"VoiceBench", "OpenAudioBench", "KVoiceBench", "KOpenAudioBench", "KMMAU"}
     assert before["missing"] == []
     for label, (middling, strong, weak) in before["table1"].items():
         assert strong > middling > weak, (label, before["table1"][label])
@@ -97,8 +109,18 @@ def test_the_seeded_demo_leaderboard_shows_three_models_in_english_and_korean_an
                                                              "commoneval", "wildvoice", "ifeval", "advbench"]
     assert all(all(gaps) for pair in before["table5"].values() for _, gaps in pair)
     assert before["gaps"] == 3 * (9 + 4)
+    # Table 6: all nine KMMAU capabilities scored for the three models, strong ahead of middling in each.
+    assert list(before["table6"]) == list(SPECS)
+    for capability, (middling, strong, weak) in before["table6"].items():
+        assert None not in (middling, strong, weak) and strong > middling >= weak, (capability, middling, strong, weak)
+    assert before["leaderboard"] == [200, False, True]  # the admin's leaderboard: KMMAU shown, no empty state
+    # The rank agreement of each spoken-QA benchmark with KMMAU, over the three models (none refused).
+    assert sorted(a[:3] for a in before["agreements"]) == [
+        [b, "kmmau-demo", 3] for b in ("kopenaudiobench-demo", "kvoicebench-demo", "openaudiobench-demo", "voicebench-demo")]
+    assert all(a[3] is not None and a[4] is None for a in before["agreements"])
     # A Korean run per model on each Korean release, each scored by the real job with the demo provider judging.
-    assert before["korean"] == sorted([n, b] for n in names for b in ("kopenaudiobench-demo", "kvoicebench-demo"))
+    assert before["korean"] == sorted([n, b] for n in names
+                                      for b in ("kmmau-demo", "kopenaudiobench-demo", "kvoicebench-demo"))
     assert before["statuses"] == ["evaluated"] and len(before["judges"]) == 1 and before["judges"][0]
     assert before["compare"] == 20  # strong against middling on voicebench-demo's 20 items, paired
     # The restart: nothing new, no judge call, and the same board.
