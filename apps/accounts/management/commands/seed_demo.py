@@ -2,6 +2,7 @@ import logging
 from contextlib import contextmanager
 
 from django.apps import apps
+from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from apps.accounts.demo import DEMO_CAST, demo_password, seed_demo_accounts
@@ -33,7 +34,12 @@ class Command(BaseCommand):
         "Each app contributes through its AppConfig.seed_demo(stdout)."
     )
 
-    def handle(self, *args, **options):
+    def add_arguments(self, parser):
+        parser.add_argument("--then-serve", metavar="ADDR:PORT",
+                            help="then serve the demo here (runserver without the reloader) in this same process: "
+                                 "./scripts/demo's restart pays for one Django start-up, not two")
+
+    def handle(self, *args, then_serve=None, **options):
         with only_warnings():
             seed_demo_accounts()
             for config in apps.get_app_configs():
@@ -43,3 +49,5 @@ class Command(BaseCommand):
         self.stdout.write("\nDemo accounts (username / password):")
         for username, roles, _ in DEMO_CAST:
             self.stdout.write(f"  {username:<12} {demo_password(username):<26} {', '.join(roles)}")
+        if then_serve:
+            call_command("runserver", then_serve, use_reloader=False)
