@@ -87,10 +87,10 @@ def main() -> None:
     from apps.agents.models import AgentCall, CallStatus
     from apps.agents.services import agent_config, cost_of
     from apps.jobs.models import Job
+    from apps.sources.services import import_benchmark
     from apps.transfer.ground_truth import selectors as ground_truth_selectors
     from apps.transfer.ground_truth.services import start_ground_truth_review
     from apps.transfer.models import GroundTruthReview
-    from apps.transfer.services import import_benchmark
     from tests.fakes.llm_server import FakeLLMServer
 
     call_command("migrate", verbosity=0)

@@ -155,7 +155,7 @@ def fill_verification(n: int, asset, rng) -> object:
 def fill_consultations(n: int, rng) -> object:
     from apps.consultations.models import AnalysisResult, Rulebook, RulebookVersion
     from apps.consultations.services import create_round
-    from apps.transfer.models import SourceBenchmark, SourceSample
+    from apps.sources.models import SourceBenchmark, SourceSample
 
     bench = SourceBenchmark.objects.create(name=f"bench-{n}", format="voicebench")
     samples = SourceSample.objects.bulk_create([

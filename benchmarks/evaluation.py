@@ -169,7 +169,7 @@ def bench_judge(n: int, latency: float, levels: list[int]) -> None:
     from apps.evaluation.models import EvalItem
     from apps.evaluation.services import create_model, create_run, import_responses, start_evaluation
     from apps.jobs.models import Job
-    from apps.transfer.services import import_benchmark
+    from apps.sources.services import import_benchmark
     from tests.fakes.llm_server import FakeLLMServer
 
     workdir = Path(os.environ["SORI_DATA_DIR"])
@@ -181,7 +181,7 @@ def bench_judge(n: int, latency: float, levels: list[int]) -> None:
         path = workdir / f"{subset}.jsonl"
         path.write_text("\n".join(json.dumps(r) for r in data))
         import_benchmark(fmt="voicebench", subset=subset, path=path, benchmark="judge-bench")
-    from apps.transfer.models import SourceBenchmark
+    from apps.sources.models import SourceBenchmark
 
     benchmark = SourceBenchmark.objects.get(name="judge-bench")
     server = FakeLLMServer().start()

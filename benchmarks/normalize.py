@@ -69,10 +69,10 @@ def main() -> None:
 
     from apps.consultations.rulebooks import get_version, load_rulebooks
     from apps.jobs.models import Job
+    from apps.sources.services import import_benchmark
     from apps.transfer.hypertranslation import selectors as translation_selectors
     from apps.transfer.hypertranslation.services import start_translation_run
     from apps.transfer.normalizer import normalizer_for, validate
-    from apps.transfer.services import import_benchmark
     from tests.fakes.llm_server import FakeLLMServer
 
     call_command("migrate", verbosity=0)

@@ -94,8 +94,9 @@ def spoken_benchmark(samples: int, audio_offset: int):
     import hashlib
 
     from apps.consultations.models import Rulebook, RulebookVersion
+    from apps.sources.models import SourceBenchmark, SourceSample
     from apps.speech.models import ReferenceVoice, SampleSynthesis, SynthesisAttempt, SynthesisRun
-    from apps.transfer.models import NormalizedText, SourceBenchmark, SourceSample, Translation
+    from apps.transfer.models import NormalizedText, Translation
 
     bench = SourceBenchmark.objects.create(name="voicebench", format="voicebench")
     subsets = ["sd-qa", "mmsu", "bbh", "commoneval", "ifeval", "advbench", "openbookqa", "alpacaeval", "wildvoice"]

@@ -87,10 +87,11 @@ def main() -> None:
     from apps.audio.services import import_audio_file
     from apps.consultations.models import Rulebook
     from apps.consultations.rulebooks import get_version, load_rulebooks
+    from apps.sources.models import SourceBenchmark
+    from apps.sources.services import import_benchmark
     from apps.speech import gate, services
     from apps.speech.models import ReferenceVoice, SampleStatus, SpeechCall, SynthesisAttempt
-    from apps.transfer.models import NormalizedText, SourceBenchmark, Translation
-    from apps.transfer.services import import_benchmark
+    from apps.transfer.models import NormalizedText, Translation
     from tests.conftest import write_wav
     from tests.fakes.speech_server import speech_settings
 

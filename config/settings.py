@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "apps.queues",
     "apps.agents",
     "apps.speech",
+    "apps.sources",
     "apps.transfer",
     "apps.consultations",
     "apps.listening",

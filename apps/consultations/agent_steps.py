@@ -36,11 +36,11 @@ from apps.consultations.selectors import (
     latest_results,
     sample_fields,
     scope_samples,
-    source_sample_model,
     undecided_results,
 )
 from apps.core.errors import Conflict
 from apps.jobs.services import results_in_parallel, start_job
+from apps.sources.models import SourceSample
 
 QUESTIONS_SAMPLE_LIMIT = 200  # undecided samples shown to the question writer in one call
 
@@ -135,7 +135,7 @@ def run_analysis(job, progress) -> dict:
             "actions": [{"key": k, "label": v} for k, v in actions_for(version.rulebook.kind, version)],
         },
     }
-    samples = list(source_sample_model().objects.filter(pk__in=ids).order_by("pk"))
+    samples = list(SourceSample.objects.filter(pk__in=ids).order_by("pk"))
     outcomes: list[str] = []
 
     def analyse(sample) -> str:
@@ -254,7 +254,7 @@ def raise_questions(*, round: Round, job=None, acting_user=None) -> int:
                                   message="No undecided samples left to ask about" if not undecided else "Question limit reached")
         return 0
     version = round.base_version
-    samples = {s.pk: s for s in source_sample_model().objects.filter(pk__in=[r.sample_id for r in undecided])}
+    samples = {s.pk: s for s in SourceSample.objects.filter(pk__in=[r.sample_id for r in undecided])}
     schema = questions_schema(set(samples), set(version.rules.values_list("rule_id", flat=True)), remaining)
     try:
         result = _call_agent(

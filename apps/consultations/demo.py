@@ -9,6 +9,7 @@ from django.db.models import Q
 from apps.consultations import services
 from apps.consultations.models import QuestionOrigin, Round, RoundStatus, Rulebook
 from apps.consultations.rulebooks import load_rulebooks
+from apps.sources.models import SourceSample
 
 DEMO_QUESTIONS = [
     {
@@ -64,13 +65,12 @@ def seed_demo(stdout) -> None:
         stdout.write("consultations: a round is already in progress; no demo round added")
         return
     round = services.create_round(rulebook=rulebook, acting_user=admin, max_questions=4, lead_expert=expert, is_demo=True)
-    Sample = apps.get_model("transfer", "SourceSample")
     for spec in DEMO_QUESTIONS:
         # The demo benchmarks' samples that fit the question, if transfer's demo data is there.
         matches = Q()
         for text in spec["match"]:
             matches |= Q(transcription__icontains=text)
-        samples = list(Sample.objects.filter(matches).order_by("pk")[:5])
+        samples = list(SourceSample.objects.filter(matches).order_by("pk")[:5])
         services.create_question(
             round=round, title=spec["title"], decision_needed=spec["decision_needed"], options=spec["options"],
             recommendation=spec["recommendation"], recommendation_why=spec["recommendation_why"],

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db import models
 
 from apps.core.errors import Conflict
+from apps.sources.models import SourceSample
 
 
 class RulebookKind(models.TextChoices):
@@ -199,7 +200,7 @@ class AnalysisResult(models.Model):
     """What the analyst decided for one sample under one rulebook version. Never updated: a later version
     gives a new row, so an old result always shows the version it was made under."""
 
-    sample = models.ForeignKey("transfer.SourceSample", on_delete=models.CASCADE, related_name="consultation_analyses")
+    sample = models.ForeignKey(SourceSample, on_delete=models.CASCADE, related_name="consultation_analyses")
     version = models.ForeignKey(RulebookVersion, on_delete=models.PROTECT, related_name="analyses")
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="analyses")
     action = models.CharField(max_length=40, db_index=True, help_text="an action of the rulebook kind, undecided or needs_attention")
@@ -245,8 +246,8 @@ class DecisionQuestion(models.Model):
     recommendation = models.CharField(max_length=10, blank=True, help_text="key of the recommended option")
     recommendation_why = models.TextField(blank=True)
     rules_touched = models.JSONField(default=list, blank=True, help_text="rule ids of the base version")
-    affected_samples = models.ManyToManyField("transfer.SourceSample", related_name="decision_questions", blank=True)
-    example_samples = models.ManyToManyField("transfer.SourceSample", related_name="+", blank=True)
+    affected_samples = models.ManyToManyField(SourceSample, related_name="decision_questions", blank=True)
+    example_samples = models.ManyToManyField(SourceSample, related_name="+", blank=True)
     required_experts = models.PositiveSmallIntegerField(default=1)
     status = models.CharField(max_length=20, choices=QuestionStatus.choices, default=QuestionStatus.OPEN, db_index=True)
     # The decision, once taken (by agreeing experts, or by whoever settled a disagreement).

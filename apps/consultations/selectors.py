@@ -4,7 +4,6 @@ expert's inbox, and the statistics per round and per version."""
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from django.apps import apps
 from django.db import connections
 from django.db.models import Count, Exists, OuterRef, Q
 
@@ -24,10 +23,7 @@ from apps.consultations.models import (
     RulebookVersion,
     RuleDraft,
 )
-
-
-def source_sample_model():
-    return apps.get_model("transfer", "SourceSample")
+from apps.sources.models import SourceSample
 
 
 def sample_fields(sample) -> dict:
@@ -69,7 +65,7 @@ def scope_q(scope: dict, *, through: str = "") -> Q:
 
 
 def scope_samples(scope: dict):
-    return source_sample_model().objects.filter(scope_q(scope)).order_by("pk")
+    return SourceSample.objects.filter(scope_q(scope)).order_by("pk")
 
 
 def latest_results(sample_ids, *, rulebook) -> dict[int, AnalysisResult]:

@@ -15,13 +15,14 @@ import numpy as np
 from scipy import stats
 
 from apps.core.errors import InvalidInput
+from apps.sources import catalogue
 
-VOICEBENCH_SUBSETS = ("alpacaeval", "commoneval", "wildvoice", "sd-qa", "mmsu", "openbookqa", "bbh", "ifeval",
-                      "advbench")
-# OpenAudioBench's AlpacaEval is the complete set (seed 000 §4.2: 614 KAlpacaEval prompts; VoiceBench's
-# alpacaeval_full); scores stored under the old name count for it (SUBSET_ALIASES).
-OPENAUDIOBENCH_SUBSETS = ("llama_questions", "trivia_qa", "web_questions", "alpacaeval_full")
-SUBSET_ALIASES = {"alpaca_eval": "alpacaeval_full"}
+# The subsets each mean averages, from the catalogue (in Table 5's order). OpenAudioBench's AlpacaEval is the
+# complete set (seed 000 §4.2: 614 KAlpacaEval prompts; VoiceBench's alpacaeval_full); scores stored under the
+# old name count for it (SUBSET_ALIASES).
+VOICEBENCH_SUBSETS = catalogue.averaged(catalogue.VOICEBENCH)
+OPENAUDIOBENCH_SUBSETS = catalogue.averaged(catalogue.OPENAUDIOBENCH)
+SUBSET_ALIASES = catalogue.aliases()
 # The nine capabilities of KMMAU (apps.authoring.capabilities.Capability values), averaged unweighted.
 KMMAU_CAPABILITIES = ("age", "gender", "num_speakers", "word_order", "word_frequency", "fact_extraction",
                       "topic_summary", "role_profession", "general_counting")

@@ -22,7 +22,7 @@ from apps.evaluation.models import EvalItem, EvaluatedModel, EvaluationRun
 from apps.evaluation.rules import permission
 from apps.evaluation.scoring import PROFILES
 from apps.releases.models import Release
-from apps.transfer.models import SourceBenchmark
+from apps.sources.models import SourceBenchmark
 
 _READ_OR_MANAGE = permission("evaluation.view")  # reads for every signed-in user, writes for admins
 _INSPECT = permission("evaluation.inspect")  # items, responses and judge calls: admins

@@ -53,7 +53,7 @@ class MissingAudio(Exception):
 
 class AudioSource:
     """Where a run's audio comes from: the release's archive (Korean spoken-QA and KMMAU releases), or the
-    audio store, for an English source benchmark whose audio was imported (apps.transfer.source_audio). Only
+    audio store, for an English source benchmark whose audio was imported (apps.sources.source_audio). Only
     stored, checked audio is ever sent: no request names a server path."""
 
     def __init__(self, run: EvaluationRun):

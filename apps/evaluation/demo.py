@@ -29,9 +29,9 @@ from apps.evaluation.services import create_model, create_run, import_responses,
 from apps.jobs.services import run_job
 from apps.pages.demo_provider import recorded
 from apps.releases.demo import build_kmmau, build_spoken_qa
+from apps.sources.models import SourceBenchmark
 from apps.speech.demo import synthesize_benchmark
 from apps.transfer.demo import OPENAUDIOBENCH_DEMO, VOICEBENCH_DEMO
-from apps.transfer.models import SourceBenchmark
 
 DEMO_VERSION = "scripted"
 DEMO_NOTE = "demo answers, not a real model: responses recorded for seed_demo"

@@ -35,20 +35,11 @@ from apps.evaluation.models import (
     SubsetScore,
 )
 from apps.evaluation.scoring import DEFAULT_PROFILE, PROFILES
+from apps.sources import catalogue
 
 VOICEBENCH, OPENAUDIOBENCH, KMMAU = "voicebench", "openaudiobench", "kmmau"
 SPOKEN_QA, AUDIO = "SpokenQA", "Audio Understanding"
 
-# Display names as seed 000's tables print them; Korean subsets get a K in front (KOpenBookQA, KLlamaQ).
-SUBSET_LABELS = {
-    "openbookqa": "OpenBookQA", "mmsu": "MMSU", "bbh": "BBH", "llama_questions": "LlamaQ", "trivia_qa": "TriviaQA",
-    "web_questions": "WebQ", "sd-qa": "SD-QA", "alpacaeval": "AlpacaEval", "alpacaeval_full": "AlpacaEval",
-    "alpaca_eval": "AlpacaEval",
-    "commoneval": "CommonEval", "wildvoice": "WildVoice", "ifeval": "IFEval", "advbench": "AdvBench",
-}
-# Table 5's row order (AlpacaEval once for each benchmark that has it).
-SUBSET_ORDER = ["openbookqa", "mmsu", "bbh", "llama_questions", "trivia_qa", "web_questions", "sd-qa", "alpacaeval",
-                "alpacaeval_full", "commoneval", "wildvoice", "ifeval", "advbench"]
 BENCHMARK_LABELS = {(VOICEBENCH, "en"): "VoiceBench", (VOICEBENCH, "ko"): "KVoiceBench",
                     (OPENAUDIOBENCH, "en"): "OpenAudioBench", (OPENAUDIOBENCH, "ko"): "KOpenAudioBench",
                     (KMMAU, "ko"): "KMMAU", (KMMAU, "en"): "MMAU"}
@@ -80,22 +71,18 @@ def subset_key(kind: str, subset: str) -> str | None:
     if kind == KMMAU:
         by_name = {_norm(c.value): c.value for c in Capability} | {_norm(c.label): c.value for c in Capability}
         return by_name.get(_norm(subset))
-    lowered = subset.lower()
-    if kind == OPENAUDIOBENCH:  # a run stored under OpenAudioBench's old AlpacaEval name
-        lowered = _aggregate().SUBSET_ALIASES.get(lowered, lowered)
-    if lowered in keys:
-        return lowered
-    for key in sorted(keys, key=len, reverse=True):
-        if lowered.startswith(key) and lowered[len(key)] in "-_":
-            return key
-    return None
+    found = catalogue.match(subset, family=kind)
+    return found[0].name if found and found[0].name in keys else None
 
 
 def subset_label(kind: str, key: str, language: str = "en") -> str:
+    """A subset's display name as seed 000's tables print it (apps.sources.catalogue): KOpenBookQA, KLlamaQ."""
     if kind == KMMAU:
         return Capability(key).label
-    label = SUBSET_LABELS.get(key, key)
-    return f"K{label}" if language == Language.KOREAN else label
+    found = catalogue.match(key, family=kind)
+    if found is None:
+        return f"K{key}" if language == Language.KOREAN else key
+    return found[0].label_ko if language == Language.KOREAN else found[0].label
 
 
 def subset_name(stored: str) -> str:
@@ -104,13 +91,11 @@ def subset_name(stored: str) -> str:
     brackets ("SD-QA (usa)", "MMSU (biology)"); a name Sori does not know stays as it is."""
     if (capability := subset_key(KMMAU, stored)) is not None:
         return Capability(capability).label
-    lowered = stored.lower()  # (no aggregate here: a run page should not load scipy to name its subsets)
-    if lowered in SUBSET_LABELS:
-        return SUBSET_LABELS[lowered]
-    for key in sorted(SUBSET_LABELS, key=len, reverse=True):
-        if lowered.startswith(key) and len(lowered) > len(key) + 1 and lowered[len(key)] in "-_":
-            return f"{SUBSET_LABELS[key]} ({stored[len(key) + 1:]})"
-    return stored
+    found = catalogue.match(stored)  # (no aggregate here: a run page should not load scipy to name its subsets)
+    if found is None or found[0].family not in catalogue.SPOKEN_QA_FAMILIES:
+        return stored
+    subset, part = found
+    return f"{subset.label} ({part})" if part else subset.label
 
 
 # --- pure building blocks ----------------------------------------------------------------------------------
@@ -339,7 +324,7 @@ def _table5(benches: list[_Benchmark], ids: list[int]) -> list[dict]:
     for (kind, source), sides in sorted(pairs.items(), key=lambda p: (p[0][0] != VOICEBENCH, p[0][1])):
         en, ko = sides.get(Language.ENGLISH), sides.get(Language.KOREAN)
         rows = []
-        keys = sorted(kind_subsets(kind), key=lambda k: SUBSET_ORDER.index(k) if k in SUBSET_ORDER else 99)
+        keys = kind_subsets(kind)  # in Table 5's order (apps.sources.catalogue)
         for key in keys:
             en_cells, ko_cells = _subset_cells(en, key, ids), _subset_cells(ko, key, ids)
             gap = [Cell(k.score - e.score, min(e.n, k.n)) if e.score is not None and k.score is not None else Cell()

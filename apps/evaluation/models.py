@@ -78,7 +78,7 @@ class EvaluationRun(models.Model):
 
     model = models.ForeignKey(EvaluatedModel, on_delete=models.CASCADE, related_name="runs")
     release = models.ForeignKey("releases.Release", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    source_benchmark = models.ForeignKey("transfer.SourceBenchmark", null=True, blank=True, on_delete=models.PROTECT,
+    source_benchmark = models.ForeignKey("sources.SourceBenchmark", null=True, blank=True, on_delete=models.PROTECT,
                                          related_name="+")
     benchmark_name = models.CharField(max_length=120, db_index=True,
                                       help_text="the release's name and version, or the source benchmark's name")
@@ -144,7 +144,7 @@ class EvalItem(models.Model):
                              help_text="the audio's path in the release archive, or the source's audio file name")
     audio_sha256 = models.CharField(max_length=64, blank=True)
     release_item = models.ForeignKey("releases.ReleaseItem", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    source_sample = models.ForeignKey("transfer.SourceSample", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    source_sample = models.ForeignKey("sources.SourceSample", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     # null = no response yet; "" = the model answered with nothing (a real, wrong answer)
     response = models.TextField(null=True, blank=True, help_text="the model's answer; null until imported or collected")  # noqa: DJ001
     response_hash = models.CharField(max_length=64, blank=True, help_text="sha256 of the request sent when collected")

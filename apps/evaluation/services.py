@@ -41,7 +41,7 @@ from apps.evaluation.scoring import DEFAULT_PROFILE, PROFILES, metric_for, score
 from apps.jobs.models import Job, JobStatus
 from apps.jobs.services import SubjectBusy, results_in_parallel, start_job
 from apps.releases.models import ReleaseKind, ReleaseStatus
-from apps.transfer.models import SourceSample
+from apps.sources.models import SourceSample
 from apps.transfer.selectors import effective_answer
 
 log = logging.getLogger(__name__)

@@ -19,7 +19,7 @@ from apps.evaluation import selectors, services
 from apps.evaluation.judge import INJECTION_REASONS
 from apps.evaluation.models import AnswerSource, EvalItem, EvaluatedModel, EvaluationRun, Profile, ScoreMethod
 from apps.releases.models import Release, ReleaseKind, ReleaseStatus
-from apps.transfer.models import SourceBenchmark
+from apps.sources.models import SourceBenchmark
 
 
 def _run_or_404(pk: int) -> EvaluationRun:

@@ -14,7 +14,7 @@ from apps.core.errors import ApplicationError, InvalidInput
 from apps.listening.models import ListeningTest, TestStatus
 from apps.releases import licences, selectors, services
 from apps.releases.models import Release, ReleaseItem, ReleaseKind, ReleaseStatus
-from apps.transfer.models import SourceBenchmark
+from apps.sources.models import SourceBenchmark
 from apps.verification.models import VerificationProject
 
 

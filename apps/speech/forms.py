@@ -2,7 +2,7 @@ from django import forms
 from django.conf import settings
 
 from apps.core import limits
-from apps.transfer.models import SourceBenchmark
+from apps.sources.models import SourceBenchmark
 
 
 class StartRunForm(forms.Form):

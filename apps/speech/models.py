@@ -102,7 +102,7 @@ class SynthesisRun(models.Model):
     """One start of the TTS stage over the ready normalized texts of a benchmark (optionally one subset,
     the first N). Its settings and the backends used are pinned here."""
 
-    benchmark = models.ForeignKey("transfer.SourceBenchmark", on_delete=models.CASCADE, related_name="synthesis_runs")
+    benchmark = models.ForeignKey("sources.SourceBenchmark", on_delete=models.CASCADE, related_name="synthesis_runs")
     subset = models.CharField(max_length=100, blank=True)
     limit = models.PositiveIntegerField(null=True, blank=True)
     cer_threshold = models.FloatField(default=0.1)
@@ -144,7 +144,7 @@ class SampleSynthesis(models.Model):
     """One sample of a run: its text, its voice (assigned balanced and seeded), its attempts and outcome."""
 
     run = models.ForeignKey(SynthesisRun, on_delete=models.CASCADE, related_name="samples")
-    sample = models.ForeignKey("transfer.SourceSample", on_delete=models.CASCADE, related_name="syntheses")
+    sample = models.ForeignKey("sources.SourceSample", on_delete=models.CASCADE, related_name="syntheses")
     normalized = models.ForeignKey("transfer.NormalizedText", on_delete=models.PROTECT, related_name="syntheses")
     text = models.TextField(help_text="what is synthesized: the normalized text, or an admin's edit of it")
     gender = models.CharField(max_length=10, choices=Gender.choices)

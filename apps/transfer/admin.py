@@ -1,12 +1,11 @@
 from django.contrib import admin
 
+from apps.sources.models import SourceBenchmark, SourceSample
 from apps.transfer.models import (
     Correction,
     CorrectionDecision,
     GroundTruthReview,
     ReviewRun,
-    SourceBenchmark,
-    SourceSample,
 )
 
 

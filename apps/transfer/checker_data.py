@@ -17,7 +17,7 @@ The English item's checker data is read from the source record (`source_checker`
 import re
 from collections import Counter
 
-from apps.transfer.models import TaskType
+from apps.sources.catalogue import TaskType
 
 CASE_RULE = "ht-case-removal"
 LETTER_RULE = "ht-letter-mapping"

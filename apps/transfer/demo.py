@@ -9,9 +9,10 @@ import json
 from pathlib import Path
 
 from apps.consultations.rulebooks import load_rulebooks
-from apps.transfer.models import NormalizationStatus, SourceSample, Translation
+from apps.sources.models import SourceSample
+from apps.sources.services import import_benchmark
+from apps.transfer.models import NormalizationStatus, Translation
 from apps.transfer.normalization.services import normalize_translation, published_version
-from apps.transfer.services import import_benchmark
 
 VOICEBENCH_DEMO, OPENAUDIOBENCH_DEMO = "voicebench-demo", "openaudiobench-demo"
 

@@ -3,7 +3,9 @@ import json
 from django import forms
 
 from apps.core import limits
-from apps.transfer.models import CorrectionStatus, SourceBenchmark, SourceFormat, UnresolvedPolicy
+from apps.sources.catalogue import SourceFormat
+from apps.sources.models import SourceBenchmark
+from apps.transfer.models import CorrectionStatus, UnresolvedPolicy
 from apps.transfer.normalizer import MAX_CHARS
 
 

@@ -1,73 +1,9 @@
-"""Source benchmarks (English spoken-QA samples imported from VoiceBench and OpenAudioBench) and the
-ground-truth correction stage: a reviewer agent's verdict per sample, correction proposals judged by a
-meta-reviewer, and every human decision on them. The imported answer is never overwritten; a sample's
+"""The transfer stages over the source benchmarks (apps.sources). The ground-truth correction stage: a reviewer
+agent's verdict per sample, correction proposals judged by a meta-reviewer, and every human decision on them. The imported answer is never overwritten; a sample's
 effective answer is derived from its confirmed correction (apps.transfer.selectors.effective_answer)."""
 
 from django.conf import settings
 from django.db import models
-
-
-class SourceFormat(models.TextChoices):
-    VOICEBENCH = "voicebench", "VoiceBench (JSONL or Parquet)"
-    OPENAUDIOBENCH = "openaudiobench", "OpenAudioBench (CSV)"
-
-
-class TaskType(models.TextChoices):
-    MULTIPLE_CHOICE = "multiple_choice", "Multiple-choice"
-    BINARY = "binary", "Binary"
-    SHORT_ANSWER = "short_answer", "Short answer"
-    OPEN_ENDED = "open_ended", "Open-ended"
-    INSTRUCTION_FOLLOWING = "instruction_following", "Instruction-following"
-    SAFETY = "safety", "Safety"
-
-
-# Ground-truth correction runs on samples with a deterministic answer (the paper: multiple-choice and
-# short-answer). Binary items (BBH's True/False, Yes/No, valid/invalid) are two-option multiple choice.
-DETERMINISTIC_TASKS = (TaskType.MULTIPLE_CHOICE, TaskType.BINARY, TaskType.SHORT_ANSWER)
-
-
-class SourceBenchmark(models.Model):
-    name = models.SlugField(max_length=100, unique=True, help_text="e.g. voicebench, openaudiobench")
-    format = models.CharField(max_length=20, choices=SourceFormat.choices)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["name"]
-
-    def __str__(self) -> str:
-        return self.name
-
-
-class SourceSampleQuerySet(models.QuerySet):
-    def deterministic(self):
-        return self.filter(task_type__in=DETERMINISTIC_TASKS)
-
-
-class SourceSample(models.Model):
-    benchmark = models.ForeignKey(SourceBenchmark, on_delete=models.CASCADE, related_name="samples")
-    subset = models.CharField(max_length=100, db_index=True)
-    task_type = models.CharField(max_length=30, choices=TaskType.choices, db_index=True)
-    source_id = models.CharField(max_length=300, help_text="the source's id, key or audio file name")
-    transcription = models.TextField(help_text="what the spoken question says")
-    answer = models.TextField(blank=True, help_text="the source's answer, as imported (never changed)")
-    aliases = models.JSONField(default=list, blank=True, help_text="other accepted answers, as imported")
-    audio_filename = models.CharField(max_length=300, blank=True)
-    audio = models.ForeignKey("audio.AudioAsset", null=True, blank=True, on_delete=models.PROTECT, related_name="+",
-                              help_text="the English audio, checked and stored (apps.transfer.source_audio)")
-    raw = models.JSONField(help_text="the source record as imported")
-    line_number = models.PositiveIntegerField(help_text="line (JSONL, CSV) or row (Parquet) in the imported file")
-    imported_at = models.DateTimeField(auto_now_add=True)
-
-    objects = SourceSampleQuerySet.as_manager()
-
-    class Meta:
-        ordering = ["benchmark", "subset", "id"]
-        constraints = [
-            models.UniqueConstraint(fields=["benchmark", "subset", "source_id"], name="source_sample_unique_id"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.benchmark}/{self.subset}/{self.source_id}"
 
 
 class UnresolvedPolicy(models.TextChoices):
@@ -79,7 +15,7 @@ class ReviewRun(models.Model):
     """One start of the ground-truth stage over a benchmark (optionally one subset, optionally the first N
     deterministic samples). The job does the work; the models used are recorded here for the audit trail."""
 
-    benchmark = models.ForeignKey(SourceBenchmark, on_delete=models.CASCADE, related_name="review_runs")
+    benchmark = models.ForeignKey("sources.SourceBenchmark", on_delete=models.CASCADE, related_name="review_runs")
     subset = models.CharField(max_length=100, blank=True)
     limit = models.PositiveIntegerField(null=True, blank=True)
     on_unresolved = models.CharField(max_length=20, choices=UnresolvedPolicy.choices, default=UnresolvedPolicy.EXCLUDE)
@@ -105,7 +41,7 @@ class ReviewOutcome(models.TextChoices):
 class GroundTruthReview(models.Model):
     """The reviewer agent's verdict on one sample (one per sample: a reviewed sample is done)."""
 
-    sample = models.OneToOneField(SourceSample, on_delete=models.CASCADE, related_name="review")
+    sample = models.OneToOneField("sources.SourceSample", on_delete=models.CASCADE, related_name="review")
     run = models.ForeignKey(ReviewRun, on_delete=models.CASCADE, related_name="reviews")
     outcome = models.CharField(max_length=30, choices=ReviewOutcome.choices, db_index=True)
     reviewer_output = models.JSONField(null=True, blank=True)
@@ -148,7 +84,7 @@ class Correction(models.Model):
     Only a confirmed correction changes the effective answer; human decisions are CorrectionDecision rows."""
 
     review = models.OneToOneField(GroundTruthReview, on_delete=models.CASCADE, related_name="correction")
-    sample = models.OneToOneField(SourceSample, on_delete=models.CASCADE, related_name="correction")
+    sample = models.OneToOneField("sources.SourceSample", on_delete=models.CASCADE, related_name="correction")
     kind = models.CharField(max_length=20, choices=CorrectionKind.choices)
     proposed_answer = models.TextField(blank=True)
     proposed_aliases = models.JSONField(default=list, blank=True)
@@ -206,7 +142,7 @@ class TranslationRun(models.Model):
     samples) under one published hypertranslation rulebook version, pinned here and in every output.
     A continued run (`continues`) re-translates only the stale and undecided samples of the earlier one."""
 
-    benchmark = models.ForeignKey(SourceBenchmark, on_delete=models.CASCADE, related_name="translation_runs")
+    benchmark = models.ForeignKey("sources.SourceBenchmark", on_delete=models.CASCADE, related_name="translation_runs")
     subset = models.CharField(max_length=100, blank=True)
     limit = models.PositiveIntegerField(null=True, blank=True)
     rulebook_version = models.ForeignKey("consultations.RulebookVersion", on_delete=models.PROTECT, related_name="translation_runs")
@@ -228,7 +164,7 @@ class Translation(models.Model):
     correction is a new row (the correction names its editor and the row it corrects); a sample's current
     translation is its newest row (apps.transfer.selectors.current_translations)."""
 
-    sample = models.ForeignKey(SourceSample, on_delete=models.CASCADE, related_name="translations")
+    sample = models.ForeignKey("sources.SourceSample", on_delete=models.CASCADE, related_name="translations")
     run = models.ForeignKey(TranslationRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="translations")
     rulebook_version = models.ForeignKey("consultations.RulebookVersion", on_delete=models.PROTECT, related_name="translations")
     action = models.CharField(max_length=30, choices=TranslationAction.choices, db_index=True)
@@ -281,7 +217,7 @@ class NormalizationRun(models.Model):
     """One start of the normalization stage over the current translations of a benchmark (optionally one
     subset, the first N samples) under one published normalization rulebook version."""
 
-    benchmark = models.ForeignKey(SourceBenchmark, on_delete=models.CASCADE, related_name="normalization_runs")
+    benchmark = models.ForeignKey("sources.SourceBenchmark", on_delete=models.CASCADE, related_name="normalization_runs")
     subset = models.CharField(max_length=100, blank=True)
     limit = models.PositiveIntegerField(null=True, blank=True)
     rulebook_version = models.ForeignKey("consultations.RulebookVersion", on_delete=models.PROTECT, related_name="normalization_runs")
@@ -300,7 +236,7 @@ class NormalizedText(models.Model):
     """The speech-ready Korean of one sample's translated question. Append-only: a re-normalization is a
     new row; the current one is the newest (apps.transfer.selectors.ready_for_speech reads it)."""
 
-    sample = models.ForeignKey(SourceSample, on_delete=models.CASCADE, related_name="normalized_texts")
+    sample = models.ForeignKey("sources.SourceSample", on_delete=models.CASCADE, related_name="normalized_texts")
     translation = models.ForeignKey(Translation, null=True, blank=True, on_delete=models.PROTECT, related_name="normalized_texts")
     run = models.ForeignKey(NormalizationRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="outputs")
     rulebook_version = models.ForeignKey("consultations.RulebookVersion", on_delete=models.PROTECT, related_name="normalized_texts")

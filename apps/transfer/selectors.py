@@ -11,6 +11,7 @@ from django.db.models import Case, Count, OuterRef, Q, Subquery, Sum, Value, Whe
 
 from apps.agents.models import AgentCall
 from apps.core.errors import NotFound
+from apps.sources.models import SourceBenchmark, SourceSample
 from apps.transfer.models import (
     Correction,
     CorrectionKind,
@@ -20,8 +21,6 @@ from apps.transfer.models import (
     NormalizedText,
     ReviewOutcome,
     ReviewRun,
-    SourceBenchmark,
-    SourceSample,
     Translation,
     TranslationAction,
     TranslationRun,

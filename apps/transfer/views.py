@@ -13,7 +13,8 @@ from django.views.decorators.http import require_POST
 from apps.accounts.permissions import require
 from apps.core.errors import ApplicationError
 from apps.core.uploads import upload_limit
-from apps.transfer import selectors, services, source_audio
+from apps.sources import services, source_audio
+from apps.transfer import selectors
 from apps.transfer.forms import AudioImportForm, ImportForm
 
 
@@ -28,7 +29,7 @@ def home(request):
 @login_required
 @require_POST
 def import_audio(request):
-    """A source benchmark's audio from a zip, into the audio store (apps.transfer.source_audio)."""
+    """A source benchmark's audio from a zip, into the audio store (apps.sources.source_audio)."""
     require(request.user, "transfer.manage")
     form = AudioImportForm(request.POST, request.FILES)
     if not form.is_valid():

@@ -168,8 +168,8 @@ def test_demo_data_seeds_offline_and_idempotently():
 
     from django.apps import apps
 
+    from apps.sources.models import SourceSample
     from apps.transfer.demo import OPENAUDIOBENCH, VOICEBENCH
-    from apps.transfer.models import SourceSample
 
     config = apps.get_app_config("transfer")
     config.seed_demo(io.StringIO())

@@ -34,7 +34,7 @@ SAMPLES = [
 
 @pytest.fixture
 def samples(db):
-    from apps.transfer.models import SourceBenchmark, SourceSample
+    from apps.sources.models import SourceBenchmark, SourceSample
 
     bench, _ = SourceBenchmark.objects.get_or_create(name="voicebench", defaults={"format": "voicebench"})
     return [

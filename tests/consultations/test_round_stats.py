@@ -7,7 +7,7 @@ from django.db import connection
 from apps.consultations import selectors
 from apps.consultations.models import AnalysisResult, DecisionQuestion, Rulebook, RulebookVersion
 from apps.consultations.services import create_round
-from apps.transfer.models import SourceBenchmark, SourceSample
+from apps.sources.models import SourceBenchmark, SourceSample
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from apps.authoring.models import Corpus, ScoreRun
 from apps.consultations.models import ExpertAnswer
 from apps.listening.models import ListeningTest
 from apps.releases.models import Release
-from apps.transfer.models import SourceBenchmark, SourceSample
+from apps.sources.models import SourceBenchmark, SourceSample
 from apps.verification.models import ScoringRun, VerificationItem, VerificationProject
 from tests.authoring.conftest import question_set  # noqa: F401 (fixture)
 from tests.conftest import write_wav

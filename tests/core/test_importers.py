@@ -12,7 +12,7 @@ import pytest
 from apps.audio.models import AudioAsset
 from apps.core.errors import FileRefused
 from apps.listening.models import ListeningTest
-from apps.transfer.models import SourceSample
+from apps.sources.models import SourceSample
 from apps.verification.models import VerificationItem
 from tests.conftest import write_wav
 
@@ -61,14 +61,14 @@ def _hpsu(tmp_path):
 
 
 def _voicebench_parquet(tmp_path):
-    from apps.transfer.services import import_benchmark
+    from apps.sources.services import import_benchmark
 
     pq.write_table(pa.table({"prompt": ["Q1", None, "Q3"], "reference": ["A", "B", None]}), tmp_path / "sd-qa.parquet")
     import_benchmark(fmt="voicebench", subset="sd-qa", path=tmp_path / "sd-qa.parquet")
 
 
 def _openaudiobench_csv(tmp_path):
-    from apps.transfer.services import import_benchmark
+    from apps.sources.services import import_benchmark
 
     (tmp_path / "trivia_qa.csv").write_text(
         "audio_filename,question,answer_normalized_aliases\na.wav,Q?,\"['x']\"\nb.wav,Q?,\"['y', \"\n"

@@ -51,7 +51,7 @@ def model(name: str, version: str = "", **kwargs) -> EvaluatedModel:
 
 
 def source_benchmark(name: str, fmt: str):
-    from apps.transfer.models import SourceBenchmark
+    from apps.sources.models import SourceBenchmark
 
     return SourceBenchmark.objects.get_or_create(name=name, defaults={"format": fmt})[0]
 
@@ -68,7 +68,7 @@ def run_with_scores(m: EvaluatedModel, scores: dict[str, tuple[float, int]], *, 
     """A run of `m` with one stored primary SubsetScore per subset. `benchmark`: an English source benchmark;
     `korean_of`: (Korean release, its English source benchmark), the run's items linked to the source's samples;
     `kmmau`: a KMMAU release."""
-    from apps.transfer.models import SourceSample
+    from apps.sources.models import SourceSample
 
     if benchmark is not None:
         run = EvaluationRun.objects.create(model=m, source_benchmark=benchmark, benchmark_name=benchmark.name,

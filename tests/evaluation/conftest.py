@@ -18,8 +18,8 @@ def _one_at_a_time(settings):
 def voicebench(db, tmp_path):
     """VoiceBench: three sd-qa questions (short answer), one mmsu question (multiple choice), one commoneval
     prompt (open-ended). Each sample names an audio file, as OpenAudioBench's do."""
-    from apps.transfer.models import SourceBenchmark, SourceSample
-    from apps.transfer.services import import_benchmark
+    from apps.sources.models import SourceBenchmark, SourceSample
+    from apps.sources.services import import_benchmark
 
     def write(subset, rows):
         path = tmp_path / f"{subset}.jsonl"
@@ -41,8 +41,8 @@ def voicebench(db, tmp_path):
 def audio_dir(tmp_path, voicebench, settings):
     """A folder (under the import root) with one real WAV file per sample, named as the samples name them, imported
     into the audio store as the benchmark's audio."""
-    from apps.transfer.models import SourceSample
-    from apps.transfer.source_audio import import_audio_folder
+    from apps.sources.models import SourceSample
+    from apps.sources.source_audio import import_audio_folder
     from tests.conftest import write_wav
 
     settings.IMPORT_ROOTS = [tmp_path.resolve()]

@@ -11,9 +11,10 @@ from apps.core.errors import InvalidInput
 from apps.evaluation import leaderboard
 from apps.evaluation.aggregate import OPENAUDIOBENCH_SUBSETS, benchmark_score
 from apps.evaluation.scoring import metric_for
-from apps.transfer import formats
-from apps.transfer.models import SourceSample, TaskType
-from apps.transfer.services import import_benchmark
+from apps.sources import formats
+from apps.sources.catalogue import TaskType
+from apps.sources.models import SourceSample
+from apps.sources.services import import_benchmark
 from tests.evaluation.boards import model, release, run_with_scores, source_benchmark
 
 

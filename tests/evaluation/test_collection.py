@@ -130,7 +130,7 @@ def test_a_request_answered_before_comes_from_the_cache(english_run, qwen, voice
 
 @pytest.mark.django_db
 def test_items_without_audio_are_named_and_left_unanswered(english_run, fake_endpoint, audio_dir, inline_jobs, admin):
-    from apps.transfer.models import SourceSample
+    from apps.sources.models import SourceSample
 
     fake_endpoint.always("an answer")
     lost = english_run.items.order_by("item_id").first()
@@ -169,8 +169,8 @@ def test_a_model_without_an_endpoint_is_refused(voicebench, admin):
 @pytest.mark.django_db
 def test_a_source_without_audio_file_names_is_read_by_item_id(english_run, fake_endpoint, tmp_path, inline_jobs, admin,
                                                              settings):
-    from apps.transfer.models import SourceSample
-    from apps.transfer.source_audio import import_audio_folder
+    from apps.sources.models import SourceSample
+    from apps.sources.source_audio import import_audio_folder
     from tests.conftest import write_wav
 
     SourceSample.objects.filter(benchmark=english_run.source_benchmark).update(audio_filename="")

@@ -17,7 +17,7 @@ def _write(path, rows):
 @pytest.mark.django_db
 def test_import_then_evaluate_from_the_command_line(voicebench, admin, tmp_path, fake_llm, settings, capsys):
     settings.AGENTS_DEFAULT_ROLES = {**settings.AGENTS_DEFAULT_ROLES, "judge": ("openai", "gpt-4o-mini")}
-    from apps.transfer.models import SourceSample
+    from apps.sources.models import SourceSample
 
     rows = [{"id": f"{s.subset}/{s.source_id}", "response": "Canberra, I think. B"} for s in SourceSample.objects.all()]
     call_command("import_responses", str(_write(tmp_path / "r.jsonl", rows)), model="Qwen2.5-Omni", model_version="7B",

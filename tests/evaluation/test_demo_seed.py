@@ -47,7 +47,7 @@ from apps.agents.models import AgentCall
 from apps.evaluation import leaderboard
 from apps.evaluation.models import EvaluationRun, ItemScore
 from apps.releases.models import Release
-from apps.transfer.models import SourceSample
+from apps.sources.models import SourceSample
 
 board = leaderboard.leaderboard()
 client = Client()

@@ -15,8 +15,8 @@ from tests.releases.test_spoken_qa import synthesize, versions  # noqa: F401 (fi
 
 @pytest.fixture
 def ifeval_run(db, tmp_path, qwen, admin):
-    from apps.transfer.models import SourceBenchmark
-    from apps.transfer.services import import_benchmark
+    from apps.sources.models import SourceBenchmark
+    from apps.sources.services import import_benchmark
 
     rows = [
         {"key": "1", "prompt": "Describe a cat in lower case without commas.",
@@ -63,8 +63,9 @@ KOREAN_ANSWER = "토요일에 탁자 위의 바나나를 먹고 튀김과 토마
 
 @pytest.fixture
 def korean_ifeval(db, tmp_path, versions, build, synthesize):  # noqa: F811
-    from apps.transfer.models import NormalizedText, SourceBenchmark, SourceSample, Translation
-    from apps.transfer.services import import_benchmark
+    from apps.sources.models import SourceBenchmark, SourceSample
+    from apps.sources.services import import_benchmark
+    from apps.transfer.models import NormalizedText, Translation
 
     path = tmp_path / "ifeval.jsonl"
     path.write_text(json.dumps(BANANA), encoding="utf-8")
@@ -139,8 +140,8 @@ def test_a_korean_item_released_without_checker_data_is_unscorable_not_checked_i
 
 @pytest.mark.django_db
 def test_an_english_release_run_reads_the_rows_and_a_source_run_the_source_record(db, tmp_path, qwen, admin, build):  # noqa: F811
-    from apps.transfer.models import SourceBenchmark
-    from apps.transfer.services import import_benchmark
+    from apps.sources.models import SourceBenchmark
+    from apps.sources.services import import_benchmark
 
     path = tmp_path / "ifeval.jsonl"
     path.write_text(json.dumps(BANANA), encoding="utf-8")

@@ -13,10 +13,11 @@ from apps.consultations.rulebooks import load_rulebooks
 from apps.evaluation.models import ItemScore, SubsetScore
 from apps.evaluation.scoring import score_response
 from apps.evaluation.services import create_run, import_responses, start_evaluation
+from apps.sources.models import SourceBenchmark, SourceSample
+from apps.sources.services import import_benchmark
 from apps.transfer.hypertranslation.services import start_translation_run
-from apps.transfer.models import SourceBenchmark, SourceSample, Translation
+from apps.transfer.models import Translation
 from apps.transfer.normalization.services import normalize_translation, published_version
-from apps.transfer.services import import_benchmark
 from tests.releases.conftest import build  # noqa: F401 (fixture)
 from tests.releases.test_spoken_qa import synthesize  # noqa: F401 (fixture)
 

@@ -7,7 +7,8 @@ import pytest
 
 from apps.agents.fake_server import audio_parts
 from apps.evaluation.services import create_run, start_collection
-from apps.transfer.models import NormalizedText, SourceSample, Translation
+from apps.sources.models import SourceSample
+from apps.transfer.models import NormalizedText, Translation
 from tests.releases.conftest import benchmark, build  # noqa: F401 (fixtures)
 from tests.releases.test_spoken_qa import synthesize, versions  # noqa: F401 (fixtures)
 

@@ -10,9 +10,10 @@ from apps.authoring.agent_questions import write_questions
 from apps.authoring.capabilities import AGENT_CAPABILITIES
 from apps.authoring.models import Corpus, QuestionSet, QuestionStatus
 from apps.consultations.rulebooks import load_rulebooks
+from apps.sources.models import SourceBenchmark
 from apps.transfer import selectors
 from apps.transfer.hypertranslation import selectors as translation_selectors
-from apps.transfer.models import NormalizationStatus, SourceBenchmark, TranslationAction
+from apps.transfer.models import NormalizationStatus, TranslationAction
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ import zipfile
 import pytest
 
 from apps.releases.models import Release
-from apps.transfer.models import SourceBenchmark
+from apps.sources.models import SourceBenchmark
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

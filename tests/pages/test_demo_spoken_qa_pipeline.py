@@ -8,6 +8,7 @@ import io
 import pytest
 
 from apps.releases.services import create_release, extract
+from apps.sources.models import SourceBenchmark
 from apps.speech import services as speech
 from apps.speech.backends import asr_backend
 from apps.speech.models import SampleStatus
@@ -16,7 +17,6 @@ from apps.transfer import selectors
 from apps.transfer.ground_truth.services import start_ground_truth_review
 from apps.transfer.hypertranslation import selectors as translation_selectors
 from apps.transfer.hypertranslation.services import start_translation_run
-from apps.transfer.models import SourceBenchmark
 from apps.transfer.normalization.services import start_normalization_run
 
 pytestmark = pytest.mark.django_db

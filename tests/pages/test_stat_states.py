@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 
 from apps.consultations import services as consultations
+from apps.sources.models import SourceBenchmark
+from apps.sources.services import import_benchmark
 from apps.transfer.ground_truth import services as ground_truth
 from apps.transfer.hypertranslation import services as hypertranslation
-from apps.transfer.models import NormalizationRun, SourceBenchmark, Translation, TranslationRun
+from apps.transfer.models import NormalizationRun, Translation, TranslationRun
 from apps.transfer.normalization import services as normalization
-from apps.transfer.services import import_benchmark
 from tests.authoring.conftest import make_agent_question
 from tests.transfer.conftest import is_meta, is_reviewer
 

@@ -49,8 +49,8 @@ def benchmark(db, tmp_path):
     purpose, so the release's NFC normalisation shows)."""
     import unicodedata
 
-    from apps.transfer.models import SourceBenchmark
-    from apps.transfer.services import import_benchmark
+    from apps.sources.models import SourceBenchmark
+    from apps.sources.services import import_benchmark
 
     rows = [("What is the capital of Australia?", "Sydney"), ("How many legs does a spider have?", "eight"),
             ("Who wrote Hamlet?", "William Shakespeare"), (unicodedata.normalize("NFD", "한국의 수도는?"), "서울")]

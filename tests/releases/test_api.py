@@ -60,7 +60,7 @@ def test_the_api_refuses_what_the_pages_refuse_naming_the_field(as_admin, benchm
 
 
 def test_the_api_diffs_two_versions(as_admin, benchmark, django_capture_on_commit_callbacks):
-    from apps.transfer.models import SourceSample
+    from apps.sources.models import SourceSample
 
     old = _start(as_admin, benchmark, django_capture_on_commit_callbacks).json()
     SourceSample.objects.create(benchmark=benchmark, subset="sd-qa", task_type="short_answer", source_id="new-1",

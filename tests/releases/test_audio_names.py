@@ -86,7 +86,7 @@ def test_a_kmmau_release_names_utterances_whose_ids_keep_their_extension_once(km
 
 
 def test_a_spoken_qa_release_names_samples_whose_ids_keep_their_extension_once(benchmark, versions, build, extracted, synthesize):  # noqa: F811
-    from apps.transfer.models import SourceSample
+    from apps.sources.models import SourceSample
 
     sample = SourceSample.objects.filter(subset="sd-qa").order_by("pk").first()
     sample.source_id = "wq_0001.wav"

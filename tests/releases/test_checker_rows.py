@@ -7,8 +7,9 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from apps.transfer.models import NormalizedText, SourceBenchmark, SourceSample, Translation
-from apps.transfer.services import import_benchmark
+from apps.sources.models import SourceBenchmark, SourceSample
+from apps.sources.services import import_benchmark
+from apps.transfer.models import NormalizedText, Translation
 from tests.releases.test_spoken_qa import synthesize, versions  # noqa: F401 (fixtures)
 
 IFEVAL = {"key": "2001", "prompt": "Mention banana, use the letter e at least 10 times, write in lowercase.",

@@ -6,7 +6,8 @@ import pytest
 from apps.core.errors import Conflict
 from apps.releases.models import Release
 from apps.releases.services import create_release
-from apps.transfer.models import NormalizedText, SourceSample, Translation
+from apps.sources.models import SourceSample
+from apps.transfer.models import NormalizedText, Translation
 
 pytestmark = pytest.mark.django_db
 
@@ -38,8 +39,8 @@ def test_a_benchmark_named_for_its_demo_still_names_its_source(tmp_path, build):
     # voicebench-demo was imported in VoiceBench's layout: its source is VoiceBench, without typing it.
     import json
 
-    from apps.transfer.models import SourceBenchmark
-    from apps.transfer.services import import_benchmark
+    from apps.sources.models import SourceBenchmark
+    from apps.sources.services import import_benchmark
 
     path = tmp_path / "sd-qa.jsonl"
     path.write_text(json.dumps({"prompt": "What is the capital of France?", "reference": "Paris"}))

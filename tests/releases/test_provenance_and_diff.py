@@ -5,7 +5,8 @@ import pytest
 from django.urls import reverse
 
 from apps.agents.models import AgentCall
-from apps.transfer.models import Correction, CorrectionDecision, GroundTruthReview, ReviewRun, SourceSample
+from apps.sources.models import SourceSample
+from apps.transfer.models import Correction, CorrectionDecision, GroundTruthReview, ReviewRun
 
 
 def _call(role, model, n):

@@ -9,7 +9,8 @@ import json
 import pytest
 from django.urls import reverse
 
-from apps.transfer.models import NormalizedText, SourceSample, Translation
+from apps.sources.models import SourceSample
+from apps.transfer.models import NormalizedText, Translation
 
 
 @pytest.fixture

@@ -5,9 +5,10 @@ import pytest
 from apps.audio.services import import_audio_file
 from apps.consultations.models import Rulebook
 from apps.consultations.rulebooks import get_version, load_rulebooks
+from apps.sources.models import SourceBenchmark
+from apps.sources.services import import_benchmark
 from apps.speech.models import ReferenceVoice
-from apps.transfer.models import NormalizedText, SourceBenchmark, Translation
-from apps.transfer.services import import_benchmark
+from apps.transfer.models import NormalizedText, Translation
 
 KOREAN = [
     "회의는 몇 시에 시작하나요?",

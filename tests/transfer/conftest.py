@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from apps.transfer.services import import_benchmark
+from apps.sources.services import import_benchmark
 
 # The default roles (settings.AGENTS_DEFAULT_ROLES): the reviewer is openai:gpt-4.1 and the meta-reviewer
 # anthropic:claude-sonnet-4-5, so each request's model says which agent is asking.
@@ -48,7 +48,7 @@ def source_samples(db, tmp_path):
     open_ended = tmp_path / "commoneval.jsonl"
     open_ended.write_text('{"prompt": "Tell me about your day."}\n{"prompt": "Describe a sunset."}\n')
     import_benchmark(fmt="voicebench", subset="commoneval", path=open_ended)
-    from apps.transfer.models import SourceSample
+    from apps.sources.models import SourceSample
 
     return list(SourceSample.objects.filter(subset="sd-qa").order_by("pk"))
 

@@ -12,6 +12,7 @@ from apps.core.errors import Conflict, InvalidInput
 from apps.jobs import services as jobs_services
 from apps.jobs.models import Job, JobStatus
 from apps.jobs.services import resume_job
+from apps.sources.models import SourceBenchmark, SourceSample
 from apps.transfer import selectors
 from apps.transfer.ground_truth import selectors as ground_truth_selectors
 from apps.transfer.ground_truth.services import (
@@ -26,8 +27,6 @@ from apps.transfer.models import (
     GroundTruthReview,
     ReviewOutcome,
     ReviewRun,
-    SourceBenchmark,
-    SourceSample,
 )
 from tests.race import run_threads
 from tests.transfer.conftest import is_meta, is_reviewer

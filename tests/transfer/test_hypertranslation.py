@@ -15,6 +15,8 @@ from apps.consultations.services import create_round
 from apps.core.errors import Conflict, InvalidInput
 from apps.jobs.models import Job, JobStatus
 from apps.jobs.services import resume_job
+from apps.sources.models import SourceSample
+from apps.sources.services import import_benchmark
 from apps.transfer import selectors
 from apps.transfer.hypertranslation import selectors as translation_selectors
 from apps.transfer.hypertranslation.services import (
@@ -32,11 +34,9 @@ from apps.transfer.models import (
     GroundTruthReview,
     ReviewOutcome,
     ReviewRun,
-    SourceSample,
     Translation,
     TranslationAction,
 )
-from apps.transfer.services import import_benchmark
 
 
 def _sample_of(body) -> dict:

@@ -16,13 +16,14 @@ from apps.consultations.rulebooks import load_rulebooks
 from apps.core.errors import InvalidInput
 from apps.jobs.models import Job, JobStatus
 from apps.pages.demo_provider import recorded
+from apps.sources.models import SourceSample
+from apps.sources.services import import_benchmark
 from apps.transfer.hypertranslation.services import (
     correct_translation,
     start_translation_run,
     translator_schema,
 )
-from apps.transfer.models import SourceSample, Translation, TranslationAction
-from apps.transfer.services import import_benchmark
+from apps.transfer.models import Translation, TranslationAction
 
 BANANA = {"key": "1001", "prompt": "Write a short note about breakfast. Mention the word banana, use the letter e at "
                                    "least 10 times, write in all lowercase letters and end with 'Any other questions?'",

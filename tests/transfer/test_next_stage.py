@@ -8,8 +8,8 @@ import pytest
 from django.utils import timezone
 
 from apps.jobs.models import Job, JobStatus
+from apps.sources.models import SourceBenchmark
 from apps.speech.models import SynthesisRun
-from apps.transfer.models import SourceBenchmark
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,8 @@ from django.apps import apps
 
 from apps.consultations.rulebooks import get_version, load_rulebooks
 from apps.jobs.models import Job, JobStatus
-from apps.transfer.models import NormalizedText, SourceBenchmark, Translation
+from apps.sources.models import SourceBenchmark
+from apps.transfer.models import NormalizedText, Translation
 from apps.transfer.normalization.services import start_normalization_run
 from apps.transfer.selectors import ready_for_speech
 

@@ -3,7 +3,8 @@
 import pytest
 
 from apps.consultations.rulebooks import get_version, load_rulebooks
-from apps.transfer.models import NormalizedText, SourceBenchmark, Translation
+from apps.sources.models import SourceBenchmark
+from apps.transfer.models import NormalizedText, Translation
 from apps.transfer.selectors import current_translations, ready_for_speech
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,8 @@ import pytest
 
 from apps.agents.models import AgentCall
 from apps.jobs.models import Job
-from apps.transfer.models import ReviewRun, SourceBenchmark
+from apps.sources.models import SourceBenchmark
+from apps.transfer.models import ReviewRun
 from apps.transfer.selectors import run_spending
 
 

@@ -28,10 +28,10 @@ profile=...)` scores one response. An item is a dict: "question", "answer", "ali
 
 import dataclasses
 import importlib
-import re
 
 from apps.core.errors import InvalidInput
 from apps.evaluation.scoring.result import Scored
+from apps.sources import catalogue
 
 __all__ = ["DEFAULT_PROFILE", "METRICS", "PROFILES", "Scored", "metric_for", "score_response"]
 
@@ -40,37 +40,17 @@ METRICS = ("mcq", "qa", "open", "ifeval", "refusal", "bbh", "kmmau")
 PROFILES = ("sori", "voicebench")
 DEFAULT_PROFILE = "sori"
 
-# Subset names as apps.transfer.formats stores them (VoiceBench and OpenAudioBench); a Korean counterpart
-# keeps its source's name. Regional and per-domain splits ("sd-qa-usa", "mmsu_biology") take their
-# family's metric.
-SUBSET_METRICS = {
-    "alpacaeval": "open",
-    "alpacaeval_full": "open",  # the complete AlpacaEval (636), KOpenAudioBench's AlpacaEval in seed 000 §4.2
-    "commoneval": "open",
-    "wildvoice": "open",
-    "sd-qa": "qa",
-    "mmsu": "mcq",
-    "openbookqa": "mcq",
-    "bbh": "bbh",
-    "ifeval": "ifeval",
-    "advbench": "refusal",
-    "alpaca_eval": "open",  # OpenAudioBench's old name, an alias of alpacaeval_full (apps.transfer.formats)
-    "llama_questions": "qa",
-    "web_questions": "qa",
-    "trivia_qa": "qa",
-    "kmmau": "kmmau",
-}
+# Each subset's metric, from the one catalogue (old names included); a Korean counterpart keeps its source's
+# name, and regional and per-domain splits ("sd-qa-usa", "mmsu_biology") take their family's metric.
+SUBSET_METRICS = {name: subset.metric for name, subset in catalogue.names().items()}
 
 
 def metric_for(subset: str) -> str:
     """The metric a subset is scored with; InvalidInput for a subset Sori does not know."""
-    name = (subset or "").strip().lower()
-    if name in SUBSET_METRICS:
-        return SUBSET_METRICS[name]
-    for family in sorted(SUBSET_METRICS, key=len, reverse=True):
-        if re.fullmatch(rf"{re.escape(family)}[-_].+", name):
-            return SUBSET_METRICS[family]
-    raise InvalidInput(f"no metric for subset {subset!r}; known subsets: {', '.join(SUBSET_METRICS)}", field="subset")
+    found = catalogue.match(subset)
+    if found is None:
+        raise InvalidInput(f"no metric for subset {subset!r}; known subsets: {', '.join(SUBSET_METRICS)}", field="subset")
+    return found[0].metric
 
 
 # The rule-based metrics, each scored by the module of that name (the sori profile).

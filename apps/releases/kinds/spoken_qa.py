@@ -28,6 +28,7 @@ from apps.core.errors import Conflict
 from apps.releases.kinds import Built, Item, SourceMissing, Ticker, safe_name
 from apps.releases.kinds.provenance_common import agent_calls
 from apps.releases.licences import KNOWN_SOURCES
+from apps.sources.models import SourceBenchmark, SourceSample
 from apps.speech.models import SynthesisAttempt, SynthesisDecision
 from apps.speech.selectors import final_audio
 from apps.transfer import checker_data
@@ -35,8 +36,6 @@ from apps.transfer.models import (
     Correction,
     CorrectionDecision,
     GroundTruthReview,
-    SourceBenchmark,
-    SourceSample,
 )
 from apps.transfer.selectors import current_translations, effective_answer, ready_for_speech
 

@@ -3,6 +3,7 @@ or an expert must look at, and the per-subset report (the paper's Appendix Table
 
 from django.db.models import Count, Q
 
+from apps.sources.models import SourceBenchmark, SourceSample
 from apps.transfer.models import (
     Correction,
     CorrectionKind,
@@ -10,8 +11,6 @@ from apps.transfer.models import (
     GroundTruthReview,
     ReviewOutcome,
     ReviewRun,
-    SourceBenchmark,
-    SourceSample,
 )
 
 

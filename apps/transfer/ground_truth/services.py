@@ -22,6 +22,7 @@ from apps.core import limits
 from apps.core.errors import Conflict, InvalidInput
 from apps.core.limits import bounded
 from apps.jobs.services import results_in_parallel, start_stage_run
+from apps.sources.models import SourceBenchmark, SourceSample
 from apps.transfer import selectors as transfer_selectors
 from apps.transfer.ground_truth import selectors
 from apps.transfer.ground_truth.schemas import MetaReviewerAnswer, ReviewerAnswer
@@ -34,8 +35,6 @@ from apps.transfer.models import (
     MetaVerdict,
     ReviewOutcome,
     ReviewRun,
-    SourceBenchmark,
-    SourceSample,
     UnresolvedPolicy,
 )
 

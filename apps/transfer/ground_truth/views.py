@@ -11,10 +11,11 @@ from apps.accounts.permissions import require
 from apps.agents import selectors as agent_selectors
 from apps.agents.services import AgentError
 from apps.core.errors import ApplicationError
+from apps.sources.models import SourceBenchmark
 from apps.transfer import selectors as transfer_selectors
 from apps.transfer.forms import OverturnForm, StartReviewForm, preselected
 from apps.transfer.ground_truth import selectors, services
-from apps.transfer.models import Correction, CorrectionStatus, ReviewRun, SourceBenchmark
+from apps.transfer.models import Correction, CorrectionStatus, ReviewRun
 
 
 @login_required

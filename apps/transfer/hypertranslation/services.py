@@ -29,11 +29,11 @@ from apps.consultations.selectors import scope_samples
 from apps.core.errors import Conflict, InvalidInput
 from apps.jobs.models import ATTENTION_KEY
 from apps.jobs.services import needing_attention, results_in_parallel, start_stage_run
+from apps.sources.catalogue import TaskType
+from apps.sources.models import SourceSample
 from apps.transfer import checker_data, selectors
 from apps.transfer.hypertranslation import selectors as stage_selectors
 from apps.transfer.models import (
-    SourceSample,
-    TaskType,
     Translation,
     TranslationAction,
     TranslationRun,

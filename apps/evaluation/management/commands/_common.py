@@ -9,7 +9,7 @@ from apps.evaluation import services
 from apps.evaluation.models import EvaluatedModel, EvaluationRun
 from apps.jobs.services import run_job
 from apps.releases.models import Release
-from apps.transfer.models import SourceBenchmark
+from apps.sources.models import SourceBenchmark
 
 
 def add_run_arguments(parser) -> None:

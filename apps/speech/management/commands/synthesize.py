@@ -2,8 +2,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from apps.core.errors import ApplicationError
+from apps.sources.models import SourceBenchmark
 from apps.speech import selectors, services
-from apps.transfer.models import SourceBenchmark
 
 
 class Command(BaseCommand):

@@ -13,9 +13,9 @@ from django.core.management.base import CommandError
 
 from apps.audio.models import AudioAsset
 from apps.core.errors import ApplicationError, InvalidInput
-from apps.transfer.models import SourceBenchmark, SourceSample
-from apps.transfer.services import import_benchmark
-from apps.transfer.source_audio import import_audio_folder, import_audio_zip
+from apps.sources.models import SourceBenchmark, SourceSample
+from apps.sources.services import import_benchmark
+from apps.sources.source_audio import import_audio_folder, import_audio_zip
 from tests.conftest import write_wav
 
 

@@ -9,8 +9,9 @@ from django.db import transaction
 
 from apps.core.errors import Conflict, FileProblem
 from apps.core.tabular import refuse
-from apps.transfer import formats
-from apps.transfer.models import SourceBenchmark, SourceFormat, SourceSample
+from apps.sources import formats
+from apps.sources.catalogue import SourceFormat
+from apps.sources.models import SourceBenchmark, SourceSample
 
 MAX_REPORTED_ERRORS = 50
 

@@ -19,7 +19,7 @@ from apps.audio.services import AudioRejected, atomic_import, inspect_many, stor
 from apps.core.archives import extract_zip
 from apps.core.errors import FileProblem, InvalidInput
 from apps.core.tabular import refuse
-from apps.transfer.models import SourceBenchmark, SourceSample
+from apps.sources.models import SourceBenchmark, SourceSample
 
 EXTENSIONS = (".wav", ".flac", ".mp3", ".ogg", ".m4a", ".webm")
 

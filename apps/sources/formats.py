@@ -10,10 +10,11 @@ OpenAudioBench's AlpacaEval is named as seed 000 sizes it: 614 KAlpacaEval promp
 from the complete AlpacaEval set VoiceBench calls `alpacaeval_full` (636 prompts; VoiceBench's `alpacaeval`,
 and OpenAudioBench's own `alpaca_eval`, are the 199-prompt helpful_base + vicuna part). The seed's counts
 agree only so: 10,719 source samples = VoiceBench 7,783 (with alpacaeval_full) + OpenAudioBench 2,936 (300 +
-1,000 + 1,000 + 636). The old name `alpaca_eval` stays importable, as an alias (SUBSET_ALIASES).
+1,000 + 1,000 + 636). The old name `alpaca_eval` stays importable, as an alias (apps.sources.catalogue),
+stored as given (so data imported under it re-imports unchanged).
 
 Each family of subsets has its row model on the one reader (apps.core.tabular); parse_file returns the rows
-and every problem named by file, line and column, and apps.transfer.services.import_benchmark writes
+and every problem named by file, line and column, and apps.sources.services.import_benchmark writes
 nothing when there is one."""
 
 import ast
@@ -26,7 +27,8 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from apps.core.errors import FileProblem, InvalidInput
 from apps.core.tabular import RowModel, parse_table
-from apps.transfer.models import TaskType
+from apps.sources import catalogue
+from apps.sources.catalogue import OPENAUDIOBENCH, VOICEBENCH, TaskType
 
 
 @dataclass
@@ -200,29 +202,29 @@ class SubsetSpec:
     released: int | None = None  # prompts the Korean release keeps (seed 000 §4)
 
 
-VOICEBENCH_SUBSETS = {
-    "alpacaeval": SubsetSpec(TaskType.OPEN_ENDED, VoiceBenchRow),
-    "alpacaeval_full": SubsetSpec(TaskType.OPEN_ENDED, VoiceBenchRow),
-    "commoneval": SubsetSpec(TaskType.OPEN_ENDED, VoiceBenchRow),
-    "wildvoice": SubsetSpec(TaskType.OPEN_ENDED, VoiceBenchRow),
-    "sd-qa": SubsetSpec(TaskType.SHORT_ANSWER, VoiceBenchReferenceRow),
-    "mmsu": SubsetSpec(TaskType.MULTIPLE_CHOICE, VoiceBenchReferenceRow),
-    "openbookqa": SubsetSpec(TaskType.MULTIPLE_CHOICE, VoiceBenchReferenceRow),
-    "bbh": SubsetSpec(None, VoiceBenchReferenceRow),
-    "ifeval": SubsetSpec(TaskType.INSTRUCTION_FOLLOWING, IfevalRow),
-    "advbench": SubsetSpec(TaskType.SAFETY, VoiceBenchRow),
-}
+# Each OpenAudioBench CSV names its question and answer columns its own way. Every VoiceBench subset has
+# `prompt`; whether it has a `reference` (or IFEval's instructions) follows from its task type.
+OPENAUDIOBENCH_ROWS = {"alpacaeval_full": AlpacaEvalRow, "llama_questions": LlamaQuestionsRow,
+                       "web_questions": WebQuestionsRow, "trivia_qa": TriviaQaRow}
 
-OPENAUDIOBENCH_SUBSETS = {
-    "alpacaeval_full": SubsetSpec(TaskType.OPEN_ENDED, AlpacaEvalRow, size=636, released=614),
-    "llama_questions": SubsetSpec(TaskType.SHORT_ANSWER, LlamaQuestionsRow),
-    "web_questions": SubsetSpec(TaskType.SHORT_ANSWER, WebQuestionsRow),
-    "trivia_qa": SubsetSpec(TaskType.SHORT_ANSWER, TriviaQaRow),
-}
 
-# Old subset names still accepted, stored as given (so data imported under them re-imports unchanged), and
-# read everywhere as the name they stand for (apps.evaluation's leaderboard and aggregate map them too).
-SUBSET_ALIASES = {"openaudiobench": {"alpaca_eval": "alpacaeval_full"}}
+def _row_model(subset: catalogue.Subset) -> type[SourceRow]:
+    if subset.family == OPENAUDIOBENCH:
+        return OPENAUDIOBENCH_ROWS[subset.name]
+    if subset.task_type == TaskType.INSTRUCTION_FOLLOWING:
+        return IfevalRow
+    if subset.task_type in (TaskType.OPEN_ENDED, TaskType.SAFETY):
+        return VoiceBenchRow
+    return VoiceBenchReferenceRow
+
+
+def _specs(family: str) -> dict[str, SubsetSpec]:
+    return {s.name: SubsetSpec(s.task_type, _row_model(s), s.size, s.released) for s in catalogue.of_family(family)}
+
+
+# The subsets each format imports: the catalogue's rows of that family.
+VOICEBENCH_SUBSETS = _specs(VOICEBENCH)
+OPENAUDIOBENCH_SUBSETS = _specs(OPENAUDIOBENCH)
 
 _BINARY = {"true", "false", "yes", "no", "valid", "invalid"}
 # VoiceBench names SD-QA's regional splits by region alone (its `sd-qa` config, split `usa`); Sori stores them
@@ -234,24 +236,20 @@ def canonical_subset(fmt: str, subset: str) -> str:
     """The subset name Sori stores: VoiceBench's SD-QA split names (usa, aus, ...) become sd-qa-usa, ...;
     every other name as given."""
     name = subset.strip()
-    if fmt == "voicebench" and name.lower() in SD_QA_REGIONS:
+    if fmt == VOICEBENCH and name.lower() in SD_QA_REGIONS:
         return f"sd-qa-{name.lower()}"
     return name
 
 
 def subset_spec(fmt: str, subset: str) -> SubsetSpec:
-    """The spec for a subset name; regional or per-domain splits ("sd-qa-usa", "mmsu_biology") use their
-    family's spec, an old name (SUBSET_ALIASES) the spec of the name it stands for."""
-    table = VOICEBENCH_SUBSETS if fmt == "voicebench" else OPENAUDIOBENCH_SUBSETS
-    aliases = SUBSET_ALIASES.get(str(fmt), {})
-    subset = aliases.get(subset, subset)
-    if subset in table:
-        return table[subset]
-    for name in sorted(table, key=len, reverse=True):
-        if re.fullmatch(rf"{re.escape(name)}[-_].+", subset):
-            return table[name]
-    known = [n for name in table for n in (name, *(a for a, to in aliases.items() if to == name))]
-    raise InvalidInput(f"unknown {fmt} subset {subset!r}; known subsets: {', '.join(known)}", field="subset")
+    """The spec for a subset name, read by the catalogue's matcher: regional or per-domain splits ("sd-qa-usa",
+    "mmsu_biology") use their family's spec, an old name the spec of the name it stands for."""
+    table = VOICEBENCH_SUBSETS if fmt == VOICEBENCH else OPENAUDIOBENCH_SUBSETS
+    found = catalogue.match(subset, family=str(fmt))
+    if found is None:
+        known = [name for s in catalogue.of_family(str(fmt)) for name in (s.name, *s.aliases)]
+        raise InvalidInput(f"unknown {fmt} subset {subset!r}; known subsets: {', '.join(known)}", field="subset")
+    return table[found[0].name]
 
 
 def bbh_task_type(reference: str) -> str:

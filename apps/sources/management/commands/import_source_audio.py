@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from apps.core.errors import ApplicationError
-from apps.transfer.models import SourceBenchmark
-from apps.transfer.source_audio import import_audio_folder
+from apps.sources.models import SourceBenchmark
+from apps.sources.source_audio import import_audio_folder
 
 
 class Command(BaseCommand):

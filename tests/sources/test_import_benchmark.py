@@ -10,8 +10,9 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from apps.core.errors import FileRefused, InvalidInput
-from apps.transfer.models import SourceSample, TaskType
-from apps.transfer.services import import_benchmark
+from apps.sources.catalogue import TaskType
+from apps.sources.models import SourceSample
+from apps.sources.services import import_benchmark
 
 pytestmark = pytest.mark.django_db
 

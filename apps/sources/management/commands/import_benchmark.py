@@ -4,8 +4,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from apps.audio.services import atomic_import
 from apps.core.errors import ApplicationError
-from apps.transfer.services import import_benchmark
-from apps.transfer.source_audio import import_audio_folder
+from apps.sources.services import import_benchmark
+from apps.sources.source_audio import import_audio_folder
 
 
 class Command(BaseCommand):
