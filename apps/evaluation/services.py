@@ -41,6 +41,7 @@ from apps.evaluation.scoring import DEFAULT_PROFILE, PROFILES, metric_for, score
 from apps.jobs.models import Job, JobStatus
 from apps.jobs.services import SubjectBusy, results_in_parallel, start_job
 from apps.releases.models import ReleaseKind, ReleaseStatus
+from apps.sources import catalogue
 from apps.sources.models import SourceSample
 from apps.transfer.selectors import effective_answer
 
@@ -561,7 +562,8 @@ def _subset_value(metric: str, method: str, scored: list[ItemScore]) -> tuple[fl
 
 def is_sd_qa(subset: str) -> bool:
     """SD-QA, or one of its regional splits ("sd-qa-usa")."""
-    return re.fullmatch(r"sd-qa([-_].+)?", subset.lower()) is not None
+    found = catalogue.match(subset)
+    return found is not None and found[0].name == "sd-qa"
 
 
 def _versions(scored: list[ItemScore]) -> str:

@@ -17,6 +17,7 @@ The English item's checker data is read from the source record (`source_checker`
 import re
 from collections import Counter
 
+from apps.sources import catalogue
 from apps.sources.catalogue import TaskType
 
 CASE_RULE = "ht-case-removal"
@@ -37,7 +38,8 @@ def family(sample) -> str | None:
     """Which checker data the sample's item needs: ifeval, bbh, or None."""
     if sample.task_type == TaskType.INSTRUCTION_FOLLOWING:
         return IFEVAL
-    if re.fullmatch(r"bbh([-_].+)?", sample.subset.lower()):
+    found = catalogue.match(sample.subset)
+    if found is not None and found[0].name == "bbh":
         return BBH
     return None
 

@@ -35,4 +35,4 @@ def test_apps_never_import_the_workers_package():
 
 def test_consultation_services_do_not_import_the_agent_steps_that_import_them():
     assert not any("agent_steps" in m for m in imported_modules(ROOT / "apps/consultations/services.py"))
-    assert not any(m.startswith("apps.consultations") for m in imported_modules(ROOT / "apps/transfer/services.py"))
+    assert not any(m.startswith("apps.consultations") for m in imported_modules(ROOT / "apps/sources/services.py"))
