@@ -1,6 +1,5 @@
-"""The first stage of the transfer: importing a source benchmark (VoiceBench, OpenAudioBench) subset by
-subset, all or nothing. The other stages live in their folders: ground_truth/, hypertranslation/,
-normalization/ (with the normalizer engine in normalizer/)."""
+"""Importing a source benchmark (VoiceBench, OpenAudioBench) subset by subset, all or nothing: the samples every
+transfer stage (apps.transfer) and the consultation loop (apps.consultations) read."""
 
 from dataclasses import dataclass
 from pathlib import Path
