@@ -8,7 +8,7 @@ COPY pyproject.toml README.md ./
 COPY config ./config
 COPY apps ./apps
 COPY workers ./workers
-RUN pip install --no-cache-dir .
+RUN pip install --no-cache-dir ".[s3]"
 COPY . .
 # The manifest storage used when DEBUG=0 needs the manifest written at build time.
 RUN DEBUG=0 SECRET_KEY=build-only-not-secret ALLOWED_HOSTS=build python manage.py collectstatic --noinput

@@ -1,6 +1,7 @@
 """Sori settings: one module, every deployment value read from the environment through config.env, which
 refuses bad values. The embedded default (no variables set) is SQLite under ./data and in-process jobs."""
 
+import importlib.util
 from datetime import timedelta
 from pathlib import Path
 
@@ -565,9 +566,15 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 # --- storage --------------------------------------------------------------------------------------------
 # Audio and exports go through Django's storage API. Set SORI_S3_BUCKET to keep them in S3-compatible
 # object storage (django-storages), shared by every host; credentials come from the usual AWS variables
-# or the SORI_S3_* ones below.
+# or the SORI_S3_* ones below. django-storages and boto3 are the `s3` extra (the Docker image has it):
+# the embedded install goes without them, and nothing here imports them.
 SORI_S3_BUCKET = env_str("SORI_S3_BUCKET") or None
 if SORI_S3_BUCKET:
+    if importlib.util.find_spec("storages") is None or importlib.util.find_spec("boto3") is None:
+        raise ImproperlyConfigured(
+            "SORI_S3_BUCKET is set, but django-storages and boto3 are not installed: install Sori with its "
+            "s3 extra (pip install '.[s3]'), or unset SORI_S3_BUCKET to keep files on the local disk"
+        )
     STORAGES["default"] = {
         "BACKEND": "storages.backends.s3.S3Storage",
         "OPTIONS": {

@@ -4,14 +4,13 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from pydub import AudioSegment
-
-from apps.audio import services
+from apps.audio import inspection, pcm
 
 
 def count_looks(monkeypatch) -> tuple[Counter, Counter]:
     """(looks, decodes) by file name, filled in as the code under test runs: a look is inspect_audio
-    checking the file (in this process: a run below CHECKER_MIN_FILES), a decode is pydub's from_file."""
+    checking the file (in this process: a run below CHECKER_MIN_FILES), a decode is ffmpeg decoding it whole
+    (apps.audio.pcm)."""
     looks, decodes = Counter(), Counter()
 
     def counted(reader):
@@ -19,13 +18,15 @@ def count_looks(monkeypatch) -> tuple[Counter, Counter]:
             looks[Path(file).name] += 1
             return reader(file, *args, **kwargs)
         return counting
-    monkeypatch.setattr(services, "inspect_audio", counted(services.inspect_audio))
-    from_file = AudioSegment.from_file
+    monkeypatch.setattr(inspection, "inspect_audio", counted(inspection.inspect_audio))
 
-    def decoding(cls, file, *args, **kwargs):
-        decodes[Path(file).name] += 1
-        return from_file(file, *args, **kwargs)
-    monkeypatch.setattr(AudioSegment, "from_file", classmethod(decoding))
+    def counted_decode(decoder):
+        def decoding(file, *args, **kwargs):
+            decodes[Path(file).name] += 1
+            return decoder(file, *args, **kwargs)
+        return decoding
+    for decoder in ("decoded_shape", "decode"):
+        monkeypatch.setattr(pcm, decoder, counted_decode(getattr(pcm, decoder)))
     return looks, decodes
 
 
@@ -34,19 +35,19 @@ def share_with_checker(monkeypatch) -> list[str]:
     (so the checker surely takes some). Returns the names this process looked at, filled in as it runs."""
     use_checker(monkeypatch, slice_size=1)
     looked: list[str] = []
-    inspect = services.inspect_audio
+    inspect = inspection.inspect_audio
 
     def slowly(path, *, name=None, stage=None):
         looked.append(name)
         time.sleep(0.05)
         return inspect(path, name=name, stage=stage)
 
-    monkeypatch.setattr(services, "inspect_audio", slowly)
+    monkeypatch.setattr(inspection, "inspect_audio", slowly)
     return looked
 
 
 def use_checker(monkeypatch, *, slice_size: int) -> None:
     """Have inspect_many start its checker process for even a few files, on any machine."""
-    monkeypatch.setattr(services, "CHECKER_MIN_FILES", 1)
-    monkeypatch.setattr(services, "_CHECKER_SLICE", slice_size)
-    monkeypatch.setattr(services, "_usable_cores", lambda: 2)
+    monkeypatch.setattr(inspection, "CHECKER_MIN_FILES", 1)
+    monkeypatch.setattr(inspection, "_CHECKER_SLICE", slice_size)
+    monkeypatch.setattr(inspection, "_usable_cores", lambda: 2)

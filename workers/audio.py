@@ -2,7 +2,7 @@
 
 from celery import shared_task
 
-from apps.audio.services import audit_audio_storage
+from apps.audio.audit import audit_audio_storage
 
 
 @shared_task(name="sori.audio.audit_storage", acks_late=True, ignore_result=True)

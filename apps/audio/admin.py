@@ -6,7 +6,10 @@ from django.contrib import admin, messages
 from django.utils.html import format_html
 
 from apps.audio import services
+from apps.audio.info import AudioRejected
+from apps.audio.inspection import inspect_audio
 from apps.audio.models import AudioAsset
+from apps.audio.store import atomic_import
 
 
 class AudioUploadForm(forms.ModelForm):
@@ -24,8 +27,8 @@ class AudioUploadForm(forms.ModelForm):
                 tmp.write(chunk)
             tmp.flush()
             try:
-                services.inspect_audio(Path(tmp.name), name=upload.name)
-            except services.AudioRejected as exc:
+                inspect_audio(Path(tmp.name), name=upload.name)
+            except AudioRejected as exc:
                 raise forms.ValidationError(str(exc)) from None
         upload.seek(0)
         return upload
@@ -56,7 +59,7 @@ class AudioAssetAdmin(admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         if change:
             return
-        with services.atomic_import():
+        with atomic_import():
             asset, created = services.import_uploaded_file(form.cleaned_data["upload"])
             if form.cleaned_data.get("convert"):
                 services.convert_to_16k_mono(asset)

@@ -4,7 +4,7 @@ its bytes call for (AudioAsset.format, as ffprobe read them). An id that keeps i
 
 import re
 
-# ffprobe's format (apps.audio.services._format_name) -> the extension people and `datasets` expect.
+# ffprobe's format (apps.audio.inspection._format_name) -> the extension people and `datasets` expect.
 _EXTENSIONS = {"wav": "wav", "mp3": "mp3", "flac": "flac", "ogg": "ogg", "m4a": "m4a", "aac": "aac", "webm": "webm"}
 # What an id may end with because it was a file name; dropped before the extension of the bytes is added.
 _AUDIO_SUFFIX = re.compile(r"\.(wav|wave|mp3|flac|ogg|oga|opus|m4a|mp4|aac|webm|mka)$", re.IGNORECASE)
@@ -13,7 +13,7 @@ _AUDIO_SUFFIX = re.compile(r"\.(wav|wave|mp3|flac|ogg|oga|opus|m4a|mp4|aac|webm|
 def extension(asset) -> str:
     """The extension of the asset's bytes, without a dot."""
     if asset.format == "matroska":
-        # Stored as WebM when its codecs allow, else as Matroska (apps.audio.services.stored_form): the
+        # Stored as WebM when its codecs allow, else as Matroska (apps.audio.strip.stored_form): the
         # EBML header at the start of the file names its DocType.
         with asset.file.open("rb") as fh:
             return "webm" if b"webm" in fh.read(64) else "mka"

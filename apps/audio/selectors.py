@@ -21,10 +21,8 @@ def stored_file_problem(name: str, *, size_bytes: int, sha256: str, check_hash: 
     if size != size_bytes:
         return f"the file has {size:,} bytes, not {size_bytes:,}"
     if check_hash:
-        digest = hashlib.sha256()
         with default_storage.open(name, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
+            digest = hashlib.file_digest(fh, "sha256")
         if digest.hexdigest() != sha256:
             return "its bytes do not match its sha256"
     return None

@@ -1,6 +1,6 @@
 """What a WAV file is, from its bytes alone; and a checker process that checks short WAVs in bulk.
 
-Standard library only: `inspect_many` (apps.audio.services) runs this file as a process of its own, beside
+Standard library only: `inspect_many` (apps.audio.inspection) runs this file as a process of its own, beside
 the importing one, so checking thousands of short clips uses a second core. Django is not loaded there,
 and the per-file work (read, hash, header, staging the copy) does not wait for the importing process's GIL.
 

@@ -14,6 +14,7 @@ import re
 import shutil
 from pathlib import Path
 
+from apps.audio import pcm
 from apps.audio.naming import without_audio_suffix
 from apps.authoring import balance
 from apps.authoring.capabilities import SPECS, Capability
@@ -111,8 +112,6 @@ def license_text(question_set: QuestionSet, rows: list[dict]) -> str:
 def write_audio(rows: list[dict], questions: dict[str, Question], out_dir: Path) -> int:
     """Each row's audio (the whole clip, or its cut segment) at its `audio_id` under out_dir, each file once;
     `questions` maps row id -> question. Returns the number of files written."""
-    from pydub import AudioSegment  # imported here: only the exports cut segments
-
     written = set()
     for row in rows:
         if row["audio_id"] in written:
@@ -126,10 +125,11 @@ def write_audio(rows: list[dict], questions: dict[str, Question], out_dir: Path)
                 shutil.copyfileobj(src, dst)
         else:
             with asset.file.open("rb") as src:
-                audio = AudioSegment.from_file(src)
+                data = src.read()
+            audio = pcm.decode(data)
             if q.start_seconds is not None:
-                audio = audio[int(q.start_seconds * 1000):int(q.end_seconds * 1000)]
-            audio.export(target, format="wav")
+                audio = audio.cut(q.start_seconds, q.end_seconds)
+            target.write_bytes(audio.wav(subtype=pcm.wav_subtype_of(data)))
         written.add(row["audio_id"])
     return len(written)
 

@@ -22,7 +22,9 @@ from django.utils import timezone
 from pydantic import Field, field_validator
 
 from apps.audio import playback as playback_gate
-from apps.audio.services import AudioInfo, AudioRejected, atomic_import, inspect_many, store_validated
+from apps.audio.info import AudioInfo, AudioRejected
+from apps.audio.inspection import inspect_many
+from apps.audio.store import atomic_import, store_validated
 from apps.authoring import morphology
 from apps.authoring.capabilities import (
     MANUAL_CAPABILITIES,
@@ -113,7 +115,7 @@ class CheckedClip:
 
 
 def check_corpus(*, fmt: str, path: Path, audio_dir: Path | None, scratch: Path, progress=None) -> list[CheckedClip]:
-    """Every row read and every distinct audio file checked (side by side, apps.audio.services.inspect_many)
+    """Every row read and every distinct audio file checked (side by side, apps.audio.inspection.inspect_many)
     before anything is written; raises FileRefused with every problem, each bad file named by the rows that
     use it. Raw PCM is wrapped as WAV in `scratch`, which must outlive the store."""
     try:
@@ -155,7 +157,7 @@ def check_corpus(*, fmt: str, path: Path, audio_dir: Path | None, scratch: Path,
 def store_corpus(checked: list[CheckedClip], *, name: str, fmt: str, license: str, source: str, source_sha256: str,
                  acting_user=None, progress=None) -> Corpus:
     """Write a checked corpus in one transaction: each distinct audio content once, from the check's
-    findings (apps.audio.services.store_validated), then the corpus and its clips; a failure removes the
+    findings (apps.audio.store.store_validated), then the corpus and its clips; a failure removes the
     audio files it stored (atomic_import)."""
     with atomic_import():
         corpus = Corpus.objects.create(name=name, format=fmt, license=license, source=source,

@@ -1,4 +1,4 @@
-"""Demo data: a small KOMOS-style test of espeak-ng Korean clips (one degraded with pydub) plus two gold
+"""Demo data: a small KOMOS-style test of espeak-ng Korean clips (one degraded: low-passed, resampled down, noisy) plus two gold
 clips, imported through the same manifest path as a real test, with three demo listeners' ratings."""
 
 import csv
@@ -7,11 +7,11 @@ import tempfile
 from datetime import timedelta
 from pathlib import Path
 
+import numpy as np
 from django.utils import timezone
-from pydub import AudioSegment
-from pydub.generators import WhiteNoise
 
 from apps.accounts.models import User
+from apps.audio import pcm
 from apps.audio.espeak import synthesize_wav
 from apps.listening import services
 from apps.listening.models import ListeningTest
@@ -42,12 +42,15 @@ GOLD = [
 
 def _degrade(wav: Path, out: Path, *, heavy: bool = False) -> None:
     """Telephone-band, resampled down and noisy (heavier for the gold 'ruined' clip)."""
-    audio = AudioSegment.from_wav(str(wav))
-    cutoff = 1200 if heavy else 3000
-    audio = audio.low_pass_filter(cutoff).set_frame_rate(8000 if heavy else 11025)
-    noise = WhiteNoise().to_audio_segment(duration=len(audio), volume=-8 if heavy else -22)
-    noise = noise.set_frame_rate(audio.frame_rate).set_channels(audio.channels)
-    audio.overlay(noise).export(str(out), format="wav")
+    from scipy.signal import butter, sosfilt  # here: scipy.signal takes about a second to import
+
+    audio = pcm.decode(wav)
+    low_pass = butter(1, 1200 if heavy else 3000, fs=audio.sample_rate, output="sos")
+    audio = pcm.Pcm(sosfilt(low_pass, audio.samples, axis=0), audio.sample_rate).resampled(8000 if heavy else 11025)
+    volume = 10 ** ((-8 if heavy else -22) / 20)  # white noise at -8 or -22 dBFS
+    rng = np.random.default_rng(12)  # seeded: the demo's clips are the same every time
+    noise = rng.uniform(-volume, volume, audio.samples.shape)
+    out.write_bytes(pcm.Pcm(audio.samples + noise, audio.sample_rate).wav(subtype="PCM_16"))
 
 
 def write_demo_manifest(folder: Path) -> Path:

@@ -14,7 +14,9 @@ from pathlib import Path
 
 from pydantic import PrivateAttr, ValidationInfo, field_validator, model_validator
 
-from apps.audio.services import AudioInfo, AudioRejected, Staging, inspect_many
+from apps.audio.info import AudioInfo, AudioRejected
+from apps.audio.inspection import inspect_many
+from apps.audio.store import Staging
 from apps.core.errors import FileProblem, FileRefused
 from apps.core.tabular import RowModel, parse_table, refuse
 

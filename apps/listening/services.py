@@ -28,7 +28,7 @@ from apps.accounts.models import User
 from apps.accounts.roles import Role
 from apps.audio import playback as playback_gate
 from apps.audio.models import AudioAsset
-from apps.audio.services import Staging, atomic_import, store_validated
+from apps.audio.store import Staging, atomic_import, store_validated
 from apps.core.bulk import cycle_collection_paused, insert_rows, refresh_statistics
 from apps.core.errors import Conflict, FileRefused, Forbidden, InvalidInput, NotFound
 from apps.core.prepared import columns, load, prepared_cursor

@@ -19,13 +19,13 @@ from django.utils import timezone
 from apps.core import limits
 from apps.core.archives import extract_zip, zip_folder
 from apps.core.errors import Conflict, InvalidInput, NotFound
+from apps.core.hashing import sha256_of
 from apps.core.limits import bounded
 from apps.jobs.services import start_job
 from apps.releases import licences
 from apps.releases.building import content_hash, write_release
 from apps.releases.kinds import SourceMissing, registry
 from apps.releases.models import HubUpload, Release, ReleaseFile, ReleaseItem, ReleaseStatus
-from apps.releases.writing import sha256_file
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +106,7 @@ def run_build(release: Release, progress) -> dict:
             progress.check_cancelled()
             zip_path = Path(tmp) / f"{release.folder}.zip"
             zip_folder(folder, zip_path, prefix=release.folder)
-            digest, size = sha256_file(zip_path), zip_path.stat().st_size
+            digest, size = sha256_of(zip_path), zip_path.stat().st_size
             name = _archive_name(release)
             if default_storage.exists(name):
                 default_storage.delete(name)
@@ -138,10 +138,7 @@ def archive_problems(release: Release) -> list[str]:
         return [f"{release}: the archive is not stored"]
     problems = []
     with default_storage.open(release.archive, "rb") as fh:
-        digest = hashlib.sha256()
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-        if digest.hexdigest() != release.archive_sha256:
+        if hashlib.file_digest(fh, "sha256").hexdigest() != release.archive_sha256:
             problems.append(f"{release.folder}.zip: sha256 differs from the one recorded at build time")
     return problems
 

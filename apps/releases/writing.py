@@ -9,7 +9,6 @@
   a fixed creator).
 """
 
-import hashlib
 import json
 import unicodedata
 from pathlib import Path
@@ -18,6 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from apps.core.archives import files_under
+from apps.core.hashing import sha256_of
 
 # Column types a release may use, as (arrow type, datasets feature as Features.to_dict() writes it).
 _VALUE_TYPES = {"string": pa.string(), "int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_()}
@@ -135,21 +135,13 @@ def write_parquet(path: Path, rows: list[dict], columns: dict[str, str]) -> int:
     return table.nbytes
 
 
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def write_checksums(folder: Path, name: str = "SHA256SUMS") -> dict[str, tuple[str, int]]:
     """Write `sha256sum -c` compatible SHA256SUMS over every other file; returns {path: (sha256, size)}."""
     sums = {}
     for path in files_under(folder):
         rel = path.relative_to(folder).as_posix()
         if rel != name:
-            sums[rel] = (sha256_file(path), path.stat().st_size)
+            sums[rel] = (sha256_of(path), path.stat().st_size)
     write_text(folder / name, "".join(f"{digest}  {rel}\n" for rel, (digest, _size) in sums.items()))
     return sums
 
@@ -173,7 +165,7 @@ def verify_folder(folder: Path, name: str = "SHA256SUMS") -> list[str]:
             problems.append(f"{name} line {number}: {rel} is outside the release")
         elif not path.is_file():
             problems.append(f"{rel}: listed in {name} but missing")
-        elif sha256_file(path) != digest:
+        elif sha256_of(path) != digest:
             problems.append(f"{rel}: sha256 differs from {name} (the file was changed)")
     for path in files_under(folder):
         rel = path.relative_to(folder).as_posix()

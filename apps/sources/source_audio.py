@@ -15,7 +15,9 @@ from typing import BinaryIO
 
 from django.conf import settings
 
-from apps.audio.services import AudioRejected, atomic_import, inspect_many, store_validated
+from apps.audio.info import AudioRejected
+from apps.audio.inspection import inspect_many
+from apps.audio.store import atomic_import, store_validated
 from apps.core.archives import extract_zip
 from apps.core.errors import FileProblem, InvalidInput
 from apps.core.tabular import refuse

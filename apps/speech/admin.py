@@ -5,7 +5,8 @@ from django import forms
 from django.contrib import admin
 from django.utils.html import format_html
 
-from apps.audio.services import AudioRejected, inspect_audio
+from apps.audio.info import AudioRejected
+from apps.audio.inspection import inspect_audio
 from apps.core import limits
 from apps.speech import services
 from apps.speech.models import ReferenceVoice, SpeechCall, SynthesisAttempt, SynthesisDecision, SynthesisRun

@@ -6,13 +6,14 @@ sentence-final punctuation (. ? ! … and their full-width forms), and, in a str
 punctuation, where Kiwi (kiwipiepy, a Korean morphological analyser) finds a sentence ending
 ("...맑습니다 내일은..."). Kiwi runs only there: it costs tens of milliseconds a call."""
 
-import io
 import re
 import threading
 from dataclasses import dataclass
 
 import numpy as np
-from pydub import AudioSegment
+
+from apps.audio import pcm
+from apps.audio.pcm import Pcm
 
 _kiwi = None
 _kiwi_lock = threading.Lock()
@@ -60,29 +61,23 @@ class JoinedAudio:
     loudness_lufs: float | None
 
 
-def decode(data: bytes, fmt: str = "wav") -> AudioSegment:
-    return AudioSegment.from_file(io.BytesIO(data), format=fmt)
-
-
-def join_pieces(pieces: list[AudioSegment], *, pause_ms: int, sample_rate: int, target_lufs: float) -> JoinedAudio:
-    """Pieces resampled to mono 16-bit at `sample_rate`, joined with `pause_ms` of silence between them,
-    then the whole gain-adjusted to `target_lufs` (ITU-R BS.1770 integrated loudness, pyloudnorm)."""
+def join_pieces(pieces: list[Pcm], *, pause_ms: int, sample_rate: int, target_lufs: float) -> JoinedAudio:
+    """Pieces resampled to mono at `sample_rate`, joined with `pause_ms` of silence between them, then the
+    whole gain-adjusted to `target_lufs` (ITU-R BS.1770 integrated loudness, pyloudnorm), as 16-bit PCM."""
     if not pieces:
         raise ValueError("nothing to join: no synthesized pieces")
-    ready = [p.set_frame_rate(sample_rate).set_channels(1).set_sample_width(2) for p in pieces]
-    pause = AudioSegment.silent(duration=pause_ms, frame_rate=sample_rate).set_sample_width(2)
-    joined = ready[0]
+    ready = [p.mono().resampled(sample_rate).samples[:, 0] for p in pieces]
+    pause = np.zeros(int(sample_rate * pause_ms / 1000), dtype=np.float32)
+    joined = [ready[0]]
     for piece in ready[1:]:
-        joined = joined + pause + piece
-    samples = np.array(joined.get_array_of_samples(), dtype=np.float64) / 32768.0
+        joined += [pause, piece]
+    # Quantised to 16 bits before measuring, as the WAV will hold them.
+    samples = pcm.to_pcm16(np.concatenate(joined)).astype(np.float64) / 32768.0
     loudness = _normalize_loudness(samples, sample_rate, target_lufs)
-    pcm = (np.clip(samples, -1.0, 32767 / 32768) * 32768.0).astype("<i2").tobytes()
-    out = AudioSegment(data=pcm, sample_width=2, frame_rate=sample_rate, channels=1)
-    buffer = io.BytesIO()
-    out.export(buffer, format="wav")
+    out = Pcm(samples[:, None], sample_rate)
     return JoinedAudio(
-        wav=buffer.getvalue(), duration_seconds=len(pcm) / 2 / sample_rate,
-        piece_seconds=[len(p.raw_data) / 2 / sample_rate for p in ready], loudness_lufs=loudness,
+        wav=out.wav(subtype="PCM_16"), duration_seconds=out.seconds,
+        piece_seconds=[len(p) / sample_rate for p in ready], loudness_lufs=loudness,
     )
 
 

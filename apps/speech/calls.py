@@ -12,12 +12,10 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
 from django.db.models import F
-from pydub import AudioSegment
-from pydub.exceptions import CouldntDecodeError
 
 from apps.agents import transport
 from apps.agents.transport import TransientVendorError, VendorError
-from apps.speech.assembly import decode
+from apps.audio.pcm import Pcm, UndecodableAudio, decode
 from apps.speech.backends import ASRBackend, BackendNotConfigured, SpeechBackendError, TTSBackend, TTSRequest
 from apps.speech.models import CallKind, CallStatus, SpeechCache, SpeechCall
 
@@ -34,7 +32,7 @@ class SpeechCallFailed(Exception):
 class TTSResult:
     data: bytes
     format: str
-    audio: AudioSegment  # decoded once, here
+    audio: Pcm  # decoded once, here
     call: SpeechCall
     cached: bool
 
@@ -54,20 +52,20 @@ def synthesize(backend: TTSBackend, request: TTSRequest, *, job=None) -> TTSResu
     if entry is not None:
         with entry.audio.open("rb") as fh:
             data = fh.read()
-        segment = decode(data, entry.audio_format)
-        call = SpeechCall.objects.create(**base, status=CallStatus.CACHED, audio_seconds=len(segment) / 1000)
+        segment = decode(data)
+        call = SpeechCall.objects.create(**base, status=CallStatus.CACHED, audio_seconds=segment.seconds)
         return TTSResult(data, entry.audio_format, segment, call, True)
     _require(backend)
     started = time.monotonic()
     audio, attempts = _with_retries(backend, lambda: backend.synthesize(request), base, started)
     try:
-        segment = decode(audio.data, audio.format)
-    except (CouldntDecodeError, IndexError, OSError) as exc:
+        segment = decode(audio.data)
+    except UndecodableAudio as exc:
         raise _failed(base, TransientVendorError(f"the answer is not {audio.format} audio ({exc})"), attempts,
                       started, permanent=False) from None
     cost, priced = _price(settings.SPEECH_TTS.get("usd_per_million_chars"), len(request.text) / 1_000_000)
     call = SpeechCall.objects.create(**base, status=CallStatus.OK, http_attempts=attempts, latency_ms=_ms(started),
-                                     cost_usd=cost, priced=priced, audio_seconds=len(segment) / 1000)
+                                     cost_usd=cost, priced=priced, audio_seconds=segment.seconds)
     _store(digest, CallKind.TTS, call, audio=(audio.data, audio.format))
     return TTSResult(audio.data, audio.format, segment, call, False)
 

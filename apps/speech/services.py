@@ -11,7 +11,8 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 
-from apps.audio.services import atomic_import, import_uploaded_file, store_generated_wav
+from apps.audio.services import import_uploaded_file, store_generated_wav
+from apps.audio.store import atomic_import
 from apps.core import limits
 from apps.core.errors import Conflict, InvalidInput
 from apps.core.limits import bounded

@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 
 import filetype
-from pydub.utils import mediainfo_json
 
+from apps.audio import ffmpeg
 from apps.core.errors import FileRefused
 
 # What <img> and <video> in every current browser show. Neither list may ever hold a type a browser runs
@@ -59,7 +59,7 @@ def inspect_visual(path: Path, *, kind: str, name: str | None = None) -> str:
     if mime not in VIDEO_TYPES:
         raise MediaRejected(name, f"is not a video the review page can show ({_listed(VIDEO_TYPES)}); "
                                   f"its content is {_described(mime, head)}")
-    streams = [s for s in mediainfo_json(str(path)).get("streams", []) if s.get("codec_type") == "video"]
+    streams = [s for s in ffmpeg.probe(path).get("streams", []) if s.get("codec_type") == "video"]
     if not streams:
         raise MediaRejected(name, "has no video stream ffprobe can read")
     codec = streams[0].get("codec_name", "")

@@ -13,7 +13,9 @@ from django.db import transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
-from apps.audio.services import AudioInfo, AudioRejected, atomic_import, inspect_many, store_validated
+from apps.audio.info import AudioInfo, AudioRejected
+from apps.audio.inspection import inspect_many
+from apps.audio.store import atomic_import, store_validated
 from apps.core import limits
 from apps.core.errors import Conflict, FileProblem, Forbidden, InvalidInput, NotFound
 from apps.core.limits import bounded

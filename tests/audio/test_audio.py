@@ -3,11 +3,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import soundfile
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from apps.audio import services
+from apps.audio import inspection, services, store
+from apps.audio.info import AudioRejected
 from apps.audio.models import AudioAsset
 from apps.core.errors import FileRefused
 from tests.audio_looks import count_looks
@@ -37,36 +39,36 @@ def test_the_same_file_imported_twice_is_stored_once(db, make_wav, settings):
 def test_a_text_file_named_wav_is_refused_with_its_name(db, tmp_path):
     path = tmp_path / "notes.wav"
     path.write_text("this is not audio at all\n" * 20)
-    with pytest.raises(services.AudioRejected, match=r"^notes\.wav: not an audio file"):
-        services.inspect_audio(path)
+    with pytest.raises(AudioRejected, match=r"^notes\.wav: not an audio file"):
+        inspection.inspect_audio(path)
 
 
 def test_an_empty_file_is_refused(db, tmp_path):
     path = tmp_path / "empty.wav"
     path.write_bytes(b"")
-    with pytest.raises(services.AudioRejected, match=r"^empty\.wav: the file is empty"):
-        services.inspect_audio(path)
+    with pytest.raises(AudioRejected, match=r"^empty\.wav: the file is empty"):
+        inspection.inspect_audio(path)
 
 
 def test_a_truncated_wav_is_refused(db, make_wav):
     path = make_wav("cut.wav", seconds=2.0)
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])
-    with pytest.raises(services.AudioRejected, match=r"^cut\.wav: the file is truncated: its header promises 2\.00 s"):
-        services.inspect_audio(path)
+    with pytest.raises(AudioRejected, match=r"^cut\.wav: the file is truncated: its header promises 2\.00 s"):
+        inspection.inspect_audio(path)
 
 
 def test_a_wav_with_zero_duration_is_refused(db, make_wav):
     path = make_wav("silence.wav", seconds=0)
-    with pytest.raises(services.AudioRejected, match=r"^silence\.wav: the audio has zero duration$"):
-        services.inspect_audio(path)
+    with pytest.raises(AudioRejected, match=r"^silence\.wav: the audio has zero duration$"):
+        inspection.inspect_audio(path)
 
 
 def test_an_oversized_file_is_refused_before_decoding(db, make_wav, settings):
     settings.AUDIO_MAX_BYTES = 10_000
     path = make_wav("long.wav", seconds=1.0)
-    with pytest.raises(services.AudioRejected, match=r"^long\.wav: the file is 32,044 bytes, over the limit of 10,000"):
-        services.inspect_audio(path)
+    with pytest.raises(AudioRejected, match=r"^long\.wav: the file is 32,044 bytes, over the limit of 10,000"):
+        inspection.inspect_audio(path)
 
 
 def test_a_folder_import_with_one_bad_file_keeps_nothing(db, make_wav, tmp_path, settings):
@@ -83,11 +85,9 @@ def test_a_folder_import_with_one_bad_file_keeps_nothing(db, make_wav, tmp_path,
 
 def test_a_folder_import_looks_at_each_file_once_and_stores_what_it_found(db, make_wav, tmp_path, monkeypatch):
     # The check's findings are what the store writes (issue 23): no file is inspected or decoded twice.
-    from pydub import AudioSegment
-
     make_wav("clips/one.wav", freq=300)
     make_wav("clips/two.wav", freq=400)
-    AudioSegment.from_file(str(make_wav("tone.wav", freq=97))).export(str(tmp_path / "clips" / "three.flac"), format="flac")
+    soundfile.write(tmp_path / "clips" / "three.flac", *soundfile.read(make_wav("tone.wav", freq=97)), format="FLAC")
     looks, decodes = count_looks(monkeypatch)
     assets = services.import_folder(tmp_path / "clips")
     assert looks == {"one.wav": 1, "two.wav": 1, "three.flac": 1}
@@ -97,7 +97,7 @@ def test_a_folder_import_looks_at_each_file_once_and_stores_what_it_found(db, ma
 
 
 def test_files_stored_inside_a_failed_transaction_are_deleted(db, make_wav, settings):
-    with pytest.raises(RuntimeError), services.atomic_import():
+    with pytest.raises(RuntimeError), store.atomic_import():
         services.import_audio_file(make_wav("x.wav"))
         assert len(stored_files(settings)) == 1
         raise RuntimeError("a later row of the same import was bad")
@@ -137,8 +137,8 @@ def test_the_admin_upload_validates_and_names_the_file(client_for, admin, make_w
 
 def test_a_wav_header_gives_the_same_description_as_decoding_it(db, make_wav):
     path = make_wav("stereo.wav", seconds=1.25, rate=22050, channels=2)
-    from_header = services.inspect_audio(path)
-    decoded = services._inspect_by_decoding(path, "stereo.wav", path.stat().st_size)
+    from_header = inspection.inspect_audio(path)
+    decoded = inspection._inspect_by_decoding(path, "stereo.wav", path.stat().st_size)
     assert from_header == decoded
 
 
@@ -148,14 +148,14 @@ def test_a_streamed_wav_without_a_data_size_is_described_by_what_it_holds(db, ma
     offset = data.index(b"data") + 4
     data[offset:offset + 4] = (0xFFFFFFFF).to_bytes(4, "little")
     path.write_bytes(bytes(data))
-    assert services.inspect_audio(path).duration_seconds == pytest.approx(0.5, abs=0.001)
+    assert inspection.inspect_audio(path).duration_seconds == pytest.approx(0.5, abs=0.001)
 
 
 def test_many_files_are_checked_once_each_and_refusals_come_back_by_path(db, make_wav, tmp_path):
     good = make_wav("many/good.wav")
     bad = tmp_path / "many" / "bad.wav"
     bad.write_text("not audio")
-    results = services.inspect_many([(good, "good.wav"), (bad, "bad.wav"), (good, "again.wav")])
+    results = inspection.inspect_many([(good, "good.wav"), (bad, "bad.wav"), (good, "again.wav")])
     assert set(results) == {good.resolve(), bad.resolve()}
     assert results[good.resolve()].format == "wav"
     assert str(results[bad.resolve()]) == "bad.wav: not an audio file (ffprobe found no audio stream)"
@@ -197,7 +197,7 @@ def served_bytes(client, asset) -> bytes:
 def test_a_wav_is_stored_and_served_without_its_list_info_and_id3_chunks(db, make_wav, client_for, admin):
     plain = make_wav("plain.wav", seconds=1.0, freq=610)
     tagged = with_wav_tags(make_wav("tagged.wav", seconds=1.0, freq=610))
-    assert TRANSCRIPT.encode() in tagged.read_bytes() and services.inspect_audio(tagged).duration_seconds == 1.0
+    assert TRANSCRIPT.encode() in tagged.read_bytes() and inspection.inspect_audio(tagged).duration_seconds == 1.0
     asset, created = services.import_audio_file(tagged)
     body = served_bytes(client_for(admin), asset)
     assert created and TRANSCRIPT.encode() not in body and b"LIST" not in body and b"id3 " not in body
@@ -218,7 +218,7 @@ def test_an_mp3_is_stored_and_served_without_its_id3_title(db, tmp_path, client_
     assert asset.duration_seconds == pytest.approx(1.0, abs=0.01)
     stored = tmp_path / "stored.mp3"
     stored.write_bytes(body)
-    assert services.inspect_audio(stored).sha256 == asset.sha256  # stripping the stripped form changes nothing
+    assert inspection.inspect_audio(stored).sha256 == asset.sha256  # stripping the stripped form changes nothing
     assert services.import_audio_file(tagged, name="again.mp3") == (asset, False)
     assert services.import_audio_file(stored) == (asset, False)
 
@@ -226,9 +226,9 @@ def test_an_mp3_is_stored_and_served_without_its_id3_title(db, tmp_path, client_
 def test_a_listening_manifest_stores_clips_without_their_tags(db, make_wav, tmp_path):
     """store_validated (the manifest importers' bulk path) stores what inspect_many described."""
     tagged = with_wav_tags(make_wav("m/tagged.wav", freq=720))
-    info = services.inspect_many([(tagged, "tagged.wav")])[tagged.resolve()]
-    with services.atomic_import():
-        asset = services.store_validated([(tagged, info, "tagged.wav")])[info.sha256]
+    info = inspection.inspect_many([(tagged, "tagged.wav")])[tagged.resolve()]
+    with store.atomic_import():
+        asset = store.store_validated([(tagged, info, "tagged.wav")])[info.sha256]
     with asset.file.open("rb") as fh:
         body = fh.read()
     assert TRANSCRIPT.encode() not in body and hashlib.sha256(body).hexdigest() == asset.sha256
@@ -236,7 +236,7 @@ def test_a_listening_manifest_stores_clips_without_their_tags(db, make_wav, tmp_
 
 def test_a_one_second_16khz_mp3_made_by_ffmpeg_is_accepted(db, tmp_path):
     # Its header promises 1.08 s: the encoder's delay and padding, which the decoder drops.
-    info = services.inspect_audio(ffmpeg_mp3(tmp_path / "one.mp3", seconds=1.0, rate=16000))
+    info = inspection.inspect_audio(ffmpeg_mp3(tmp_path / "one.mp3", seconds=1.0, rate=16000))
     assert (info.format, info.sample_rate) == ("mp3", 16000)
     assert info.duration_seconds == pytest.approx(1.0, abs=0.01)
 
@@ -244,12 +244,12 @@ def test_a_one_second_16khz_mp3_made_by_ffmpeg_is_accepted(db, tmp_path):
 @pytest.mark.parametrize("rate", [8000, 22050, 44100])
 def test_a_short_mp3_at_any_rate_is_accepted_and_a_cut_one_still_refused(db, tmp_path, rate):
     whole = ffmpeg_mp3(tmp_path / "whole.mp3", seconds=0.3 if rate == 8000 else 2.0, rate=rate)
-    services.inspect_audio(whole)
+    inspection.inspect_audio(whole)
     long = ffmpeg_mp3(tmp_path / "long.mp3", seconds=2.0, rate=rate)
     cut = tmp_path / "cut.mp3"
     cut.write_bytes(long.read_bytes()[: long.stat().st_size * 3 // 4])
-    with pytest.raises(services.AudioRejected, match=r"^cut\.mp3: the file is truncated: its header promises 2\.\d\d s"):
-        services.inspect_audio(cut)
+    with pytest.raises(AudioRejected, match=r"^cut\.mp3: the file is truncated: its header promises 2\.\d\d s"):
+        inspection.inspect_audio(cut)
 
 
 def test_a_wav_of_thousands_of_empty_chunks_is_refused(db, make_wav):
@@ -258,5 +258,5 @@ def test_a_wav_of_thousands_of_empty_chunks_is_refused(db, make_wav):
     at = data.index(b"data")
     body = data[12:at] + b"junk\0\0\0\0" * 5000 + data[at:]
     path.write_bytes(b"RIFF" + (4 + len(body)).to_bytes(4, "little") + b"WAVE" + body)
-    with pytest.raises(services.AudioRejected, match=r"^chunks\.wav: the WAV has more than 1,000 chunks$"):
-        services.inspect_audio(path)
+    with pytest.raises(AudioRejected, match=r"^chunks\.wav: the WAV has more than 1,000 chunks$"):
+        inspection.inspect_audio(path)

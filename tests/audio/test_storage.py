@@ -16,7 +16,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 
-from apps.audio import services
+from apps.audio import services, store
+from apps.audio.audit import ORPHAN_MIN_AGE_SECONDS, audit_audio_storage
 from apps.audio.models import AudioAsset
 from tests.speech import test_s3_storage
 
@@ -104,7 +105,7 @@ def test_an_import_that_rolls_back_keeps_the_file_another_import_committed_an_as
     assert_every_asset_holds_its_bytes()
     response = client_for(admin).get(f"/audio/{asset.public_id}/")
     assert response.status_code == 200 and sha256(b"".join(response.streaming_content)) == asset.sha256
-    assert services.audit_audio_storage(min_age_seconds=0).lines() == []
+    assert audit_audio_storage(min_age_seconds=0).lines() == []
 
 
 @pytest.mark.postgres
@@ -136,7 +137,7 @@ def test_an_import_killed_mid_write_leaves_no_partial_file_under_a_final_name_an
     assert AudioAsset.objects.count() == 4
     assert_every_asset_holds_its_bytes()
 
-    audit = services.audit_audio_storage(remove_orphans=True, min_age_seconds=0)
+    audit = audit_audio_storage(remove_orphans=True, min_age_seconds=0)
     orphan = partial[0].relative_to(settings.MEDIA_ROOT).as_posix()
     assert (audit.orphans, audit.removed, audit.problems) == ([orphan], [orphan], [])
     assert not partial[0].exists() and len(stored_files(settings)) == 4
@@ -157,7 +158,7 @@ def test_a_truncated_file_left_under_its_final_name_is_replaced_not_reused(db, s
 
 def test_a_rolled_back_import_does_not_delete_a_file_that_a_stored_asset_names(db, settings, make_wav):
     asset, _ = services.import_audio_file(make_wav("kept.wav"))
-    assert services.discard_unnamed_files([(asset.file.name, asset.sha256)]) == []
+    assert store.discard_unnamed_files([(asset.file.name, asset.sha256)]) == []
     assert_every_asset_holds_its_bytes()
 
 
@@ -208,7 +209,7 @@ def test_beat_runs_the_audio_audit_and_it_removes_old_orphans(db, settings, make
     stray = Path(settings.MEDIA_ROOT) / "audio" / "cd" / ("cd" + "1" * 62 + ".wav.0123.part")
     stray.parent.mkdir(parents=True)
     stray.write_bytes(b"partial")
-    os.utime(stray, (time.time() - 2 * services.ORPHAN_MIN_AGE_SECONDS,) * 2)
+    os.utime(stray, (time.time() - 2 * ORPHAN_MIN_AGE_SECONDS,) * 2)
     assert audit_audio_storage_task() == {"orphans": 1, "removed": 1, "damaged": 0}
     assert not stray.exists()
 
@@ -236,11 +237,11 @@ def test_on_s3_a_wrong_object_is_replaced_a_rolled_back_one_deleted_and_orphans_
     assert s3.get_object(Bucket="sori-audio", Key=f"sori/{key}")["Body"].read() == data
 
     other = make_wav("rolled-back.wav", freq=270)
-    with pytest.raises(RuntimeError), services.atomic_import():
+    with pytest.raises(RuntimeError), store.atomic_import():
         services.import_audio_file(other)
         raise RuntimeError("a later row was bad")
     s3.put_object(Bucket="sori-audio", Key="sori/audio/ef/" + "ef" * 32 + ".wav", Body=b"stray")
-    audit = services.audit_audio_storage(remove_orphans=True, min_age_seconds=0)
+    audit = audit_audio_storage(remove_orphans=True, min_age_seconds=0)
     assert (audit.orphans, audit.removed, audit.problems) == (["audio/ef/" + "ef" * 32 + ".wav"],) * 2 + ([],)
     assert {o["Key"] for o in s3.list_objects_v2(Bucket="sori-audio")["Contents"]} == {f"sori/{key}"}
     assert_every_asset_holds_its_bytes()
@@ -258,24 +259,24 @@ def test_a_store_holds_its_contents_against_a_discard_and_a_large_one_holds_buck
 
     if connection.vendor != "postgresql":
         pytest.skip("advisory locks are PostgreSQL's")
-    monkeypatch.setattr(services, "CONTENT_LOCKS_MAX", 50 if many else 1000)
+    monkeypatch.setattr(store, "CONTENT_LOCKS_MAX", 50 if many else 1000)
     digests = [hashlib.sha256(str(i).encode()).hexdigest() for i in range(200)]
     stored, other = digests[:100], digests[100:]
-    buckets_held = {services._bucket(services._lock_key(d)) for d in stored}
-    elsewhere = next(d for d in other if services._bucket(services._lock_key(d)) not in buckets_held)
+    buckets_held = {store._bucket(store._lock_key(d)) for d in stored}
+    elsewhere = next(d for d in other if store._bucket(store._lock_key(d)) not in buckets_held)
     params = connection.get_connection_params()
     with psycopg.connect(**{k: v for k, v in params.items() if k in {"dbname", "user", "host", "port", "password"}},
                          autocommit=True) as other_session:
 
         def discard_would_go_on(digest: str) -> bool:
-            key = services._lock_key(digest)
+            key = store._lock_key(digest)
             with other_session.transaction():
                 return other_session.execute(
                     "SELECT pg_try_advisory_xact_lock(%s, %s) AND pg_try_advisory_xact_lock_shared(%s, %s)",
-                    [services._LOCK_CLASS, key, services._BUCKET_CLASS, services._bucket(key)]).fetchone()[0]
+                    [store._LOCK_CLASS, key, store._BUCKET_CLASS, store._bucket(key)]).fetchone()[0]
 
-        with services.atomic_import():
-            services._lock_contents(stored)
+        with store.atomic_import():
+            store._lock_contents(stored)
             held = connection.cursor()
             held.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()")
             count = held.fetchone()[0]

@@ -19,7 +19,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from apps.audio import services, wavcheck
+from apps.audio import inspection, store, wavcheck
+from apps.audio.info import AudioInfo, AudioRejected
 from tests.audio.test_audio import with_wav_tags
 from tests.audio_looks import share_with_checker, use_checker
 
@@ -54,8 +55,8 @@ def one_by_one(files: dict[str, Path]) -> dict[Path, object]:
     found = {}
     for name, path in files.items():
         try:
-            found[path] = services.inspect_audio(path, name=name)
-        except services.AudioRejected as exc:
+            found[path] = inspection.inspect_audio(path, name=name)
+        except AudioRejected as exc:
             found[path] = exc
     return found
 
@@ -65,7 +66,7 @@ def feed(files: dict[str, Path], *, stage=None, max_bytes=1 << 20) -> dict[str, 
     items = list(files.items())
     slices = deque([[(path, name) for name, path in items[:4]], [(path, name) for name, path in items[4:]]])
     answered: queue.SimpleQueue = queue.SimpleQueue()
-    services._feed_checker(slices, answered, stage, max_bytes)
+    inspection._feed_checker(slices, answered, stage, max_bytes)
     assert not slices
     answers = {}
     while not answered.empty():
@@ -80,7 +81,7 @@ def test_the_checker_accepts_exactly_the_wavs_stored_as_they_are_and_describes_t
     assert {name for name, answer in answers.items() if answer is not None} == BARE
     alone = one_by_one(assorted)
     for name in BARE:
-        info = services._checker_info(answers[name])
+        info = inspection._checker_info(answers[name])
         assert info == alone[assorted[name]] and info.stored_as_is
         assert answers[name][5] is None  # no staging asked for
 
@@ -92,7 +93,7 @@ def test_the_checker_leaves_a_file_over_its_size_bound_to_the_importing_thread(d
 
 
 def test_the_checker_stages_what_it_accepted_and_the_staging_discards_it_unless_stored(db, assorted, settings):
-    with services.Staging() as staging:
+    with store.Staging() as staging:
         answers = feed(assorted, stage=staging)
         for name in BARE:
             sha256, part = answers[name][0], answers[name][5]
@@ -106,8 +107,8 @@ def test_the_checker_stages_what_it_accepted_and_the_staging_discards_it_unless_
 
 def test_a_content_staged_already_keeps_one_copy(db, make_wav, settings):
     path = make_wav("one.wav")
-    with services.Staging() as staging:
-        services.inspect_audio(path, stage=staging)  # staged by this process first
+    with store.Staging() as staging:
+        inspection.inspect_audio(path, stage=staging)  # staged by this process first
         answer = feed({"one.wav": path}, stage=staging)["one.wav"]
         assert answer[5] is not None and not Path(answer[5]).exists()  # the checker's copy, adopted as a duplicate
         assert len(list(Path(settings.MEDIA_ROOT).rglob("*.part"))) == 1
@@ -122,21 +123,21 @@ def shared(monkeypatch):
 def test_files_shared_with_the_checker_are_found_as_one_process_finds_them(db, assorted, shared):
     alone = one_by_one(assorted)
     shared.clear()
-    found = services.inspect_many([(path, name) for name, path in assorted.items()])
+    found = inspection.inspect_many([(path, name) for name, path in assorted.items()])
     assert set(shared) < set(assorted)  # the checker took some
     assert set(assorted) - BARE <= set(shared)  # and every refusal's message comes from this process
     for path in assorted.values():
         got, expected = found[path.resolve()], alone[path]
         assert type(got) is type(expected) and str(got) == str(expected)
-        if isinstance(got, services.AudioInfo):
+        if isinstance(got, AudioInfo):
             assert got == expected and got.stored_as_is == expected.stored_as_is
 
 
 def test_a_checker_that_cannot_run_leaves_every_file_to_the_importing_thread(db, assorted, shared, monkeypatch, caplog):
-    monkeypatch.setattr(services.sys, "executable", "/bin/false")  # starts, and exits at once
+    monkeypatch.setattr(inspection.sys, "executable", "/bin/false")  # starts, and exits at once
     alone = one_by_one(assorted)
-    with caplog.at_level(logging.WARNING, logger="apps.audio.services"):
-        found = services.inspect_many([(path, name) for name, path in assorted.items()])
+    with caplog.at_level(logging.WARNING, logger="apps.audio.inspection"):
+        found = inspection.inspect_many([(path, name) for name, path in assorted.items()])
     assert {str(outcome) for outcome in found.values()} == {str(outcome) for outcome in alone.values()}
     assert "the audio checker process stopped" in caplog.text
 
@@ -153,7 +154,7 @@ def test_a_cancel_while_the_checker_is_busy_stops_it_and_leaves_nothing_staged(d
         time.sleep(0.2)
         return load(stream)
 
-    monkeypatch.setattr(services, "pickle", SimpleNamespace(dump=pickle.dump, load=slow_answer))
+    monkeypatch.setattr(inspection, "pickle", SimpleNamespace(dump=pickle.dump, load=slow_answer))
     files = [(make_wav(f"c/{k}.wav", seconds=0.2, freq=200 + 50 * k), f"{k}.wav") for k in range(40)]
     busy_at_cancel = []
 
@@ -161,8 +162,8 @@ def test_a_cancel_while_the_checker_is_busy_stops_it_and_leaves_nothing_staged(d
         busy_at_cancel.append(feeder_alive())
         raise RuntimeError("cancelled")
 
-    with pytest.raises(RuntimeError), services.Staging() as staging:
-        services.inspect_many(files, stage=staging, on_checked=cancel)
+    with pytest.raises(RuntimeError), store.Staging() as staging:
+        inspection.inspect_many(files, stage=staging, on_checked=cancel)
     assert busy_at_cancel == [True] and not feeder_alive()  # stopped before inspect_many gave up
     assert list(Path(settings.MEDIA_ROOT).rglob("*.part")) == []
 
@@ -172,18 +173,18 @@ def test_the_slice_a_dying_checker_leaves_is_checked_here_and_its_copies_removed
     """A checker that dies after writing a copy of its slice, once this process has run out of slices:
     the slice is checked here all the same, and the copy it never handed over is removed."""
     share_with_checker(monkeypatch)  # this process slow at its share: the checker surely gets a slice
-    monkeypatch.setattr(services, "_CHECKER_SLICE", 2)
+    monkeypatch.setattr(inspection, "_CHECKER_SLICE", 2)
     # Run as `dying -I -S wavcheck.py max_bytes root suffix mode`: on its first request it writes a copy
     # and dies later, when this process (5 slices of 2 files at 50 ms a file) has run out of slices.
     dying = tmp_path / "dying-checker"
     dying.write_text('#!/bin/sh\n[ -n "$(head -c 1)" ] || exit 0\n'
                      'mkdir -p "$5/audio/ab" && touch "$5/audio/ab/stray$6"\nsleep 1\nexit 3\n')
     dying.chmod(0o755)
-    monkeypatch.setattr(services.sys, "executable", str(dying))
+    monkeypatch.setattr(inspection.sys, "executable", str(dying))
     files = {f"{k}.wav": make_wav(f"d/{k}.wav", seconds=0.2, freq=200 + 50 * k) for k in range(10)}
     alone = one_by_one(files)
-    with caplog.at_level(logging.WARNING, logger="apps.audio.services"), services.Staging() as staging:
-        found = services.inspect_many([(path, name) for name, path in files.items()], stage=staging)
+    with caplog.at_level(logging.WARNING, logger="apps.audio.inspection"), store.Staging() as staging:
+        found = inspection.inspect_many([(path, name) for name, path in files.items()], stage=staging)
         assert list(Path(settings.MEDIA_ROOT).rglob("stray*")) == []
     assert {path: found[path.resolve()] for path in files.values()} == alone
     assert "the audio checker process stopped" in caplog.text
@@ -209,7 +210,7 @@ def test_a_copy_the_checker_cannot_write_whole_is_not_left_behind(make_wav, tmp_
 
 
 def test_a_copy_arriving_after_the_staging_was_discarded_is_removed(db, tmp_path, settings):
-    with services.Staging() as staging:
+    with store.Staging() as staging:
         pass
     late = Path(settings.MEDIA_ROOT) / "audio" / "ab" / "late.part"
     late.parent.mkdir(parents=True)
@@ -228,9 +229,9 @@ def test_once_the_checks_are_done_the_staged_copies_start_for_the_disk(db, make_
         done.set()
         return 0
 
-    monkeypatch.setattr(services, "_syncfs", lambda: syncfs)
+    monkeypatch.setattr(store, "_syncfs", lambda: syncfs)
     files = [(make_wav(f"w/{k}.wav", seconds=0.2, freq=300 + 10 * k), f"{k}.wav") for k in range(3)]
-    with services.Staging() as staging:
-        services.inspect_many(files, stage=staging)
+    with store.Staging() as staging:
+        inspection.inspect_many(files, stage=staging)
         assert done.wait(5)
     assert flushed == [str(Path(settings.MEDIA_ROOT).resolve())]

@@ -4,7 +4,7 @@ import unicodedata
 import wave
 
 import pytest
-from pydub import AudioSegment
+import soundfile
 
 from apps.authoring.corpora import clean_written
 from apps.authoring.models import Clip, Corpus
@@ -49,8 +49,8 @@ def test_each_audio_file_is_looked_at_once_and_stored_from_that_look(db, corpus_
     # The check's findings are what the store writes (issue 23): no file is read or decoded a second time,
     # not even a FLAC that only ffmpeg can decode, nor a file that two rows share.
     rows = seoul_rows(3)
-    AudioSegment.from_file(str(write_wav(tmp_path / "tone.wav", freq=97.0))).export(
-        str(corpus_folder.root / "seoul-flac.flac"), format="flac")
+    soundfile.write(corpus_folder.root / "seoul-flac.flac", *soundfile.read(write_wav(tmp_path / "tone.wav", freq=97.0)),
+                    format="FLAC")
     rows.append({**rows[0], "utterance_id": "seoul-flac", "audio": "seoul-flac.flac"})
     rows.append({**rows[1], "utterance_id": "seoul-shared"})  # the same file as seoul-1
     path = corpus_folder.manifest(rows)

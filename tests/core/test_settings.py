@@ -75,3 +75,27 @@ def test_a_production_server_refuses_to_start_before_collectstatic_and_starts_af
     assert run_django(production, "collectstatic", "--noinput", "-v", "0").returncode == 0
     started = subprocess.run(start, cwd=ROOT, env={**env, **production}, capture_output=True, text=True, timeout=120)
     assert started.returncode == 0, started.stderr
+
+
+def _settings_without_the_s3_extra(env_overrides: dict, tmp_path) -> subprocess.CompletedProcess:
+    """Load the settings in a fresh interpreter where django-storages and boto3 cannot be imported (an install
+    without the `s3` extra); print which of them got imported."""
+    code = ("import sys; sys.modules['storages'] = sys.modules['boto3'] = None\n"
+            "import django; django.setup()\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('storages', 'boto3', 'botocore') and sys.modules[m]))")
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY"}}
+    env.update({"SORI_DATA_DIR": str(tmp_path), "DJANGO_SETTINGS_MODULE": "config.settings", **env_overrides})
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_the_embedded_install_runs_without_the_s3_extra_and_never_imports_it(tmp_path):
+    result = _settings_without_the_s3_extra({}, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def test_s3_configured_without_the_s3_extra_names_the_variable_and_the_extra(tmp_path):
+    result = _settings_without_the_s3_extra({"SORI_S3_BUCKET": "sori-audio"}, tmp_path)
+    assert result.returncode != 0
+    assert "ImproperlyConfigured: SORI_S3_BUCKET is set, but django-storages and boto3 are not installed" in result.stderr
+    assert "pip install '.[s3]'" in result.stderr

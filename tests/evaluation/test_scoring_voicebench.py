@@ -624,9 +624,9 @@ def _bodies(path: Path) -> dict:
 
 @pytest.mark.parametrize("module", ["instructions", "instructions_util", "instructions_registry"])
 def test_the_installed_checkers_are_voicebench_copy_of_them(module):
-    import if_verifiable.ifeval
+    import apps.evaluation.ifeval_checks
 
-    installed = _bodies(Path(if_verifiable.ifeval.__file__).parent / f"{module}.py")
+    installed = _bodies(Path(apps.evaluation.ifeval_checks.__file__).parent / f"{module}.py")
     voicebench = _bodies(REFERENCE / "instruction_following_eval" / f"{module}.py")
     assert set(installed) == set(voicebench)
     assert [k for k in voicebench if installed[k] != voicebench[k]] == []

@@ -18,7 +18,7 @@ import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django.setup()
 
-from apps.audio import services  # noqa: E402
+from apps.audio import services, store  # noqa: E402
 
 
 def wait_for(path: Path) -> None:
@@ -29,7 +29,7 @@ def wait_for(path: Path) -> None:
 def main(mode: str, signals: Path, path: Path) -> None:
     if mode == "rollback":
         try:
-            with services.atomic_import():
+            with store.atomic_import():
                 services.import_audio_file(path)
                 (signals / "stored").touch()
                 wait_for(signals / "go")
@@ -37,12 +37,12 @@ def main(mode: str, signals: Path, path: Path) -> None:
         except RuntimeError:
             sys.exit(3)  # rolled back, as intended
     elif mode == "commit":
-        with services.atomic_import():
+        with store.atomic_import():
             services.import_audio_file(path)
         (signals / "committed").touch()
     elif mode == "stall":
         stall_at, started = int(os.environ.get("STALL_AT", "3")), [0]
-        real = services._write_block
+        real = store._write_block
 
         def write_block(out, block):
             real(out, block)
@@ -54,7 +54,7 @@ def main(mode: str, signals: Path, path: Path) -> None:
                     while True:
                         time.sleep(1)
 
-        services._write_block = write_block
+        store._write_block = write_block
         services.import_folder(path)
     else:
         raise SystemExit(f"unknown mode {mode!r}")

@@ -138,7 +138,7 @@ def test_a_second_test_with_the_same_name_is_refused(write_manifest):
 
 
 def test_rows_that_share_a_file_have_it_validated_and_stored_once(write_manifest, monkeypatch):
-    from apps.audio import services as audio
+    from apps.audio import inspection as audio
 
     rows = clip_rows(6)
     for row in rows[1:4]:
@@ -158,13 +158,13 @@ def test_rows_that_share_a_file_have_it_validated_and_stored_once(write_manifest
 
 
 def test_wav_clips_are_validated_from_their_headers_without_decoding(write_manifest, monkeypatch):
-    from apps.audio import services as audio
+    from apps.audio import ffmpeg, pcm
 
     def no_decoding(*args, **kwargs):
         raise AssertionError("a PCM WAV should not need ffprobe or a decode")
 
-    monkeypatch.setattr(audio, "mediainfo_json", no_decoding)
-    monkeypatch.setattr(audio.AudioSegment, "from_file", no_decoding)
+    monkeypatch.setattr(ffmpeg, "probe", no_decoding)
+    monkeypatch.setattr(pcm, "decoded_shape", no_decoding)
     test = import_listening_test(name="headers", manifest=write_manifest(clip_rows(3), seconds=0.75))
     durations = {c.asset.duration_seconds for c in test.clips.select_related("asset")}
     assert durations == {0.75}
@@ -201,7 +201,7 @@ def test_an_import_stores_each_file_from_the_bytes_it_checked_without_copying_it
     and what is stored is whole, under its content's name, with no `.part` file left over."""
     from pathlib import Path
 
-    from apps.audio import services as audio
+    from apps.audio import store as audio
     from apps.audio.selectors import stored_file_problem
 
     def no_copy(*args, **kwargs):
@@ -221,7 +221,7 @@ def test_an_import_shared_with_the_checker_process_stores_its_files_without_copy
     """The files the checker process (audio.wavcheck) checked and staged are stored by a rename too."""
     from pathlib import Path
 
-    from apps.audio import services as audio
+    from apps.audio import store as audio
     from apps.audio.selectors import stored_file_problem
     from tests.audio_looks import share_with_checker
 

@@ -17,7 +17,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from apps.audio.models import AudioAsset
-from apps.audio.services import Staging
+from apps.audio.store import Staging
 from apps.core.errors import Conflict, NotFound
 from apps.jobs import services as jobs
 from apps.jobs.models import Job, JobStatus
@@ -262,7 +262,7 @@ def test_a_job_stores_the_files_it_staged_batch_by_batch_and_a_cancel_leaves_non
 ):
     """Each file is staged as the job checks it (audio.Staging) and stored by a rename with its batch; the
     files of the batches a cancel kept from storing are discarded, not left as `.part` files."""
-    from apps.audio import services as audio
+    from apps.audio import store as audio
 
     def no_copy(*args, **kwargs):
         raise AssertionError("a staged file was copied again")

@@ -5,8 +5,8 @@ source's file name ("c000.wav", "wq_0001.wav") gave "c000.wav.wav" before, and M
 import json
 
 import pytest
-from pydub import AudioSegment
 
+from apps.audio import ffmpeg
 from apps.audio.naming import file_name
 from apps.audio.services import import_audio_file
 from apps.releases.writing import files_under
@@ -43,7 +43,7 @@ def _assert_named_once_by_their_bytes(folder):
 def _mp3(make_wav, name):
     wav = make_wav(f"{name}.wav", seconds=0.4, freq=523)
     mp3 = wav.with_suffix(".mp3")
-    AudioSegment.from_wav(wav).export(mp3, format="mp3")
+    ffmpeg.run(["-i", str(wav), str(mp3)])
     asset, _ = import_audio_file(mp3)
     assert asset.format == "mp3"
     return asset

@@ -41,11 +41,11 @@ import unicodedata
 from functools import cache, lru_cache
 
 import langdetect
-import nltk
-from if_verifiable.common import get_loose_transformations
-from if_verifiable.ifeval import instructions, instructions_registry, instructions_util
 
 from apps.core.errors import InvalidInput
+from apps.evaluation.ifeval_checks import instructions, instructions_registry, instructions_util
+from apps.evaluation.ifeval_checks.lazy import nltk
+from apps.evaluation.ifeval_checks.loose import get_loose_transformations
 from apps.evaluation.scoring.result import Scored
 from apps.speech.assembly import split_sentences  # Kiwi itself loads on the first Korean sentence count
 
@@ -57,7 +57,12 @@ VERSION_KO = "ifeval-ko-2"
 langdetect.DetectorFactory.seed = 0  # langdetect samples at random unless seeded
 
 _RELATIONS = ("less than", "at least")
-_TREEBANK = nltk.tokenize.NLTKWordTokenizer()
+
+
+@cache
+def _treebank():
+    return nltk.tokenize.NLTKWordTokenizer()  # on first use: nltk takes seconds to import
+
 
 # Hangul syllable = initial x vowel x final; the compatibility jamo a person writes for each.
 _INITIALS = "ㄱㄲㄴㄷㄸㄹㅁㅂㅃㅅㅆㅇㅈㅉㅊㅋㅌㅍㅎ"
@@ -157,7 +162,7 @@ class KoreanSentences(instructions.NumberOfSentences):
 
 class CapitalWords(instructions.CapitalWordFrequencyChecker):
     def check_following(self, value):
-        words = [w for sentence in instructions_util.split_into_sentences(value) for w in _TREEBANK.tokenize(sentence)]
+        words = [w for sentence in instructions_util.split_into_sentences(value) for w in _treebank().tokenize(sentence)]
         return _compare(sum(1 for w in words if w.isupper()), self._comparison_relation, self._frequency)
 
 

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.audio import services
+from apps.audio import audit as audio_audit
 
 
 class Command(BaseCommand):
@@ -12,7 +12,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--remove-orphans", action="store_true", help="delete the orphans listed")
         parser.add_argument(
-            "--min-age", type=int, default=services.ORPHAN_MIN_AGE_SECONDS, metavar="SECONDS",
+            "--min-age", type=int, default=audio_audit.ORPHAN_MIN_AGE_SECONDS, metavar="SECONDS",
             help="remove only orphans at least this old (default %(default)s: an import may be writing a younger one)",
         )
         parser.add_argument("--quick", action="store_true", help="compare sizes only, without reading every file")
@@ -20,7 +20,7 @@ class Command(BaseCommand):
     def handle(self, *args, remove_orphans, min_age, quick, **options):
         if min_age < 0:
             raise CommandError("--min-age: must be 0 or more seconds")
-        audit = services.audit_audio_storage(remove_orphans=remove_orphans, check_hash=not quick, min_age_seconds=min_age)
+        audit = audio_audit.audit_audio_storage(remove_orphans=remove_orphans, check_hash=not quick, min_age_seconds=min_age)
         for line in audit.lines():
             self.stdout.write(line)
         kept = len(audit.orphans) - len(audit.removed)

