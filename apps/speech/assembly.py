@@ -8,25 +8,12 @@ punctuation, where Kiwi (kiwipiepy, a Korean morphological analyser) finds a sen
 
 import io
 import re
-import threading
 from dataclasses import dataclass
 
 import numpy as np
 from pydub import AudioSegment
 
-_kiwi = None
-_kiwi_lock = threading.Lock()
-
-
-def _splitter():
-    global _kiwi
-    with _kiwi_lock:
-        if _kiwi is None:
-            from kiwipiepy import Kiwi  # loading the model takes a second; only speech work needs it
-
-            _kiwi = Kiwi()
-        return _kiwi
-
+from apps.core.korean import kiwi
 
 # A stretch up to sentence-final punctuation (with any closing quotes or brackets) before a space or the end.
 _PUNCTUATED = re.compile(r"\S.*?(?:[.?!…。？！]+[\"'”’)\]]*(?=\s|$)|$)")
@@ -43,7 +30,7 @@ def split_sentences(text: str) -> list[str]:
             if _FINAL.search(chunk) and not _unpunctuated_inside(chunk):
                 sentences.append(chunk)
             else:
-                sentences.extend(s.text.strip() for s in _splitter().split_into_sents(chunk) if s.text.strip())
+                sentences.extend(s.text.strip() for s in kiwi().split_into_sents(chunk) if s.text.strip())
     return sentences
 
 
