@@ -36,6 +36,7 @@ from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections,
 from django.db.models import F, Q
 from django.utils import timezone
 
+from apps.core.actors import actor
 from apps.core.errors import ApplicationError, Conflict, Unavailable
 from apps.jobs.dispatch import celery_sender
 from apps.jobs.models import Job, JobStatus
@@ -153,7 +154,7 @@ def start_job(*, kind: str, title: str, params: dict | None = None, acting_user=
         with transaction.atomic():  # a savepoint, so the caller's transaction survives the refusal
             job = Job.objects.create(
                 kind=kind, title=title[:200], params=params or {}, total=total, subject=subject,
-                created_by=acting_user if acting_user and acting_user.pk else None,
+                created_by=actor(acting_user),
             )
     except IntegrityError:
         if not subject:

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from apps.audio.services import AudioInfo, AudioRejected, atomic_import, inspect_many, store_validated
 from apps.core import limits
+from apps.core.actors import actor
 from apps.core.errors import Conflict, FileProblem, Forbidden, InvalidInput, NotFound
 from apps.core.limits import bounded
 from apps.core.tabular import refuse
@@ -54,7 +55,7 @@ def create_project(*, name: str, settle_on_first_rejection: bool = False, descri
         )
         return VerificationProject.objects.create(
             name=name, description=description, pool=pool, settle_on_first_rejection=settle_on_first_rejection,
-            created_by=acting_user if acting_user and acting_user.pk else None,
+            created_by=actor(acting_user),
         )
 
 
@@ -164,7 +165,7 @@ def store_import(checked: CheckedImport, *, project_name: str, acting_user=None,
     """Write a checked file in one transaction: the project (created or its setting updated), the import
     row, the audio assets, one work item and one item per record. A failure rolls all of it back, and the
     audio files it stored with it (atomic_import)."""
-    acting_user = acting_user if acting_user and acting_user.pk else None
+    acting_user = actor(acting_user)
     with atomic_import():
         project = _project_for_import(checked.project, name=project_name, acting_user=acting_user,
                                       settle_on_first_rejection=settle_on_first_rejection)
@@ -381,7 +382,7 @@ def create_baseline(*, project: VerificationProject, name: str, size: int = 300,
     sample = stratified_sample(accepted, size, random.Random(seed))
     with transaction.atomic():
         session = BaselineSession.objects.create(project=project, name=name, requested_size=size, seed=seed,
-                                                 created_by=acting_user if acting_user and acting_user.pk else None)
+                                                 created_by=actor(acting_user))
         BaselineItem.objects.bulk_create(
             [BaselineItem(session=session, item=item, position=i) for i, item in enumerate(sample, start=1)]
         )
@@ -422,4 +423,4 @@ def score_predictions_file(*, project: VerificationProject, name: str, path: Pat
     items = list(project.items.filter(status=ItemStatus.ACCEPTED))
     report = scoring.score(items, predictions)
     return ScoringRun.objects.create(project=project, name=name, file_name=Path(path).name, report=report,
-                                     created_by=acting_user if acting_user and acting_user.pk else None)
+                                     created_by=actor(acting_user))
