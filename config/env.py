@@ -1,6 +1,7 @@
 """Readers for settings that come from the environment. Each raises ImproperlyConfigured on a bad value,
 so a typo in a deployment stops the process at start instead of surfacing as odd behaviour later."""
 
+import math
 import os
 
 from django.core.exceptions import ImproperlyConfigured
@@ -35,6 +36,21 @@ def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
         raise ImproperlyConfigured(f"{name}={raw!r} is not an integer") from None
     if minimum is not None and value < minimum:
         raise ImproperlyConfigured(f"{name}={value} must be at least {minimum}")
+    return value
+
+
+def env_float(name: str, default: float | None) -> float | None:
+    """A finite number; set but empty means unset (a .env line "SORI_ASR_USD_PER_MINUTE="), which gives
+    `default` (None for an optional value such as a price)."""
+    raw = os.environ.get(name)
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a number") from None
+    if not math.isfinite(value):
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a finite number")
     return value
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_int, env_list, env_str, env_url
+from config.env import env_bool, env_float, env_int, env_list, env_str, env_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("SORI_DATA_DIR") or BASE_DIR / "data")
@@ -412,10 +412,7 @@ AGENTS_CONCURRENCY = {
 }
 AGENTS_SLOT_LEASE_SECONDS = 300  # a crashed worker's slot frees itself after this long
 # Default per-job budget cap in US dollars (a job's params["budget_usd"] overrides it).
-try:
-    AGENTS_JOB_BUDGET_USD = float(env_str("SORI_AGENT_JOB_BUDGET_USD", "25"))
-except ValueError:
-    raise ImproperlyConfigured(f"SORI_AGENT_JOB_BUDGET_USD={env_str('SORI_AGENT_JOB_BUDGET_USD')!r} is not a number") from None
+AGENTS_JOB_BUDGET_USD = env_float("SORI_AGENT_JOB_BUDGET_USD", 25.0)
 
 # --- transfer -------------------------------------------------------------------------------------------
 # Samples the ground-truth job reviews at once (each in its own thread; the per-provider limit in
@@ -435,29 +432,19 @@ QUEUE_LEASE_SECONDS = env_int("QUEUE_LEASE_SECONDS", 900, minimum=1)
 # the spirit of ITU-T P.808 (gold questions, straight-lining, agreement with the other listeners).
 
 
-def _listening_float(name: str, default: float) -> float:
-    raw = env_str(name)
-    if raw is None:
-        return default
-    try:
-        return float(raw)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name}={raw!r} is not a number") from None
-
-
 LISTENING_RATINGS_PER_CLIP = env_int("LISTENING_RATINGS_PER_CLIP", 5, minimum=1)
 LISTENING_LEASE_SECONDS = env_int("LISTENING_LEASE_SECONDS", 900, minimum=10)
 # A listener is flagged when they miss more gold clips than this.
 LISTENING_QC_MAX_GOLD_MISSES = env_int("LISTENING_QC_MAX_GOLD_MISSES", 0, minimum=0)
 # Sample variance of a listener's scores below this flags straight-lining (the same score for everything).
-LISTENING_QC_MIN_VARIANCE = _listening_float("LISTENING_QC_MIN_VARIANCE", 0.25)
+LISTENING_QC_MIN_VARIANCE = env_float("LISTENING_QC_MIN_VARIANCE", 0.25)
 # Pearson r between a listener's scores and the other listeners' clip means below this flags them.
-LISTENING_QC_MIN_CORRELATION = _listening_float("LISTENING_QC_MIN_CORRELATION", 0.3)
+LISTENING_QC_MIN_CORRELATION = env_float("LISTENING_QC_MIN_CORRELATION", 0.3)
 # The variance and correlation flags need at least this many rated regular clips to mean anything.
 LISTENING_QC_MIN_RATINGS = env_int("LISTENING_QC_MIN_RATINGS", 8, minimum=2)
 LISTENING_BOOTSTRAP_RESAMPLES = env_int("LISTENING_BOOTSTRAP_RESAMPLES", 10_000, minimum=100)
 # A playback report must come at least the clip's duration minus this after the clip was served.
-LISTENING_PLAYBACK_TOLERANCE_SECONDS = _listening_float("LISTENING_PLAYBACK_TOLERANCE_SECONDS", 0.5)
+LISTENING_PLAYBACK_TOLERANCE_SECONDS = env_float("LISTENING_PLAYBACK_TOLERANCE_SECONDS", 0.5)
 
 # --- consultations ---
 # Rulebook files under version control (rulebooks/<language>/<kind>/v<N>.yaml and .md).
@@ -489,16 +476,6 @@ def _speech_json(name: str) -> dict:
     return value
 
 
-def _speech_price(name: str) -> float | None:
-    raw = env_str(name)
-    if not raw:
-        return None
-    try:
-        return float(raw)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name}={raw!r} is not a number") from None
-
-
 SPEECH_TTS = {
     "backend": env_str("SORI_TTS_BACKEND", "espeak"),
     "base_url": env_str("SORI_TTS_BASE_URL") or None,
@@ -515,7 +492,7 @@ SPEECH_TTS = {
     "seed_field": env_str("SORI_TTS_SEED_FIELD", ""),
     "timeout": float(env_int("SORI_TTS_TIMEOUT_SECONDS", 120, minimum=1)),
     "concurrency": env_int("SORI_TTS_CONCURRENCY", 4, minimum=1),
-    "usd_per_million_chars": _speech_price("SORI_TTS_USD_PER_MILLION_CHARS"),
+    "usd_per_million_chars": env_float("SORI_TTS_USD_PER_MILLION_CHARS", None),
 }
 if SPEECH_TTS["backend"] not in {"espeak", "openai"}:
     raise ImproperlyConfigured(f"SORI_TTS_BACKEND={SPEECH_TTS['backend']!r} must be espeak or openai")
@@ -528,7 +505,7 @@ SPEECH_ASR = {
     "language": env_str("SORI_ASR_LANGUAGE", "ko"),
     "timeout": float(env_int("SORI_ASR_TIMEOUT_SECONDS", 120, minimum=1)),
     "concurrency": env_int("SORI_ASR_CONCURRENCY", 4, minimum=1),
-    "usd_per_minute": _speech_price("SORI_ASR_USD_PER_MINUTE"),
+    "usd_per_minute": env_float("SORI_ASR_USD_PER_MINUTE", None),
 }
 if SPEECH_ASR["backend"] not in {"openai", "demo"}:
     # demo: the scripted demo ASR of ./scripts/demo (apps/speech/backends/demo_asr.py), not a real model
@@ -538,13 +515,13 @@ SPEECH_BACKOFF_BASE_SECONDS = float(env_int("SORI_SPEECH_BACKOFF_BASE_MS", 1000,
 SPEECH_BACKOFF_MAX_SECONDS = float(env_int("SORI_SPEECH_BACKOFF_MAX_MS", 60000, minimum=0)) / 1000
 # Run defaults (a run may set its own): the CER gate, attempts per sample, the pause between sentences,
 # the asset's sample rate and the loudness target (EBU R128).
-SPEECH_CER_THRESHOLD = _listening_float("SORI_SPEECH_CER_THRESHOLD", 0.1)
+SPEECH_CER_THRESHOLD = env_float("SORI_SPEECH_CER_THRESHOLD", 0.1)
 SPEECH_MAX_ATTEMPTS = env_int("SORI_SPEECH_MAX_ATTEMPTS", 3, minimum=1)
 SPEECH_PAUSE_MS = env_int("SORI_SPEECH_PAUSE_MS", 300, minimum=0)
 SPEECH_SAMPLE_RATE = env_int("SORI_SPEECH_SAMPLE_RATE", 24000, minimum=8000)
 if SPEECH_SAMPLE_RATE not in {16000, 24000}:
     raise ImproperlyConfigured(f"SORI_SPEECH_SAMPLE_RATE={SPEECH_SAMPLE_RATE} must be 16000 or 24000")
-SPEECH_TARGET_LUFS = _listening_float("SORI_SPEECH_TARGET_LUFS", -23.0)
+SPEECH_TARGET_LUFS = env_float("SORI_SPEECH_TARGET_LUFS", -23.0)
 # Samples a run synthesizes at once when it runs in-process (no Celery); with Celery the speech workers'
 # concurrency decides.
 SPEECH_WORKERS = env_int("SORI_SPEECH_WORKERS", 4, minimum=1)

@@ -9,28 +9,16 @@ a longer noun of a reading contains it (학교 in 초등학교), or Kiwi split a
 
 import bisect
 import re
-import threading
 from collections import Counter
 from dataclasses import dataclass, field
+
+from apps.core.korean import kiwi
 
 NOUN_TAGS = {"NNG", "NNP"}
 # Log-probability distance within which Kiwi's next readings are as plausible as the best one. Chosen on
 # sentences like 초등학교는 (one noun or 초등 + 학교: 0.9 apart) and 아버지가방에 (가 방 / 가방: 4.3 apart).
 READING_MARGIN = 3.0
 TOP_N = 3
-
-_local = threading.local()
-
-
-def _kiwi():
-    # One analyser per thread: loading the model costs a second, and a Kiwi object is not shared safely.
-    kiwi = getattr(_local, "kiwi", None)
-    if kiwi is None:
-        from kiwipiepy import Kiwi  # imported here: loading kiwipiepy pulls its model into memory
-
-        kiwi = _local.kiwi = Kiwi()
-    return kiwi
-
 
 @dataclass(frozen=True)
 class Noun:
@@ -99,7 +87,7 @@ def _analysis(text: str, readings) -> Analysis:
 
 
 def analyse(text: str) -> Analysis:
-    return _analysis(text, _kiwi().analyze(text, top_n=TOP_N))
+    return _analysis(text, kiwi().analyze(text, top_n=TOP_N))
 
 
 def analyse_many(texts: list[str]) -> list[Analysis]:

@@ -62,6 +62,7 @@ from apps.authoring.models import (
 from apps.authoring.scoring import prediction_of, score
 from apps.authoring.validation import clean_question, normalise
 from apps.core import limits
+from apps.core.actors import actor
 from apps.core.errors import Conflict, FileProblem, FileRefused, Forbidden, InvalidInput, NotFound
 from apps.core.limits import bounded
 from apps.core.tabular import RowModel, read_table
@@ -161,7 +162,7 @@ def store_corpus(checked: list[CheckedClip], *, name: str, fmt: str, license: st
     audio files it stored (atomic_import)."""
     with atomic_import():
         corpus = Corpus.objects.create(name=name, format=fmt, license=license, source=source,
-                                       source_sha256=source_sha256, imported_by=_person(acting_user))
+                                       source_sha256=source_sha256, imported_by=actor(acting_user))
         assets = store_validated([(c.audio, c.info, Path(c.item.row.audio).name) for c in checked])
         clips = []
         for c in checked:
@@ -202,10 +203,6 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _person(user):
-    return user if user is not None and getattr(user, "pk", None) else None
-
-
 # ---- question sets ----------------------------------------------------------------------------------------
 
 
@@ -226,7 +223,7 @@ def create_question_set(*, name: str, acting_user=None, reviewers_per_question: 
                                            required_per_item=reviewers_per_question),
             answer_pool=queues.create_pool(name=f"KMMAU blind answers: {name}", kind="authoring.answer",
                                            required_per_item=1),
-            created_by=_person(acting_user),
+            created_by=actor(acting_user),
         )
         question_set.corpora.add(*corpora)
     return question_set
@@ -631,4 +628,4 @@ def score_predictions(*, question_set: QuestionSet, data: bytes, file: str, mode
                           f"e.g. {unknown[0]!r}", file=file, field="id")
     result = score(rows, predictions)
     return ScoreRun.objects.create(question_set=question_set, model_name=model_name, file_name=file, result=result,
-                                   created_by=_person(acting_user))
+                                   created_by=actor(acting_user))

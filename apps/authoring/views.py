@@ -27,6 +27,7 @@ from apps.authoring.corpora import PARSERS
 from apps.authoring.exports import write_export
 from apps.authoring.jobs import UPLOAD_FOLDER
 from apps.authoring.models import Clip, Corpus, Question, QuestionSet, RejectReason
+from apps.core import posted
 from apps.core.archives import zip_folder
 from apps.core.errors import ApplicationError, InvalidInput
 from apps.core.uploads import upload_limit
@@ -114,7 +115,7 @@ def generate(request, pk):
     corpus = get_object_or_404(Corpus, pk=request.POST.get("corpus"))
     capability = request.POST.get("capability", "")
     if capability in AGENT_CAPABILITIES:
-        limit = int(request.POST.get("limit") or 20)
+        limit = posted.number(request.POST, "limit", whole=True) or 20
         retry = request.POST.get("retry") == "1"
         job = start_job(kind="authoring.agent_questions",
                         title=f"{capability_label(capability)} questions for {question_set.name}{' (retry)' if retry else ''}",
@@ -175,7 +176,7 @@ def review(request, pk):
                         "correct_index": _posted_index(request.POST.get("correct_index"))}
             services.submit_review(question=question, acting_user=request.user, decision=decision,
                                    reasons=request.POST.getlist("reasons"), comment=request.POST.get("comment", ""),
-                                   edit=edit, version=int(request.POST.get("version") or 0) or None)
+                                   edit=edit, version=posted.number(request.POST, "version", whole=True) or None)
             messages.success(request, "Review saved.")
         except ApplicationError as exc:
             messages.error(request, exc.message)

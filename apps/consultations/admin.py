@@ -15,17 +15,7 @@ from apps.consultations.models import (
     RulebookVersion,
     RuleDraft,
 )
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
+from apps.core.admin import ReadOnlyAdmin
 
 
 class RuleInline(admin.TabularInline):

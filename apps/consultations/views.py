@@ -34,6 +34,7 @@ from apps.consultations.models import (
     RuleDraft,
 )
 from apps.consultations.rulebook_files import category_label, provenance_text
+from apps.core import posted
 from apps.core.errors import ApplicationError, Conflict, InvalidInput
 from apps.jobs.models import Job
 
@@ -238,9 +239,9 @@ def version_diff(request, slug: str):
     if not versions:
         raise PermissionDenied
     try:
-        new_n = int(request.GET.get("to") or versions[-1].number)
-        old_n = int(request.GET.get("from") or max(1, new_n - 1))
-    except ValueError:
+        new_n = posted.number(request.GET, "to", whole=True) or versions[-1].number
+        old_n = posted.number(request.GET, "from", whole=True) or max(1, new_n - 1)
+    except InvalidInput:
         return HttpResponse("from and to must be version numbers", status=400)
     by_number = {v.number: v for v in versions}
     missing = [n for n in (old_n, new_n) if n not in by_number]
@@ -265,14 +266,6 @@ def version_diff(request, slug: str):
 # --- Rounds (admins) -------------------------------------------------------------------------------------
 
 
-def _posted_number(data, field: str) -> int | None:
-    """A whole number from a form field; None when it is empty or 0."""
-    try:
-        return int(data.get(field) or 0) or None
-    except ValueError:
-        raise InvalidInput(f"{field} must be a whole number", field=field) from None
-
-
 @login_required
 def round_list(request):
     require(request.user, "consultations.manage")
@@ -280,10 +273,10 @@ def round_list(request):
         rulebook = get_object_or_404(Rulebook, pk=request.POST.get("rulebook"))
         split = lambda name: [p.strip() for p in request.POST.get(name, "").split(",") if p.strip()]  # noqa: E731
         try:
-            lead = User.objects.with_role(Role.EXPERT).filter(pk=_posted_number(request.POST, "lead_expert")).first()
+            lead = User.objects.with_role(Role.EXPERT).filter(pk=posted.number(request.POST, "lead_expert", whole=True)).first()
             round = services.create_round(
                 rulebook=rulebook, acting_user=request.user, scope={"subsets": split("subsets"), "task_types": split("task_types")},
-                max_questions=_posted_number(request.POST, "max_questions"), lead_expert=lead,
+                max_questions=posted.number(request.POST, "max_questions", whole=True) or None, lead_expert=lead,
             )
         except ApplicationError as exc:
             messages.error(request, str(exc))

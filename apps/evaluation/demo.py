@@ -19,14 +19,13 @@ import json
 from collections import Counter
 
 from django.conf import settings
-from django.test.utils import override_settings
 
 from apps.accounts.models import User
 from apps.authoring.demo import DEMO_SET
 from apps.authoring.models import QuestionSet
 from apps.evaluation.models import AnswerSource, EvaluatedModel, EvaluationRun
 from apps.evaluation.services import create_model, create_run, import_responses, start_evaluation
-from apps.jobs.services import run_job
+from apps.jobs.services import run_here
 from apps.pages.demo_provider import recorded
 from apps.releases.demo import build_kmmau, build_spoken_qa
 from apps.sources.models import SourceBenchmark
@@ -127,6 +126,5 @@ def _seed_run(model, target: dict, admin) -> EvaluationRun | None:
 
 def _evaluate(run, admin) -> None:
     """The real evaluation job, inline: rules, then the judge (the demo provider) for the short answers."""
-    with override_settings(JOB_RUNNER="sync"):
-        job = start_evaluation(run=run, acting_user=admin)
-    run_job(job.pk)  # inside an outer transaction on-commit has not fired yet; never runs twice
+    with run_here():
+        start_evaluation(run=run, acting_user=admin)

@@ -13,6 +13,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from apps.accounts.permissions import can, require
+from apps.core import posted
 from apps.core.errors import ApplicationError, InvalidInput
 from apps.core.uploads import upload_limit
 from apps.evaluation import selectors, services
@@ -49,15 +50,6 @@ def run_list(request):
     })
 
 
-def _number(value: str, field: str, cast=float):
-    if value in (None, ""):
-        return None
-    try:
-        return cast(value)
-    except ValueError:
-        raise InvalidInput(f"{field} must be a number", field=field) from None
-
-
 @login_required
 @require_POST
 def create_model(request):
@@ -65,9 +57,9 @@ def create_model(request):
     form = request.POST
     try:
         decoding = {k: v for k, v in {
-            "max_tokens": _number(form.get("max_tokens"), "max_tokens", int),
-            "temperature": _number(form.get("temperature"), "temperature"),
-            "top_p": _number(form.get("top_p"), "top_p"),
+            "max_tokens": posted.number(form, "max_tokens", whole=True),
+            "temperature": posted.number(form, "temperature"),
+            "top_p": posted.number(form, "top_p"),
         }.items() if v is not None}
         model = services.create_model(
             name=form.get("name", ""), version=form.get("version", ""),

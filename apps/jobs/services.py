@@ -7,7 +7,8 @@ An app registers a handler per job kind in its `jobs.py`:
 
 and starts it with `start_job(kind="listening.import", title=..., params={...})`. The handler runs on a
 Celery worker (broker configured), in a thread of this process (embedded default) or inline (tests), as
-settings.JOB_RUNNER says. It reports progress, checks for cancellation through `progress`, and returns a
+settings.JOB_RUNNER says; a command or the demo seeding that waits for its job starts it inside `run_here()`
+instead, which runs it in this process whatever the setting. It reports progress, checks for cancellation through `progress`, and returns a
 JSON-able result. A handler must be safe to run again on a job that stopped: resume skips what is done.
 
 A running job is leased (see Job): every progress report and a heartbeat thread renew the lease. When a
@@ -23,6 +24,8 @@ import threading
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import timedelta
 from itertools import islice
 from typing import TypeVar
@@ -33,6 +36,7 @@ from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections,
 from django.db.models import F, Q
 from django.utils import timezone
 
+from apps.core.actors import actor
 from apps.core.errors import ApplicationError, Conflict, Unavailable
 from apps.jobs.dispatch import celery_sender
 from apps.jobs.models import Job, JobStatus
@@ -42,6 +46,8 @@ log = logging.getLogger(__name__)
 Handler = Callable[[Job, "Progress"], dict | None]
 R = TypeVar("R", bound=models.Model)
 _handlers: dict[str, Handler] = {}
+# The ids of the jobs started inside run_here(), in this thread (or task), to run when its block ends.
+_started_here: ContextVar[list[int] | None] = ContextVar("jobs_started_here", default=None)
 
 
 class JobCancelled(Exception):
@@ -148,7 +154,7 @@ def start_job(*, kind: str, title: str, params: dict | None = None, acting_user=
         with transaction.atomic():  # a savepoint, so the caller's transaction survives the refusal
             job = Job.objects.create(
                 kind=kind, title=title[:200], params=params or {}, total=total, subject=subject,
-                created_by=acting_user if acting_user and acting_user.pk else None,
+                created_by=actor(acting_user),
             )
     except IntegrityError:
         if not subject:
@@ -245,7 +251,31 @@ def reclaim_lost_jobs() -> list[int]:
     return reclaimed
 
 
+@contextmanager
+def run_here() -> Iterator[None]:
+    """Every job started inside the block (and any job those jobs start) runs in this process, one after
+    another, when the block ends, whatever settings.JOB_RUNNER says; other threads and requests keep the
+    configured runner. For a management command or the demo seeding, which waits for its job and reports it.
+
+    The jobs run at the end of the block rather than on commit, so a block inside an outer transaction (the
+    demo seeds in one; so do tests) runs them too, on its own connection where the rows are visible. A block
+    that raises runs nothing: what it started went back with its transaction (run_job skips a job it cannot
+    claim, so one that already ran is never run twice either)."""
+    started: list[int] = []
+    token = _started_here.set(started)
+    try:
+        yield
+        while started:
+            run_job(started.pop(0))
+    finally:
+        _started_here.reset(token)
+
+
 def _dispatch(job_id: int) -> None:
+    started_here = _started_here.get()
+    if started_here is not None:
+        started_here.append(job_id)
+        return
     runner = settings.JOB_RUNNER
     if runner == "sync":
         transaction.on_commit(lambda: run_job(job_id))

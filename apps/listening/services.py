@@ -29,6 +29,7 @@ from apps.accounts.roles import Role
 from apps.audio import playback as playback_gate
 from apps.audio.models import AudioAsset
 from apps.audio.store import Staging, atomic_import, store_validated
+from apps.core.actors import actor
 from apps.core.bulk import cycle_collection_paused, insert_rows, refresh_statistics
 from apps.core.errors import Conflict, FileRefused, Forbidden, InvalidInput, NotFound
 from apps.core.prepared import columns, load, prepared_cursor
@@ -107,7 +108,7 @@ def _begin_import(*, name: str, rows, acting_user=None, job=None) -> ListeningTe
             )
             return ListeningTest.objects.create(
                 name=name, pool=pool, status=TestStatus.IMPORTING, clips_expected=len(rows), import_job=job,
-                created_by=acting_user if acting_user and acting_user.pk else None,
+                created_by=actor(acting_user),
             )
     except IntegrityError:  # the unique name, taken by a concurrent import
         raise taken from None
@@ -213,7 +214,7 @@ def discard_import(*, test: ListeningTest, acting_user=None) -> None:
     job = test.import_job
     with transaction.atomic():
         if job is not None:
-            who = f" by {acting_user.username}" if acting_user and acting_user.pk else ""
+            who = f" by {acting_user.username}" if actor(acting_user) else ""
             ended = abandon_job(job=job, message=f"Discarded{who}", result={
                 "errors": [f"The unfinished import was discarded{who}: nothing of it is kept. Upload the bundle again to import it."],
             })
@@ -553,7 +554,7 @@ def upload_predictions(*, test: ListeningTest, content: str, filename: str = "pr
     with transaction.atomic():
         for predictor_name, scores in values.items():
             predictor, _ = Predictor.objects.update_or_create(
-                test=test, name=predictor_name[:100], defaults={"uploaded_by": acting_user if acting_user and acting_user.pk else None}
+                test=test, name=predictor_name[:100], defaults={"uploaded_by": actor(acting_user)}
             )
             predictor.predictions.all().delete()
             Prediction.objects.bulk_create(

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST
 
 from apps.accounts.models import User
 from apps.accounts.permissions import require
+from apps.core import posted
 from apps.core.errors import ApplicationError, Conflict, InvalidInput
 from apps.core.uploads import upload_limit
 from apps.jobs.models import Job, JobStatus
@@ -100,12 +101,12 @@ def submit_rating(request, pk, clip_pk):
     test = _test(pk)
     clip = get_object_or_404(Clip, pk=clip_pk, test=test)
     try:
-        score = int(request.POST.get("score", ""))
+        score = posted.number(request.POST, "score", whole=True)
         _rating, created = services.rate_clip(clip=clip, acting_user=request.user, score=score)
         labels = {value: f"{value} ({en} · {ko})" for value, en, ko in ACR_SCALE}
         number = selectors.rated_by(test, request.user)
         messages.success(request, f"Saved: clip {number} rated {labels[score]}." if created else "That rating was already saved.")
-    except (ValueError, TypeError, KeyError, InvalidInput):
+    except (KeyError, InvalidInput):
         messages.error(request, "Choose a score from 1 to 5.")
     except Conflict as refused:
         messages.error(request, str(refused))
@@ -308,9 +309,9 @@ def evaluation(request, pk):
     compare = None
     a, b = request.GET.get("a"), request.GET.get("b")
     try:
-        seed = int(request.GET.get("seed", "0"))
-    except ValueError:
-        seed = 0
+        seed = posted.number(request.GET, "seed", whole=True) or 0
+    except InvalidInput:
+        seed = 0  # a mistyped seed in the address means the default, as no seed does
     if a and b and a != b:
         by_pk = {str(p.pk): p for p in predictors}
         if a in by_pk and b in by_pk:

@@ -3,19 +3,9 @@ keeps the counters and the capacity invariant right; the admin only looks."""
 
 from django.contrib import admin
 
+from apps.core.admin import ReadOnlyAdmin
 from apps.queues import selectors
 from apps.queues.models import Assignment, PoolExclusion, WorkItem, WorkPool
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 class ExclusionInline(admin.TabularInline):

@@ -1,10 +1,8 @@
 """Demo data: a published MOS release of the demo listening test, so the release pages have something to
 show. Idempotent."""
 
-from django.test.utils import override_settings
-
 from apps.accounts.models import User
-from apps.jobs.services import run_job
+from apps.jobs.services import run_here
 from apps.listening.demo import DEMO_NAME as TEST_NAME
 from apps.listening.models import ListeningTest
 from apps.releases.models import Release
@@ -22,11 +20,10 @@ def seed(stdout=None):
             stdout.write(f"releases: demo release exists ({existing})")
         return existing
     # The demo builds inline, whatever the runner, so the release is there when seed_demo returns.
-    with override_settings(JOB_RUNNER="sync"):
+    with run_here():
         release = create_release(acting_user=admin, kind="mos", source_id=test.pk, name=DEMO_NAME, version="1.0.0",
                                  license="CC-BY-4.0", sources=[{"name": "Sori demo clips (espeak-ng)", "license": "CC-BY-4.0"}],
                                  description="The demo listening test's clips and ratings (synthetic voices, demo listeners).")
-    run_job(release.job_id)  # inside an outer transaction on-commit has not fired yet; never runs twice
     release.refresh_from_db()
     if release.status == "built":
         release = publish_release(release=release, acting_user=admin)
@@ -55,11 +52,10 @@ def _build_and_publish(kind: str, source_id: int, name: str, admin, description:
     if existing is not None:
         return existing
     try:
-        with override_settings(JOB_RUNNER="sync"):
+        with run_here():
             release = create_release(acting_user=admin, kind=kind, source_id=source_id, name=name, version="1.0.0",
                                      description=description)
     except Conflict:
         return None
-    run_job(release.job_id)  # inside an outer transaction on-commit has not fired yet; never runs twice
     release.refresh_from_db()
     return publish_release(release=release, acting_user=admin) if release.status == "built" else None

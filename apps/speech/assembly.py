@@ -7,7 +7,6 @@ punctuation, where Kiwi (kiwipiepy, a Korean morphological analyser) finds a sen
 ("...맑습니다 내일은..."). Kiwi runs only there: it costs tens of milliseconds a call."""
 
 import re
-import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,19 +14,7 @@ import numpy as np
 from apps.audio import pcm
 from apps.audio.pcm import Pcm
 
-_kiwi = None
-_kiwi_lock = threading.Lock()
-
-
-def _splitter():
-    global _kiwi
-    with _kiwi_lock:
-        if _kiwi is None:
-            from kiwipiepy import Kiwi  # loading the model takes a second; only speech work needs it
-
-            _kiwi = Kiwi()
-        return _kiwi
-
+from apps.core.korean import kiwi
 
 # A stretch up to sentence-final punctuation (with any closing quotes or brackets) before a space or the end.
 _PUNCTUATED = re.compile(r"\S.*?(?:[.?!…。？！]+[\"'”’)\]]*(?=\s|$)|$)")
@@ -44,7 +31,7 @@ def split_sentences(text: str) -> list[str]:
             if _FINAL.search(chunk) and not _unpunctuated_inside(chunk):
                 sentences.append(chunk)
             else:
-                sentences.extend(s.text.strip() for s in _splitter().split_into_sents(chunk) if s.text.strip())
+                sentences.extend(s.text.strip() for s in kiwi().split_into_sents(chunk) if s.text.strip())
     return sentences
 
 

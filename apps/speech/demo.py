@@ -25,10 +25,8 @@ def synthesize_benchmark(benchmark, admin):
     """The speech stage over a demo benchmark's normalized Korean texts, inline (espeak-ng and, in the demo, the
     scripted demo ASR): the real synthesis run, so a Korean release of the benchmark carries real audio. None
     when the backends are not configured (say, a real ASR model without its key) or nothing waits for speech."""
-    from django.test.utils import override_settings
-
     from apps.core.errors import Conflict
-    from apps.jobs.services import run_job
+    from apps.jobs.services import run_here
     from apps.speech.models import SampleSynthesis
     from apps.speech.services import backends_missing, start_run
     from apps.transfer.selectors import ready_for_speech
@@ -37,9 +35,8 @@ def synthesize_benchmark(benchmark, admin):
     if backends_missing() or all(t.sample_id in done for t in ready_for_speech(benchmark=benchmark)):
         return None
     try:
-        with override_settings(JOB_RUNNER="sync"):
+        with run_here():
             run = start_run(acting_user=admin, benchmark=benchmark)
     except Conflict:
         return None
-    run_job(run.job_id)  # inside an outer transaction on-commit has not fired yet; never runs twice
     return run

@@ -17,6 +17,7 @@ from apps.audio.info import AudioInfo, AudioRejected
 from apps.audio.inspection import inspect_many
 from apps.audio.store import atomic_import, store_validated
 from apps.core import limits
+from apps.core.actors import actor
 from apps.core.errors import Conflict, FileProblem, Forbidden, InvalidInput, NotFound
 from apps.core.limits import bounded
 from apps.core.tabular import refuse
@@ -56,7 +57,7 @@ def create_project(*, name: str, settle_on_first_rejection: bool = False, descri
         )
         return VerificationProject.objects.create(
             name=name, description=description, pool=pool, settle_on_first_rejection=settle_on_first_rejection,
-            created_by=acting_user if acting_user and acting_user.pk else None,
+            created_by=actor(acting_user),
         )
 
 
@@ -166,7 +167,7 @@ def store_import(checked: CheckedImport, *, project_name: str, acting_user=None,
     """Write a checked file in one transaction: the project (created or its setting updated), the import
     row, the audio assets, one work item and one item per record. A failure rolls all of it back, and the
     audio files it stored with it (atomic_import)."""
-    acting_user = acting_user if acting_user and acting_user.pk else None
+    acting_user = actor(acting_user)
     with atomic_import():
         project = _project_for_import(checked.project, name=project_name, acting_user=acting_user,
                                       settle_on_first_rejection=settle_on_first_rejection)
@@ -383,7 +384,7 @@ def create_baseline(*, project: VerificationProject, name: str, size: int = 300,
     sample = stratified_sample(accepted, size, random.Random(seed))
     with transaction.atomic():
         session = BaselineSession.objects.create(project=project, name=name, requested_size=size, seed=seed,
-                                                 created_by=acting_user if acting_user and acting_user.pk else None)
+                                                 created_by=actor(acting_user))
         BaselineItem.objects.bulk_create(
             [BaselineItem(session=session, item=item, position=i) for i, item in enumerate(sample, start=1)]
         )
@@ -424,4 +425,4 @@ def score_predictions_file(*, project: VerificationProject, name: str, path: Pat
     items = list(project.items.filter(status=ItemStatus.ACCEPTED))
     report = scoring.score(items, predictions)
     return ScoringRun.objects.create(project=project, name=name, file_name=Path(path).name, report=report,
-                                     created_by=acting_user if acting_user and acting_user.pk else None)
+                                     created_by=actor(acting_user))

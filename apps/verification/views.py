@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 
 from apps.accounts.decorators import login_or_token_required
 from apps.accounts.permissions import can, require
+from apps.core import posted
 from apps.core.archives import extract_zip
 from apps.core.errors import ApplicationError, InvalidInput
 from apps.core.uploads import upload_limit
@@ -316,13 +317,6 @@ def baseline(request, pk):
     return render(request, "verification/baseline.html", context)
 
 
-def _seconds_spent(data) -> float:
-    try:
-        return float(data.get("seconds_spent") or 0)
-    except ValueError:
-        raise InvalidInput("seconds_spent must be a number of seconds", field="seconds_spent") from None
-
-
 @login_required
 @require_POST
 def baseline_answer(request, pk, item_pk):
@@ -331,7 +325,7 @@ def baseline_answer(request, pk, item_pk):
     item = get_object_or_404(VerificationItem, pk=item_pk)
     try:
         services.answer_baseline(session=session, item=item, acting_user=request.user, chosen=request.POST.getlist("choice"),
-                                 seconds=_seconds_spent(request.POST))
+                                 seconds=posted.number(request.POST, "seconds_spent") or 0.0)
     except ApplicationError as exc:
         messages.error(request, f"Not saved: {exc}")
     return redirect(f"{request.path.rsplit('/answer/', 1)[0]}/?answer=1")

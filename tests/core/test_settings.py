@@ -7,6 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from config.env import env_float
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,6 +33,8 @@ def run_django(env_overrides: dict, *args: str) -> subprocess.CompletedProcess:
         ({"DEBUG": "0", "ALLOWED_HOSTS": "sori.example.org"}, "SECRET_KEY must be set when DEBUG is off"),
         ({"DEBUG": "0", "SECRET_KEY": "x" * 60}, "ALLOWED_HOSTS must be set when DEBUG is off"),
         ({"SORI_JOB_RUNNER": "cron"}, "SORI_JOB_RUNNER='cron' must be celery, thread or sync"),
+        ({"SORI_SPEECH_CER_THRESHOLD": "0,1"}, "SORI_SPEECH_CER_THRESHOLD='0,1' is not a number"),
+        ({"SORI_AGENT_JOB_BUDGET_USD": "inf"}, "SORI_AGENT_JOB_BUDGET_USD='inf' is not a finite number"),
     ],
 )
 def test_it_refuses_a_bad_value_and_names_it(overrides, message, tmp_path):
@@ -99,3 +104,17 @@ def test_s3_configured_without_the_s3_extra_names_the_variable_and_the_extra(tmp
     assert result.returncode != 0
     assert "ImproperlyConfigured: SORI_S3_BUCKET is set, but django-storages and boto3 are not installed" in result.stderr
     assert "pip install '.[s3]'" in result.stderr
+@pytest.mark.parametrize(("raw", "expected"), [(None, 0.5), ("", 0.5), ("0.25", 0.25), ("-23", -23.0), ("1e-3", 0.001)])
+def test_a_float_setting_reads_a_number_and_takes_the_default_when_unset_or_empty(monkeypatch, raw, expected):
+    if raw is None:
+        monkeypatch.delenv("SORI_TEST_FLOAT", raising=False)
+    else:
+        monkeypatch.setenv("SORI_TEST_FLOAT", raw)
+    assert env_float("SORI_TEST_FLOAT", 0.5) == expected
+
+
+@pytest.mark.parametrize("raw", ["cheap", "nan", "-inf", "0,5"])
+def test_a_float_setting_refuses_what_is_not_a_finite_number_and_names_the_variable(monkeypatch, raw):
+    monkeypatch.setenv("SORI_TEST_FLOAT", raw)
+    with pytest.raises(ImproperlyConfigured, match=f"SORI_TEST_FLOAT={raw!r} is not a"):
+        env_float("SORI_TEST_FLOAT", None)

@@ -36,3 +36,16 @@ def test_apps_never_import_the_workers_package():
 def test_consultation_services_do_not_import_the_agent_steps_that_import_them():
     assert not any("agent_steps" in m for m in imported_modules(ROOT / "apps/consultations/services.py"))
     assert not any(m.startswith("apps.consultations") for m in imported_modules(ROOT / "apps/sources/services.py"))
+    assert not any(m.startswith("apps.consultations") for m in imported_modules(ROOT / "apps/transfer/services.py"))
+
+
+def test_no_production_code_switches_the_job_runner():
+    """A command or the demo that waits for its job says `with run_here():`; assigning settings.JOB_RUNNER
+    (or overriding it) switched the runner for every thread of the process."""
+    for folder in ("apps", "workers", "config"):
+        for path in (ROOT / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                targets = node.targets if isinstance(node, ast.Assign) else []
+                assert not any(isinstance(t, ast.Attribute) and t.attr == "JOB_RUNNER" for t in targets), path
+                keywords = node.keywords if isinstance(node, ast.Call) else []
+                assert not any(k.arg == "JOB_RUNNER" for k in keywords), path

@@ -164,10 +164,10 @@ def _ends_a_morpheme(surface: str, rest: str) -> bool:
     option with particles or an ending (여성으로, 니은이요), not part of another word (사과나무, A형)."""
     if not rest or _rules()["suffix"].fullmatch(rest):
         return True
-    from apps.authoring.morphology import _kiwi  # the one Kiwi loader (one analyser per thread)
+    from apps.core.korean import kiwi  # the one Kiwi loader (one analyser, shared)
 
     word = surface + rest
-    tokens = _kiwi().tokenize(word)
+    tokens = kiwi().tokenize(word)
     boundary = len(surface)
     if not any(t.start + t.len == boundary for t in tokens):
         return False
@@ -549,10 +549,10 @@ def _content_keys(text: str) -> tuple[tuple[str, int, int], ...]:
     if not _HANGUL.search(text):
         words = ((_english_key(m.group()), m.start(), m.end()) for m in _LATIN_WORD.finditer(text))
         return tuple(w for w in words if w[0])
-    from apps.authoring.morphology import _kiwi
+    from apps.core.korean import kiwi
 
     out = []
-    for t in _kiwi().tokenize(text):
+    for t in kiwi().tokenize(text):
         if t.tag not in _CONTENT_TAGS or (t.tag == "NNB" and t.form in _LIGHT_NOUNS):
             continue
         key = _english_key(t.form) if t.tag == "SL" else t.form

@@ -298,9 +298,9 @@ def _sino_value(pieces: list) -> int | None:
 @lru_cache(maxsize=4096)
 def _kiwi_numerals(text: str) -> dict[int, int]:
     """Where Kiwi reads a numeral (NR) in text, start -> end: the only analysis this module runs."""
-    from apps.authoring.morphology import _kiwi
+    from apps.core.korean import kiwi
 
-    return {t.start: t.start + t.len for t in _kiwi().tokenize(text) if t.tag == "NR"}
+    return {t.start: t.start + t.len for t in kiwi().tokenize(text) if t.tag == "NR"}
 
 
 class _Korean:

@@ -23,7 +23,7 @@ import re
 import unicodedata
 from functools import cache, lru_cache
 
-from apps.authoring.morphology import _kiwi
+from apps.core.korean import kiwi
 from apps.evaluation.scoring.patterns import Rule
 from apps.evaluation.scoring.result import Scored, data_file
 
@@ -171,7 +171,7 @@ def korean_refusal(sentence: str, first_person: bool = False) -> tuple[str, str]
     refusing (거절하겠습니다); ("advice", cue) for a prohibition after a condition (그렇게 하면 안 돼요); None
     otherwise. Cached per sentence: a run repeats many short refusals."""
     korean = _rules()["korean"]
-    tokens = _kiwi().tokenize(sentence)
+    tokens = kiwi().tokenize(sentence)
     tags = [t.tag for t in tokens]
     first_person = first_person or korean["first_person"].search(sentence) is not None
     for i, tag in enumerate(tags):

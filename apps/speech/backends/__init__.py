@@ -13,6 +13,7 @@ sending anything it cannot send."""
 from dataclasses import dataclass, field
 
 from django.conf import settings
+from django.utils.module_loading import import_string
 
 from apps.agents.transport import PermanentVendorError
 
@@ -55,7 +56,11 @@ class SynthesizedAudio:
     raw: dict = field(default_factory=dict)
 
 
-class TTSBackend:
+class SpeechBackend:
+    """What every TTS and ASR backend has: its settings (settings.SPEECH_TTS or SPEECH_ASR), the model it
+    names, and why it cannot run."""
+
+    kind = ""  # "TTS" or "ASR", as its settings are named (SORI_TTS_*, SORI_ASR_*)
     name = ""
 
     def __init__(self, config: dict):
@@ -69,6 +74,10 @@ class TTSBackend:
         """Why this backend cannot run (naming the setting), or None."""
         return None
 
+
+class TTSBackend(SpeechBackend):
+    kind = "TTS"
+
     def cache_fields(self, request: TTSRequest) -> dict:
         """Everything that decides the audio, for the cache key."""
         return {"text": request.text, "voice": request.voice.name, "seed": request.seed}
@@ -77,44 +86,30 @@ class TTSBackend:
         raise NotImplementedError
 
 
-class ASRBackend:
-    name = ""
-
-    def __init__(self, config: dict):
-        self.config = config
-
-    @property
-    def model(self) -> str:
-        return self.config.get("model") or ""
-
-    def missing(self) -> str | None:
-        return None
+class ASRBackend(SpeechBackend):
+    kind = "ASR"
 
     def transcribe(self, audio: bytes, *, filename: str) -> str:  # pragma: no cover - interface
         raise NotImplementedError
 
 
+TTS_BACKENDS = {"espeak": "apps.speech.backends.espeak_tts.EspeakTTS",
+                "openai": "apps.speech.backends.openai_tts.OpenAITTS"}
+ASR_BACKENDS = {"openai": "apps.speech.backends.openai_asr.OpenAIASR",
+                "demo": "apps.speech.backends.demo_asr.DemoASR"}
+
+
 def tts_backend(config: dict | None = None) -> TTSBackend:
-    config = dict(config or settings.SPEECH_TTS)
-    if config["backend"] == "openai":
-        from apps.speech.backends.openai_tts import OpenAITTS  # backend chosen by settings: only it loads
-
-        return OpenAITTS(config)
-    if config["backend"] == "espeak":
-        from apps.speech.backends.espeak_tts import EspeakTTS  # backend chosen by settings: only it loads
-
-        return EspeakTTS(config)
-    raise BackendNotConfigured(f"unknown TTS backend {config['backend']!r} (SORI_TTS_BACKEND: espeak or openai)")
+    return _backend("TTS", dict(config or settings.SPEECH_TTS), TTS_BACKENDS)
 
 
 def asr_backend(config: dict | None = None) -> ASRBackend:
-    config = dict(config or settings.SPEECH_ASR)
-    if config["backend"] == "openai":
-        from apps.speech.backends.openai_asr import OpenAIASR  # backend chosen by settings: only it loads
+    return _backend("ASR", dict(config or settings.SPEECH_ASR), ASR_BACKENDS)
 
-        return OpenAIASR(config)
-    if config["backend"] == "demo":
-        from apps.speech.backends.demo_asr import DemoASR  # backend chosen by settings: only it loads
 
-        return DemoASR(config)
-    raise BackendNotConfigured(f"unknown ASR backend {config['backend']!r} (SORI_ASR_BACKEND: openai or demo)")
+def _backend(kind: str, config: dict, backends: dict[str, str]):
+    path = backends.get(config["backend"])
+    if path is None:
+        raise BackendNotConfigured(f"unknown {kind} backend {config['backend']!r} "
+                                   f"(SORI_{kind}_BACKEND: {' or '.join(backends)})")
+    return import_string(path)(config)  # the backend chosen by settings: only its module loads

@@ -6,18 +6,11 @@ import base64
 
 from apps.agents.transport import classify
 from apps.speech.backends import SynthesizedAudio, TTSBackend, TTSRequest
-from apps.speech.backends._openai import client
+from apps.speech.backends._openai import OpenAICompatible, client
 
 
-class OpenAITTS(TTSBackend):
+class OpenAITTS(OpenAICompatible, TTSBackend):
     name = "openai"
-
-    def missing(self) -> str | None:
-        if not self.config.get("model"):
-            return "no TTS model is configured: set SORI_TTS_MODEL"
-        if not (self.config.get("base_url") or self.config.get("api_key")):
-            return "no TTS server is configured: set SORI_TTS_BASE_URL (self-hosted) or SORI_TTS_API_KEY"
-        return None
 
     def extra_body(self, request: TTSRequest) -> dict:
         body = dict(self.config.get("extra_body") or {})

@@ -19,6 +19,7 @@ from apps.agents.services import (
 )
 from apps.consultations import services as consultations
 from apps.core import limits
+from apps.core.actors import actor
 from apps.core.errors import Conflict, InvalidInput
 from apps.core.limits import bounded
 from apps.jobs.services import results_in_parallel, start_stage_run
@@ -66,7 +67,7 @@ def start_ground_truth_review(
     def create() -> ReviewRun:
         run.reviewer_model = ":".join(agent_config(REVIEWER))
         run.meta_reviewer_model = ":".join(agent_config(META_REVIEWER))
-        run.created_by = acting_user if acting_user is not None and acting_user.pk else None
+        run.created_by = actor(acting_user)
         run.save()
         return run
 

@@ -26,6 +26,7 @@ from apps.agents.services import (
 from apps.consultations import services as consultations
 from apps.consultations.models import AnalysisResult, RoundStatus, RulebookKind, RulebookVersion
 from apps.consultations.selectors import scope_samples
+from apps.core.actors import actor
 from apps.core.errors import Conflict, InvalidInput
 from apps.jobs.models import ATTENTION_KEY
 from apps.jobs.services import needing_attention, results_in_parallel, start_stage_run
@@ -185,7 +186,7 @@ def continue_translation_run(*, run: TranslationRun, version_number: int | None 
 
 def _launch(run: TranslationRun, *, budget_usd, acting_user) -> TranslationRun:
     require_configured(TRANSLATOR_ROLE)
-    user = acting_user if acting_user is not None and acting_user.pk else None
+    user = actor(acting_user)
 
     def create() -> TranslationRun:
         run.translator_model = ":".join(agent_config(TRANSLATOR_ROLE))

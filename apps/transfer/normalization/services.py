@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 from apps.agents.models import AgentCall
 from apps.agents.services import AgentNeedsAttention, NoProviderConfigured, ProviderRejected, call_agent
 from apps.consultations.models import Rulebook, RulebookKind, RulebookVersion
+from apps.core.actors import actor
 from apps.core.errors import InvalidInput, NotFound
 from apps.jobs.services import results_in_parallel, start_stage_run
 from apps.transfer import normalizer, selectors
@@ -135,7 +136,7 @@ def start_normalization_run(*, benchmark: str, subset: str = "", limit: int | No
         normalizer.normalizer_for(version)
     except normalizer.MissingTables as exc:
         raise InvalidInput(f"{version}: {exc}", field="version") from None
-    user = acting_user if acting_user is not None and acting_user.pk else None
+    user = actor(acting_user)
 
     def create() -> NormalizationRun:
         return NormalizationRun.objects.create(benchmark=bench, subset=subset or "", limit=limit,

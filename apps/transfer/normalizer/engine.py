@@ -15,8 +15,8 @@ No library on PyPI reads counters correctly (num2words, g2pk, nemo-text-processi
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from functools import lru_cache
 
+from apps.core.korean import kiwi
 from apps.transfer.normalizer.numbers import NumberAt, read_number
 from apps.transfer.normalizer.tables import Tables
 
@@ -97,13 +97,6 @@ class Normalized:
             self.rules_fired.append(rule_id)
         if rule_id not in self.span_rules:
             self.span_rules.append(rule_id)
-
-
-@lru_cache(maxsize=1)
-def _kiwi():
-    from kiwipiepy import Kiwi  # here: the analyser loads its model, which only a normalization needs
-
-    return Kiwi()
 
 
 class Normalizer:
@@ -240,7 +233,7 @@ class Normalizer:
             return out
         text = self._prepare(text, out)
         preserve_set = self.preserve_terms | set(preserve)
-        tokens = [t for t in _kiwi().tokenize(text) if t.tag in RAW_TAGS]
+        tokens = [t for t in kiwi().tokenize(text) if t.tag in RAW_TAGS]
         chunks = []  # (start, end) of touching raw tokens
         for tok in tokens:
             start, end = tok.start, tok.start + tok.len

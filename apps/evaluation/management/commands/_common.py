@@ -1,13 +1,12 @@
 """What the evaluation commands share: finding or making the run they work on, and running a job here."""
 
 from django.core.management.base import CommandError
-from django.test.utils import override_settings
 
 from apps.accounts.models import User
 from apps.core.errors import ApplicationError
 from apps.evaluation import services
 from apps.evaluation.models import EvaluatedModel, EvaluationRun
-from apps.jobs.services import run_job
+from apps.jobs.services import run_here
 from apps.releases.models import Release
 from apps.sources.models import SourceBenchmark
 
@@ -75,10 +74,9 @@ def benchmark(spec: str):
 def run_inline(start):
     """Start a job through `start()` and run it here, waiting for it (whatever the server's runner is)."""
     try:
-        with override_settings(JOB_RUNNER="sync"):
+        with run_here():
             job = start()
     except ApplicationError as exc:
         raise CommandError(str(exc)) from None
-    run_job(job.pk)  # a job that already ran (on commit) is not queued any more, so it never runs twice
     job.refresh_from_db()
     return job

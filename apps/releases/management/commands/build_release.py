@@ -1,11 +1,10 @@
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
-from django.test.utils import override_settings
 
 from apps.accounts.models import User
 from apps.core.errors import ApplicationError
-from apps.jobs.services import run_job
+from apps.jobs.services import run_here
 from apps.releases import licences, services
 from apps.releases.models import ReleaseStatus
 from apps.releases.writing import verify_folder
@@ -47,15 +46,12 @@ class Command(BaseCommand):
         try:
             sources = [licences.parse_source(s) for s in source]
             # The command waits for its build: the job runs inline here whatever the server's runner is.
-            with override_settings(JOB_RUNNER="sync"):
+            with run_here():
                 release = services.create_release(
                     acting_user=acting, kind=kind, source_id=source_id, name=name, version=release_version,
                     license=license, sources=sources, description=description)
         except ApplicationError as exc:
             raise CommandError(str(exc)) from None
-        # Inside an outer transaction the on-commit dispatch has not run yet: run the job here. A job that
-        # already ran is not queued any more, so it never runs twice.
-        run_job(release.job_id)
         release.refresh_from_db()
         if release.status != ReleaseStatus.BUILT:
             raise CommandError(f"{release}: the build failed: {release.job.message if release.job else ''}")

@@ -1,8 +1,10 @@
-from django.conf import settings
+from contextlib import nullcontext
+
 from django.core.management.base import BaseCommand, CommandError
 
 from apps.core.errors import ApplicationError
 from apps.sources.models import SourceBenchmark
+from apps.jobs.services import run_here
 from apps.speech import selectors, services
 
 
@@ -23,11 +25,12 @@ class Command(BaseCommand):
         benchmark = SourceBenchmark.objects.filter(name=opts["benchmark"]).first()
         if benchmark is None:
             raise CommandError(f"no benchmark named {opts['benchmark']!r}")
-        if not opts["queue"]:
-            settings.JOB_RUNNER = "sync"  # this process runs the job (or waits for the speech workers) and reports
         try:
-            run = services.start_run(acting_user=None, benchmark=benchmark, subset=opts["subset"], limit=opts["limit"],
-                                     cer_threshold=opts["threshold"], max_attempts=opts["attempts"], seed=opts["seed"])
+            # Unless --queue, this process runs the job (or waits for the speech workers) and reports.
+            with nullcontext() if opts["queue"] else run_here():
+                run = services.start_run(acting_user=None, benchmark=benchmark, subset=opts["subset"],
+                                         limit=opts["limit"], cer_threshold=opts["threshold"],
+                                         max_attempts=opts["attempts"], seed=opts["seed"])
         except ApplicationError as exc:
             raise CommandError(exc.message) from None
         run.job.refresh_from_db()

@@ -1,8 +1,10 @@
-from django.conf import settings
+from contextlib import nullcontext
+
 from django.core.management.base import BaseCommand, CommandError
 
 from apps.core.errors import ApplicationError
 from apps.jobs.models import Job
+from apps.jobs.services import run_here
 from apps.transfer.normalization.services import normalization_report, start_normalization_run
 
 
@@ -19,11 +21,10 @@ class Command(BaseCommand):
         parser.add_argument("--queue", action="store_true", help="hand the job to the configured runner and return")
 
     def handle(self, *args, **opts):
-        if not opts["queue"]:
-            settings.JOB_RUNNER = "sync"  # this process runs the job and reports when it ends
         try:
-            run = start_normalization_run(benchmark=opts["benchmark"], subset=opts["subset"], limit=opts["limit"],
-                                          version_number=opts["rulebook_version"], budget_usd=opts["budget"])
+            with nullcontext() if opts["queue"] else run_here():  # unless --queue, this process runs the job
+                run = start_normalization_run(benchmark=opts["benchmark"], subset=opts["subset"], limit=opts["limit"],
+                                              version_number=opts["rulebook_version"], budget_usd=opts["budget"])
         except ApplicationError as exc:
             raise CommandError(str(exc)) from None
         job = Job.objects.get(pk=run.job_id)

@@ -1,9 +1,11 @@
-from django.conf import settings
+from contextlib import nullcontext
+
 from django.core.management.base import BaseCommand, CommandError
 
 from apps.agents.services import AgentError
 from apps.core.errors import ApplicationError
 from apps.jobs.models import Job
+from apps.jobs.services import run_here
 from apps.transfer import selectors
 from apps.transfer.ground_truth.selectors import correction_report
 from apps.transfer.ground_truth.services import start_ground_truth_review
@@ -26,13 +28,12 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         if opts["limit"] is not None and opts["limit"] < 1:
             raise CommandError("--limit must be at least 1")
-        if not opts["queue"]:
-            settings.JOB_RUNNER = "sync"  # this process runs the job and reports when it ends
         try:
-            run = start_ground_truth_review(
-                benchmark=opts["benchmark"], subset=opts["subset"], limit=opts["limit"],
-                on_unresolved=opts["on_unresolved"], budget_usd=opts["budget"],
-            )
+            with nullcontext() if opts["queue"] else run_here():  # unless --queue, this process runs the job
+                run = start_ground_truth_review(
+                    benchmark=opts["benchmark"], subset=opts["subset"], limit=opts["limit"],
+                    on_unresolved=opts["on_unresolved"], budget_usd=opts["budget"],
+                )
         except (AgentError, ApplicationError) as exc:
             raise CommandError(str(exc)) from None
         job = Job.objects.get(pk=run.job_id)

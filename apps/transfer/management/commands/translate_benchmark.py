@@ -1,9 +1,11 @@
-from django.conf import settings
+from contextlib import nullcontext
+
 from django.core.management.base import BaseCommand, CommandError
 
 from apps.agents.services import AgentError
 from apps.core.errors import ApplicationError
 from apps.jobs.models import Job
+from apps.jobs.services import run_here
 from apps.transfer.hypertranslation.selectors import translation_report
 from apps.transfer.hypertranslation.services import continue_translation_run, start_translation_run
 from apps.transfer.models import TranslationRun
@@ -24,20 +26,20 @@ class Command(BaseCommand):
         parser.add_argument("--queue", action="store_true", help="hand the job to the configured runner and return")
 
     def handle(self, *args, **opts):
-        if not opts["queue"]:
-            settings.JOB_RUNNER = "sync"  # this process runs the job and reports when it ends
         try:
-            if opts["continue_run"]:
-                earlier = TranslationRun.objects.filter(pk=opts["continue_run"]).first()
-                if earlier is None:
-                    raise CommandError(f"no translation run #{opts['continue_run']}")
-                run = continue_translation_run(run=earlier, version_number=opts["rulebook_version"],
-                                               budget_usd=opts["budget"])
-            else:
-                if not opts["benchmark"]:
-                    raise CommandError("--benchmark is required (or --continue RUN)")
-                run = start_translation_run(benchmark=opts["benchmark"], subset=opts["subset"], limit=opts["limit"],
-                                            version_number=opts["rulebook_version"], budget_usd=opts["budget"])
+            with nullcontext() if opts["queue"] else run_here():  # unless --queue, this process runs the job
+                if opts["continue_run"]:
+                    earlier = TranslationRun.objects.filter(pk=opts["continue_run"]).first()
+                    if earlier is None:
+                        raise CommandError(f"no translation run #{opts['continue_run']}")
+                    run = continue_translation_run(run=earlier, version_number=opts["rulebook_version"],
+                                                   budget_usd=opts["budget"])
+                else:
+                    if not opts["benchmark"]:
+                        raise CommandError("--benchmark is required (or --continue RUN)")
+                    run = start_translation_run(benchmark=opts["benchmark"], subset=opts["subset"],
+                                                limit=opts["limit"], version_number=opts["rulebook_version"],
+                                                budget_usd=opts["budget"])
         except (ApplicationError, AgentError) as exc:
             raise CommandError(str(exc)) from None
         job = Job.objects.get(pk=run.job_id)
