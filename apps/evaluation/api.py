@@ -14,19 +14,18 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.accounts.permissions import can
+from apps.accounts.permissions import Can, can
 from apps.core.api import StrictInput, error_responses
 from apps.core.errors import InvalidInput, NotFound
 from apps.evaluation import selectors, services
 from apps.evaluation.models import EvalItem, EvaluatedModel, EvaluationRun
-from apps.evaluation.rules import permission
 from apps.evaluation.scoring import PROFILES
 from apps.releases.models import Release
 from apps.transfer.models import SourceBenchmark
 
-_READ_OR_MANAGE = permission("evaluation.view")  # reads for every signed-in user, writes for admins
-_INSPECT = permission("evaluation.inspect")  # items, responses and judge calls: admins
-_MANAGE = permission("evaluation.manage")  # writes only: admins
+_READ_OR_MANAGE = Can("evaluation.view", write="evaluation.manage")  # reads for every signed-in user, writes for admins
+_INSPECT = Can("evaluation.inspect", write="evaluation.manage")  # items, responses and judge calls: admins
+_MANAGE = Can("evaluation.manage")  # writes only: admins
 
 
 # --- serializers -------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 from rest_framework import generics, serializers
 
-from apps.accounts.permissions import IsSoriAdmin, require
+from apps.accounts.permissions import Can, require
 from apps.jobs import services
 from apps.jobs.models import Job
 
@@ -91,7 +91,7 @@ class JobSerializer(serializers.ModelSerializer):
 class JobListApi(generics.ListAPIView):
     """Every job, newest first (admin only)."""
 
-    permission_classes = [IsSoriAdmin]
+    permission_classes = [Can("jobs.list")]
     serializer_class = JobSerializer
     queryset = Job.objects.all()
 
