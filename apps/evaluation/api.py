@@ -6,7 +6,6 @@ The same services as the pages and commands."""
 
 from collections.abc import Mapping
 
-from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import generics, serializers, status
@@ -360,5 +359,5 @@ class ItemDetailView(APIView):
         try:
             item = selectors.item(run, item_pk)
         except EvalItem.DoesNotExist:
-            raise Http404 from None
+            raise NotFound(f"the run has no item with id {item_pk}") from None
         return Response(EvalItemOut(item).data)

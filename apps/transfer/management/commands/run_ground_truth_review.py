@@ -1,7 +1,6 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.agents.services import AgentError
 from apps.core.errors import ApplicationError
 from apps.jobs.models import Job
 from apps.transfer import selectors
@@ -33,7 +32,7 @@ class Command(BaseCommand):
                 benchmark=opts["benchmark"], subset=opts["subset"], limit=opts["limit"],
                 on_unresolved=opts["on_unresolved"], budget_usd=opts["budget"],
             )
-        except (AgentError, ApplicationError) as exc:
+        except ApplicationError as exc:
             raise CommandError(str(exc)) from None
         job = Job.objects.get(pk=run.job_id)
         self.stdout.write(f"job #{job.pk}: {job.title}: {job.get_status_display()} {job.done}/{job.total} {job.message}")

@@ -1,7 +1,6 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.agents.services import AgentError
 from apps.core.errors import ApplicationError
 from apps.jobs.models import Job
 from apps.transfer.hypertranslation.selectors import translation_report
@@ -38,7 +37,7 @@ class Command(BaseCommand):
                     raise CommandError("--benchmark is required (or --continue RUN)")
                 run = start_translation_run(benchmark=opts["benchmark"], subset=opts["subset"], limit=opts["limit"],
                                             version_number=opts["rulebook_version"], budget_usd=opts["budget"])
-        except (ApplicationError, AgentError) as exc:
+        except ApplicationError as exc:
             raise CommandError(str(exc)) from None
         job = Job.objects.get(pk=run.job_id)
         self.stdout.write(f"run #{run.pk}, job #{job.pk}: {job.title}: {job.get_status_display()} {job.done}/{job.total}")
