@@ -6,14 +6,14 @@ from redis.exceptions import RedisError
 from rest_framework import serializers
 from rest_framework.authtoken.models import Token
 from rest_framework.authtoken.views import ObtainAuthToken
-from rest_framework.exceptions import AuthenticationFailed, Throttled, ValidationError
+from rest_framework.exceptions import AuthenticationFailed, Throttled
 from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle, ScopedRateThrottle
 from rest_framework.views import APIView
 
 from apps.accounts.authentication import TokenAuthentication
 from apps.core.api import StrictInput, error_responses
-from apps.core.errors import Unavailable
+from apps.core.errors import InvalidInput, Unavailable
 
 
 def client_ip(request) -> str:
@@ -65,7 +65,7 @@ class TokenView(ObtainAuthToken):
     })
     def post(self, request, *args, **kwargs):
         if not isinstance(request.data, dict):
-            raise ValidationError({"non_field_errors": ["Expected an object with username and password."]})
+            raise InvalidInput("Expected an object with username and password.")
         # Validated first: the lockout lookup below queries with the username, and text the database
         # cannot hold (a NUL character) must be a 400, not a 500.
         given = TokenIn(data=request.data)

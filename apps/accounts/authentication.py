@@ -1,4 +1,4 @@
-"""Token authentication that also reads the user's roles, so the role checks that follow (HasRole, `can`)
+"""Token authentication that also reads the user's roles, so the role checks that follow (`Can`, `can`)
 cost no query of their own: one prepared query per API call (issue 23)."""
 
 from django.contrib.auth.models import Group

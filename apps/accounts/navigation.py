@@ -1,4 +1,4 @@
-"""Role-aware navigation and home page, contributed by each app.
+"""Navigation and home page, contributed by each app.
 
 An app's AppConfig may define, each taking the signed-in user:
 - `nav_links(user) -> list[NavLink]`: its entries in the top menu, each in a workflow group;
@@ -6,7 +6,8 @@ An app's AppConfig may define, each taking the signed-in user:
 - `pipeline_stages(user) -> list[Stage]`: its stages of a workflow's pipeline, with a count (admins);
 - `todos(user) -> list[Todo]`: what needs a person now, only when there is something (admins).
 The base template and the home page collect them and only group and order them, so a new workflow appears
-for the right people without touching this app."""
+for the right people without touching this app. A hook decides with `can(user, action)`, never by role, so
+the menu and the home page show what the app's rules.py allows, as its pages and API do."""
 
 from dataclasses import dataclass
 from itertools import groupby

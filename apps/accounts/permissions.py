@@ -5,18 +5,19 @@ Apps register a rule per action in their own `rules.py` (imported when the app i
     @rule("listening.rate_clip")
     def _(user, clip): ...
 
-Views, API permission classes and templates all ask `can(user, action, obj)`; a view that refuses outright
-calls `require(user, action, obj)`, which raises Forbidden (a 403 page, or the API's error body). An action
+Views, the API's permission (`Can(action)`) and templates all ask `can(user, action, obj)`; a view that
+refuses outright calls `require(user, action, obj)`, which raises Forbidden (a 403 page, or the API's error
+body), and `fetch(request, Model, pk, action)` gets an object only for someone who may act on it. An action
 without a rule is refused, so a forgotten registration fails closed. Admins may do everything; an
 admin-only action is registered with no roles (`role_rule("releases.manage")`).
 """
 
 from collections.abc import Callable
 
-from rest_framework.permissions import BasePermission
+from rest_framework.permissions import SAFE_METHODS, BasePermission
 
 from apps.accounts.roles import Role
-from apps.core.errors import Forbidden
+from apps.core.errors import Forbidden, NotFound
 
 Rule = Callable[..., bool]
 _rules: dict[str, Rule] = {}
@@ -55,21 +56,34 @@ def role_rule(action: str, *roles: Role) -> None:
     rule(action)(lambda user, obj=None: any(user.has_role(r) for r in roles))
 
 
-class HasRole(BasePermission):
-    """DRF permission: `permission_classes = [HasRole.of(Role.LISTENER)]`. Admins always pass."""
+class Can(BasePermission):
+    """The API's permission, asking the same `can()` as the pages: `permission_classes = [Can("listening.rate")]`.
+    With `write=`, reads (GET, HEAD, OPTIONS) need `action` and every other method `write`. An instance stands
+    in for a class (DRF calls each entry of permission_classes to get its permission), so the action is named
+    beside the view instead of in a class made for it."""
 
-    roles: tuple[Role, ...] = ()
+    def __init__(self, action: str, *, write: str | None = None):
+        self.action = action
+        self.write = write or action
 
-    @classmethod
-    def of(cls, *roles: Role) -> type["HasRole"]:
-        return type(f"HasRole_{'_'.join(roles)}", (cls,), {"roles": roles})
+    def __call__(self) -> "Can":
+        return self
+
+    def __repr__(self) -> str:
+        return f"Can({self.action!r})" if self.write == self.action else f"Can({self.action!r}, write={self.write!r})"
 
     def has_permission(self, request, view) -> bool:
-        user = request.user
-        if not user or not user.is_authenticated:
-            return False
-        return user.has_role(Role.ADMIN) or any(user.has_role(r) for r in self.roles)
+        return can(request.user, self.action if request.method in SAFE_METHODS else self.write)
 
 
-class IsSoriAdmin(HasRole):
-    roles = (Role.ADMIN,)
+def fetch(request, model, pk, action: str):
+    """The object `pk` of `model` (a model, manager or queryset) if the person may do `action` on it
+    (healthchecks' `_get_rw_check_for_user`): NotFound when there is no such object, Forbidden when the
+    rules say no."""
+    queryset = model._default_manager.all() if isinstance(model, type) else model.all()
+    try:
+        obj = queryset.get(pk=pk)
+    except queryset.model.DoesNotExist:
+        raise NotFound(f"No {queryset.model._meta.verbose_name} with id {pk}.") from None
+    require(request.user, action, obj)
+    return obj

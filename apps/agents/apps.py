@@ -2,6 +2,7 @@ from django.apps import AppConfig
 from django.urls import reverse
 
 from apps.accounts.navigation import NavLink, Panel
+from apps.accounts.permissions import can
 
 
 class AgentsConfig(AppConfig):
@@ -17,12 +18,12 @@ class AgentsConfig(AppConfig):
         redact_client_logs()  # no URL userinfo or key header in an HTTP client's log line
 
     def nav_links(self, user):
-        if getattr(user, "is_sori_admin", False):
+        if can(user, "agents.manage"):
             return [NavLink("Agents", reverse("agents:overview"), group="system", order=20)]
         return []
 
     def home_panels(self, user):
-        if not getattr(user, "is_sori_admin", False):
+        if not can(user, "agents.manage"):
             return []
         from apps.agents import selectors  # imports models: not at the top of apps.py (see ready)
 

@@ -37,19 +37,25 @@ from pydantic import BaseModel, ValidationError
 from apps.agents import providers, transport
 from apps.agents.models import AgentCall, AgentRole, CachedResponse, CallStatus, RoleAssignment
 from apps.agents.prompting import load_prompt
-from apps.core.errors import Conflict
+from apps.core.errors import ApplicationError, Conflict, Unavailable
 from apps.jobs.services import start_job
 
 log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
 
 
-class AgentError(Exception):
-    pass
+class AgentError(ApplicationError):
+    """A refusal of the agent layer, caught, answered and rendered like every other refusal. By itself: the
+    model behind the agent gave nothing usable (a bad gateway, as HTTP says)."""
+
+    status = 502
+    code = "agent_failed"
 
 
-class NoProviderConfigured(AgentError):
+class NoProviderConfigured(Unavailable, AgentError):
     """The role's provider has no API key or endpoint: nothing was sent and nothing is pretended."""
+
+    code = "no_provider"
 
 
 class AgentNeedsAttention(AgentError):
@@ -66,8 +72,10 @@ class ProviderRejected(AgentNeedsAttention):
     will not help, so a job should stop rather than mark every item."""
 
 
-class BudgetExceeded(AgentError):
+class BudgetExceeded(Conflict, AgentError):
     """The job's budget cap would be passed by the next call; nothing was sent."""
+
+    code = "budget_exceeded"
 
 
 @dataclass

@@ -1,5 +1,4 @@
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -7,6 +6,7 @@ from apps.accounts.permissions import require
 from apps.agents import selectors
 from apps.agents.models import AgentCall, AgentRole, CallStatus
 from apps.agents.services import start_role_check
+from apps.core.errors import Forbidden
 
 
 @login_required
@@ -40,6 +40,6 @@ def check(request, role: str):
     see that a key, endpoint and model name work before starting a stage; the job page shows the answer."""
     require(request.user, "agents.manage")
     if role not in AgentRole.values:
-        raise PermissionDenied
+        raise Forbidden(f"There is no agent role {role!r} to check.")
     job = start_role_check(role=role, acting_user=request.user)
     return redirect("jobs:detail", pk=job.pk)

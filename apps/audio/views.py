@@ -1,9 +1,8 @@
-from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET
 
 from apps.accounts.decorators import login_or_token_required
-from apps.accounts.permissions import can
+from apps.accounts.permissions import require
 from apps.audio import playback
 from apps.audio.models import AudioAsset
 from apps.audio.ranges import ranged_file_response
@@ -15,8 +14,7 @@ def serve_audio(request, public_id):
     """The only way audio leaves the server: permission-checked, seekable, and under an opaque id. A page's
     session or the API's token (the audio_url an API answer gives)."""
     asset = get_object_or_404(AudioAsset, public_id=public_id)
-    if not can(request.user, "audio.listen", asset):
-        raise PermissionDenied
+    require(request.user, "audio.listen", asset)
     playback.note_served(asset, request.user)
     fh = asset.file.open("rb")
     # Named for the format its content was checked to be: the stored name keeps the imported file's

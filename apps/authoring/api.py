@@ -11,18 +11,13 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.accounts.permissions import HasRole, IsSoriAdmin, can
-from apps.accounts.roles import Role
+from apps.accounts.permissions import Can, fetch
 from apps.authoring import selectors, services
 from apps.authoring.capabilities import AGENT_CAPABILITIES, MANUAL_CAPABILITIES, SPECS
 from apps.authoring.models import Clip, Decision, Question, QuestionSet, RejectReason
 from apps.authoring.validation import OPTION_LENGTH
 from apps.core import limits
 from apps.core.api import StrictInput, error_responses
-from apps.core.errors import Forbidden
-
-Annotator = HasRole.of(Role.ANNOTATOR)
-
 
 # ---- what the endpoints answer ------------------------------------------------------------------------------
 
@@ -156,7 +151,7 @@ class KmmauSummaryOut(serializers.Serializer):
 
 
 class NextReviewView(APIView):
-    permission_classes = [Annotator]
+    permission_classes = [Can("authoring.work")]
 
     @extend_schema(request=None, responses={
         200: OpenApiResponse(KmmauReviewerQuestionOut, description="Your current question (the one you hold) or "
@@ -220,7 +215,7 @@ def _review_schema() -> dict:
 
 
 class ReviewView(APIView):
-    permission_classes = [Annotator]
+    permission_classes = [Can("authoring.work")]
 
     @extend_schema(request={"application/json": _review_schema()}, responses={
         201: KmmauReviewDoneOut, 200: OpenApiResponse(KmmauReviewDoneOut, description="The same review again: the stored one."),
@@ -254,7 +249,7 @@ class ReviewView(APIView):
 
 
 class PlaybackView(APIView):
-    permission_classes = [Annotator]
+    permission_classes = [Can("authoring.work")]
 
     @extend_schema(request=None, responses={200: KmmauPlaybackOut, **error_responses(
         403, 404, 409, s403="Not an annotator.", s404="No such clip, or the clip is in no question set's corpora.",
@@ -277,7 +272,7 @@ class KmmauAuthorIn(StrictInput):
 
 
 class AuthorView(APIView):
-    permission_classes = [Annotator]
+    permission_classes = [Can("authoring.work")]
 
     @extend_schema(request=KmmauAuthorIn, responses={
         201: KmmauAuthoredOut, 200: OpenApiResponse(KmmauAuthoredOut, description="The same question again: the stored one."),
@@ -306,7 +301,7 @@ class AuthorView(APIView):
 
 
 class NextAnswerView(APIView):
-    permission_classes = [Annotator]
+    permission_classes = [Can("authoring.work")]
 
     @extend_schema(request=None, responses={
         200: OpenApiResponse(KmmauAnswererQuestionOut, description="The next authored question to answer blind; "
@@ -329,7 +324,7 @@ class KmmauAnswerIn(StrictInput):
 
 
 class AnswerView(APIView):
-    permission_classes = [Annotator]
+    permission_classes = [Can("authoring.work")]
 
     @extend_schema(request=KmmauAnswerIn, responses={
         201: KmmauAnsweredOut, 200: OpenApiResponse(KmmauAnsweredOut, description="The same answer again: the stored one."),
@@ -356,19 +351,17 @@ class AnswerView(APIView):
 
 
 class QuestionView(APIView):
-    permission_classes = [Annotator]
+    permission_classes = [Can("authoring.work")]
 
     @extend_schema(responses={200: KmmauEscalationOut, **error_responses(
         403, 404, s403="Only the question's author or an admin may read it here.", s404="No such question.")})
     def get(self, request, pk):
-        question = get_object_or_404(Question.objects.select_related("clip__audio", "author"), pk=pk)
-        if not can(request.user, "authoring.read_question", question):
-            raise Forbidden("only the question's author or an admin may read it here")
+        question = fetch(request, Question.objects.select_related("clip__audio", "author"), pk, "authoring.read_question")
         return Response(KmmauEscalationOut(selectors.escalation_view(question)).data)
 
 
 class SummaryView(APIView):
-    permission_classes = [IsSoriAdmin]
+    permission_classes = [Can("authoring.manage")]
 
     @extend_schema(responses={200: KmmauSummaryOut,
                               **error_responses(403, 404, s403="Admins only.", s404="No such question set.")})

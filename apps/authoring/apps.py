@@ -2,7 +2,7 @@ from django.apps import AppConfig
 from django.urls import reverse
 
 from apps.accounts.navigation import NavLink, Panel, Stage, Todo
-from apps.accounts.roles import Role
+from apps.accounts.permissions import can
 
 
 # The imports left inside the methods wait for the app registry: this module loads before any model does.
@@ -18,25 +18,25 @@ class AuthoringConfig(AppConfig):
 
     def nav_links(self, user):
         links = []
-        if user.is_sori_admin or user.has_role(Role.ANNOTATOR):
+        if can(user, "authoring.work"):
             links.append(NavLink("KMMAU question sets", reverse("authoring:sets"), group="kmmau", order=10))
-        if user.is_sori_admin:
+        if can(user, "authoring.manage"):
             links.append(NavLink("Escalations", reverse("authoring:escalations"), group="kmmau", order=20))
         return links
 
     def home_panels(self, user):
-        if user.is_sori_admin:
+        if can(user, "authoring.manage"):
             return [Panel(title="KMMAU question sets", url=reverse("authoring:sets"),
                           description="Corpora, generated and authored questions, reviews, exports, scores.",
                           role="admin")]
-        if user.has_role(Role.ANNOTATOR):
+        if can(user, "authoring.work"):
             return [Panel(title="KMMAU questions", url=reverse("authoring:sets"),
                           description="Review generated questions, author questions by listening, answer blind.",
                           role="annotator")]
         return []
 
     def pipeline_stages(self, user):
-        if not user.is_sori_admin:
+        if not can(user, "authoring.manage"):
             return []
         from apps.authoring.selectors import pipeline_counts
 
@@ -51,7 +51,7 @@ class AuthoringConfig(AppConfig):
         ]
 
     def todos(self, user):
-        if not user.is_sori_admin:
+        if not can(user, "authoring.manage"):
             return []
         from apps.authoring.selectors import waiting_for_admin
 

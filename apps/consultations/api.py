@@ -7,18 +7,17 @@ GET  /api/rulebooks/{slug}/versions/{n}/          a version with its rules
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.exceptions import ValidationError
 from rest_framework.generics import ListAPIView
-from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.accounts.permissions import HasRole, can
-from apps.accounts.roles import Role
+from apps.accounts.permissions import Can, can, fetch
 from apps.consultations import selectors, services
 from apps.consultations.models import DecisionQuestion, QuestionStatus, RulebookVersion
 from apps.core import limits
 from apps.core.api import StrictInput, error_responses
+from apps.core.errors import InvalidInput, NotFound
 
 
 class OptionOut(serializers.Serializer):
@@ -58,7 +57,7 @@ class QuestionOut(serializers.Serializer):
 class QuestionList(ListAPIView):
     """Questions for the caller. `status=open` (the default for experts): those still waiting for their answer."""
 
-    permission_classes = [HasRole.of(Role.EXPERT)]
+    permission_classes = [Can("consultations.answer")]
     serializer_class = QuestionOut
 
     @extend_schema(parameters=[OpenApiParameter("status", str, enum=[s.value for s in QuestionStatus])])
@@ -68,10 +67,10 @@ class QuestionList(ListAPIView):
     def get_queryset(self):
         user, wanted = self.request.user, self.request.query_params.get("status", QuestionStatus.OPEN)
         if wanted not in QuestionStatus.values:
-            raise ValidationError({"status": [f"must be one of {', '.join(QuestionStatus.values)}"]})
+            raise InvalidInput(f"status must be one of {', '.join(QuestionStatus.values)}", field="status")
         if wanted == QuestionStatus.OPEN:
             qs = selectors.open_questions_for(user)
-        elif user.is_sori_admin:
+        elif can(user, "consultations.manage"):
             qs = DecisionQuestion.objects.filter(status=wanted)
         else:
             qs = DecisionQuestion.objects.filter(status=wanted, answers__expert=user, answers__submitted_at__isnull=False)
@@ -127,7 +126,7 @@ def _answer_schema() -> dict:
 
 
 class AnswerCreate(APIView):
-    permission_classes = [HasRole.of(Role.EXPERT)]
+    permission_classes = [Can("consultations.answer")]
 
     @extend_schema(request={"application/json": _answer_schema()}, responses={
         201: AnswerOut,
@@ -135,9 +134,7 @@ class AnswerCreate(APIView):
                                     "option (code no_such_option)."),
     })
     def post(self, request, pk: int):
-        question = DecisionQuestion.objects.filter(pk=pk).first()
-        if question is None or not can(request.user, "consultations.view_question", question):
-            raise NotFound("no such question")
+        question = fetch(request, DecisionQuestion, pk, "consultations.view_question")
         data = AnswerIn(data=request.data)
         data.is_valid(raise_exception=True)
         answer = services.submit_answer(question=question, acting_user=request.user, **data.validated_data)
@@ -167,12 +164,10 @@ class VersionOut(serializers.Serializer):
 
 
 class VersionDetail(APIView):
-    permission_classes = [IsAuthenticated]
+    permission_classes = [Can("consultations.read_rulebooks")]
 
     @extend_schema(responses=VersionOut)
     def get(self, request, slug: str, number: int):
-        if not can(request.user, "consultations.read_rulebooks"):
-            raise PermissionDenied("experts and admins read rulebooks")
         version = RulebookVersion.objects.select_related("rulebook").filter(rulebook__slug=slug, number=number).first()
         if version is None:
             raise NotFound(f"rulebook {slug!r} has no version {number}")

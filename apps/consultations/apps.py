@@ -2,6 +2,7 @@ from django.apps import AppConfig
 from django.urls import reverse
 
 from apps.accounts.navigation import NavLink, Panel, Todo
+from apps.accounts.permissions import can
 
 
 # The imports left inside the methods wait for the app registry: this module loads before any model does.
@@ -17,11 +18,11 @@ class ConsultationsConfig(AppConfig):
 
     def nav_links(self, user):
         links = []
-        if user.is_sori_admin:
+        if can(user, "consultations.manage"):
             links.append(NavLink("Consultations", reverse("consultations:rounds"), group="spoken_qa", order=45))
-        elif user.has_role("expert"):
+        elif can(user, "consultations.answer"):
             links.append(NavLink("Questions", reverse("consultations:inbox"), group="spoken_qa", order=5))
-        if user.is_sori_admin or user.has_role("expert"):
+        if can(user, "consultations.read_rulebooks"):
             links.append(NavLink("Rulebooks", reverse("consultations:rulebooks"), group="spoken_qa", order=50))
         return links
 
@@ -29,7 +30,7 @@ class ConsultationsConfig(AppConfig):
         from apps.consultations import selectors
 
         panels = []
-        if user.has_role("expert") and not user.is_sori_admin:
+        if can(user, "consultations.answer") and not can(user, "consultations.manage"):
             panels.append(Panel(
                 title="Decision questions", url=reverse("consultations:inbox"), role="expert",
                 description="Questions agents raised while building a rulebook, waiting for your answer.",
@@ -43,7 +44,7 @@ class ConsultationsConfig(AppConfig):
             if drafts:
                 panels.append(Panel(title="Rules to approve", url=reverse("consultations:inbox"), role="expert",
                                     description="Rules drafted from your answers.", count=drafts))
-        if user.is_sori_admin:
+        if can(user, "consultations.manage"):
             from apps.consultations.models import QuestionStatus
 
             panels.append(Panel(
@@ -54,7 +55,7 @@ class ConsultationsConfig(AppConfig):
         return panels
 
     def todos(self, user):
-        if not user.is_sori_admin:
+        if not can(user, "consultations.manage"):
             return []
         from apps.consultations import selectors
 

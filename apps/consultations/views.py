@@ -5,7 +5,6 @@ statistics, history) on top. Each view: fetch with a permission check, call a se
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -13,7 +12,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from apps.accounts.models import User
-from apps.accounts.permissions import can, require
+from apps.accounts.permissions import can, fetch, require
 from apps.accounts.roles import Role
 from apps.agents.models import AgentCall
 from apps.agents.services import NoProviderConfigured, require_configured
@@ -35,7 +34,7 @@ from apps.consultations.models import (
 )
 from apps.consultations.rulebook_files import category_label, provenance_text
 from apps.core import posted
-from apps.core.errors import ApplicationError, Conflict, InvalidInput
+from apps.core.errors import ApplicationError, Conflict, Forbidden, InvalidInput
 from apps.jobs.models import Job
 
 
@@ -89,8 +88,7 @@ def _question_context(question: DecisionQuestion, user) -> dict:
 
 @login_required
 def question_detail(request, pk: int):
-    question = get_object_or_404(DecisionQuestion.objects.select_related("round__rulebook", "round__base_version"), pk=pk)
-    require(request.user, "consultations.view_question", question)
+    question = fetch(request, DecisionQuestion.objects.select_related("round__rulebook", "round__base_version"), pk, "consultations.view_question")
     return render(request, "consultations/question.html", _question_context(question, request.user))
 
 
@@ -107,8 +105,7 @@ def _answer_fields(request) -> dict:
 @require_POST
 def question_autosave(request, pk: int):
     """htmx: save the draft answer as the expert types; answers with a small status line."""
-    question = get_object_or_404(DecisionQuestion, pk=pk)
-    require(request.user, "consultations.answer", question)
+    question = fetch(request, DecisionQuestion, pk, "consultations.answer")
     try:
         answer = services.save_answer_draft(question=question, acting_user=request.user, **_answer_fields(request))
     except ApplicationError as exc:
@@ -119,8 +116,7 @@ def question_autosave(request, pk: int):
 @login_required
 @require_POST
 def question_submit(request, pk: int):
-    question = get_object_or_404(DecisionQuestion, pk=pk)
-    require(request.user, "consultations.answer", question)
+    question = fetch(request, DecisionQuestion, pk, "consultations.answer")
     try:
         services.submit_answer(question=question, acting_user=request.user, **_answer_fields(request))
     except ApplicationError as exc:
@@ -135,8 +131,7 @@ def question_submit(request, pk: int):
 @login_required
 @require_POST
 def question_settle(request, pk: int):
-    question = get_object_or_404(DecisionQuestion.objects.select_related("round"), pk=pk)
-    require(request.user, "consultations.settle", question)
+    question = fetch(request, DecisionQuestion.objects.select_related("round"), pk, "consultations.settle")
     try:
         services.settle_question(
             question=question, acting_user=request.user, option=request.POST.get("option") or None,
@@ -163,8 +158,7 @@ def question_withdraw(request, pk: int):
 
 @login_required
 def draft_detail(request, pk: int):
-    draft = get_object_or_404(RuleDraft.objects.select_related("question__round__rulebook"), pk=pk)
-    require(request.user, "consultations.approve_draft", draft)
+    draft = fetch(request, RuleDraft.objects.select_related("question__round__rulebook"), pk, "consultations.approve_draft")
     if request.method == "POST":
         try:
             if request.POST.get("decision") == "reject":
@@ -237,7 +231,7 @@ def version_diff(request, slug: str):
     rulebook = get_object_or_404(Rulebook, slug=slug)
     versions = list(rulebook.versions.all())
     if not versions:
-        raise PermissionDenied
+        raise Forbidden(f"{rulebook.slug} has no version to compare yet.")
     try:
         new_n = posted.number(request.GET, "to", whole=True) or versions[-1].number
         old_n = posted.number(request.GET, "from", whole=True) or max(1, new_n - 1)
@@ -324,10 +318,15 @@ def _provider_notice() -> str:
     return " ".join(dict.fromkeys(problems))
 
 
+ROUND_ACTIONS = ("analyse", "questions", "close", "codify", "publish")
+
+
 @login_required
 @require_POST
 def round_action(request, pk: int, action: str):
     require(request.user, "consultations.manage")
+    if action not in ROUND_ACTIONS:
+        raise Forbidden(f"There is no round action {action!r}.")
     round = get_object_or_404(Round, pk=pk)
     try:
         if action == "analyse":
@@ -346,8 +345,6 @@ def round_action(request, pk: int, action: str):
                 messages.success(request, "Round closed; no rule was approved, so the rulebook keeps its version.")
             else:
                 messages.success(request, f"{version} published; re-analysis of the affected and undecided samples started.")
-        else:
-            raise PermissionDenied
     except ApplicationError as exc:
         messages.error(request, str(exc))
     return redirect("consultations:round", pk=pk)

@@ -6,7 +6,6 @@ The same services as the pages and commands."""
 
 from collections.abc import Mapping
 
-from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import generics, serializers, status
@@ -14,19 +13,18 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.accounts.permissions import can
+from apps.accounts.permissions import Can, can
 from apps.core.api import StrictInput, error_responses
 from apps.core.errors import InvalidInput, NotFound
 from apps.evaluation import selectors, services
 from apps.evaluation.models import EvalItem, EvaluatedModel, EvaluationRun
-from apps.evaluation.rules import permission
 from apps.evaluation.scoring import PROFILES
 from apps.releases.models import Release
 from apps.sources.models import SourceBenchmark
 
-_READ_OR_MANAGE = permission("evaluation.view")  # reads for every signed-in user, writes for admins
-_INSPECT = permission("evaluation.inspect")  # items, responses and judge calls: admins
-_MANAGE = permission("evaluation.manage")  # writes only: admins
+_READ_OR_MANAGE = Can("evaluation.view", write="evaluation.manage")  # reads for every signed-in user, writes for admins
+_INSPECT = Can("evaluation.inspect", write="evaluation.manage")  # items, responses and judge calls: admins
+_MANAGE = Can("evaluation.manage")  # writes only: admins
 
 
 # --- serializers -------------------------------------------------------------------------------------------
@@ -361,5 +359,5 @@ class ItemDetailView(APIView):
         try:
             item = selectors.item(run, item_pk)
         except EvalItem.DoesNotExist:
-            raise Http404 from None
+            raise NotFound(f"the run has no item with id {item_pk}") from None
         return Response(EvalItemOut(item).data)

@@ -2,6 +2,7 @@ from django.apps import AppConfig
 from django.urls import reverse
 
 from apps.accounts.navigation import NavLink, Panel, Stage, Todo
+from apps.accounts.permissions import can
 
 
 class EvaluationConfig(AppConfig):
@@ -14,13 +15,13 @@ class EvaluationConfig(AppConfig):
         from apps.evaluation import jobs, rules  # noqa: F401  (register the job handlers and permission rules)
 
     def nav_links(self, user):
-        if getattr(user, "is_sori_admin", False):
+        if can(user, "evaluation.manage"):  # every user may read scores; the menu leads those who run them
             return [NavLink("Runs", reverse("evaluation:runs"), group="evaluation", order=10),
                     NavLink("Leaderboard", reverse("evaluation:leaderboard"), group="evaluation", order=20)]
         return []
 
     def home_panels(self, user):
-        if not getattr(user, "is_sori_admin", False):
+        if not can(user, "evaluation.manage"):
             return []
         return [
             Panel("Evaluation runs", reverse("evaluation:runs"), role="admin",
@@ -30,7 +31,7 @@ class EvaluationConfig(AppConfig):
         ]
 
     def pipeline_stages(self, user):
-        if not getattr(user, "is_sori_admin", False):
+        if not can(user, "evaluation.manage"):
             return []
         from apps.evaluation.selectors import run_counts_by_family  # imports models (see ready)
 
@@ -43,7 +44,7 @@ class EvaluationConfig(AppConfig):
         return stages
 
     def todos(self, user):
-        if not getattr(user, "is_sori_admin", False):
+        if not can(user, "evaluation.manage"):
             return []
         from apps.evaluation.selectors import runs_to_look_at
 

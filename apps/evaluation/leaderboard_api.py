@@ -7,11 +7,11 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.accounts.permissions import Can
 from apps.core.api import StrictInput, error_responses
 from apps.core.errors import NotFound
 from apps.evaluation import leaderboard, leaderboard_export
 from apps.evaluation.models import EvaluationRun
-from apps.evaluation.rules import permission
 from apps.evaluation.scoring import DEFAULT_PROFILE, PROFILES
 
 
@@ -145,7 +145,7 @@ class CompareOut(serializers.Serializer):
 
 # --- views -------------------------------------------------------------------------------------------------
 class LeaderboardView(APIView):
-    permission_classes = [permission("evaluation.view")]
+    permission_classes = [Can("evaluation.view", write="evaluation.manage")]
 
     @extend_schema(parameters=[LeaderboardInput], responses={200: LeaderboardOut, **error_responses(400, 401, 403)})
     def get(self, request):
@@ -157,7 +157,7 @@ class LeaderboardView(APIView):
 
 
 class CompareView(APIView):
-    permission_classes = [permission("evaluation.view")]
+    permission_classes = [Can("evaluation.view", write="evaluation.manage")]
 
     @extend_schema(parameters=[CompareInput], responses={200: CompareOut, **error_responses(
         400, 401, 403, 404, 409, s409="The runs share no scored item (`no_common_items`).")})

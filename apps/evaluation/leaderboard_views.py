@@ -4,11 +4,11 @@ compared with a paired bootstrap. Reads only (apps.evaluation.leaderboard); any 
 import json
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 
 from apps.accounts.permissions import require
-from apps.core.errors import ApplicationError
+from apps.core.errors import ApplicationError, NotFound
 from apps.evaluation import leaderboard, leaderboard_export
 from apps.evaluation.leaderboard_figures import gap_svg, ranks_svg
 from apps.evaluation.models import EvaluationRun, Profile
@@ -52,7 +52,7 @@ def board(request):
 def export(request, fmt):
     require(request.user, "evaluation.view")
     if fmt not in EXPORTS:
-        raise Http404
+        raise NotFound(f"There is no {fmt} export of the leaderboard.")
     content_type, render_as = EXPORTS[fmt]
     profile = _profile(request)
     response = HttpResponse(render_as(leaderboard.leaderboard(profile=profile)), content_type=content_type)

@@ -15,9 +15,7 @@ run the evaluations. Responses and failure reasons also carry what an endpoint s
 operators' addresses. If experts ever review the items where the rule and the judge disagree, that is a new
 action for that list, not this one."""
 
-from rest_framework.permissions import SAFE_METHODS, BasePermission
-
-from apps.accounts.permissions import can, role_rule, rule
+from apps.accounts.permissions import role_rule, rule
 
 role_rule("evaluation.manage")  # admins only
 role_rule("evaluation.inspect")  # admins only: see above for experts
@@ -26,15 +24,3 @@ role_rule("evaluation.inspect")  # admins only: see above for experts
 @rule("evaluation.view")
 def _view(user, obj=None):
     return True
-
-
-def permission(read: str, write: str = "evaluation.manage") -> type[BasePermission]:
-    """The API's permission class, asking the same `can()` as the pages: reads (GET, HEAD, OPTIONS) need
-    `read`, anything else `write`. `permission_classes = [permission("evaluation.inspect")]`."""
-
-    class Can(BasePermission):
-        def has_permission(self, request, view) -> bool:
-            return can(request.user, read if request.method in SAFE_METHODS else write)
-
-    Can.__name__ = f"Can_{read}_{write}".replace(".", "_")
-    return Can

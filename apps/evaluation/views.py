@@ -8,13 +8,12 @@ who may inspect runs (apps.evaluation.rules: admins)."""
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from apps.accounts.permissions import can, require
 from apps.core import posted
-from apps.core.errors import ApplicationError, InvalidInput
+from apps.core.errors import ApplicationError, InvalidInput, NotFound
 from apps.core.uploads import upload_limit
 from apps.evaluation import selectors, services
 from apps.evaluation.judge import INJECTION_REASONS
@@ -27,7 +26,7 @@ def _run_or_404(pk: int) -> EvaluationRun:
     try:
         return selectors.run(pk)
     except EvaluationRun.DoesNotExist:
-        raise Http404 from None
+        raise NotFound(f"No evaluation run with id {pk}.") from None
 
 
 def _benchmarks():
@@ -182,7 +181,7 @@ def item_detail(request, pk, item_pk):
     try:
         item = selectors.item(run, item_pk)
     except EvalItem.DoesNotExist:
-        raise Http404 from None
+        raise NotFound(f"The run has no item with id {item_pk}.") from None
     judged = next((s for s in item.scores.all() if s.method == ScoreMethod.JUDGE and s.current), None)
     flags = [INJECTION_REASONS.get(r, r) for r in (judged.detail.get("injection_suspected") or [])] if judged else []
     return render(request, "evaluation/item.html", {"run": run, "item": item, "injection_flags": flags,

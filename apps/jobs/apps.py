@@ -2,6 +2,7 @@ from django.apps import AppConfig
 from django.urls import reverse
 
 from apps.accounts.navigation import NavLink, Panel, Todo
+from apps.accounts.permissions import can
 
 
 # The imports left inside the methods wait for the app registry: this module loads before any model does.
@@ -14,12 +15,12 @@ class JobsConfig(AppConfig):
         from apps.jobs import rules  # noqa: F401  (registers the permission rules)
 
     def nav_links(self, user):
-        return [NavLink("Jobs", reverse("jobs:list"), group="system", order=10)] if user.is_sori_admin else []
+        return [NavLink("Jobs", reverse("jobs:list"), group="system", order=10)] if can(user, "jobs.list") else []
 
     def home_panels(self, user):
         from apps.jobs.models import Job, JobStatus
 
-        if not user.is_sori_admin:
+        if not can(user, "jobs.list"):
             return []
         active = Job.objects.active().count()
         failed = Job.objects.filter(status=JobStatus.FAILED).count()
@@ -28,7 +29,7 @@ class JobsConfig(AppConfig):
     def todos(self, user):
         from apps.jobs.models import Job, JobStatus
 
-        if not user.is_sori_admin:
+        if not can(user, "jobs.list"):
             return []
         failed = Job.objects.filter(status=JobStatus.FAILED).count()
         return [Todo("Failed background jobs: read why, then resume or start again", reverse("jobs:list"), failed)] if failed else []

@@ -1,19 +1,13 @@
 import json
 
 from django.contrib.auth.decorators import login_required
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 from rest_framework import generics, serializers
 
-from apps.accounts.permissions import IsSoriAdmin, require
+from apps.accounts.permissions import Can, fetch, require
 from apps.jobs import services
 from apps.jobs.models import Job
-
-
-def _get_job_for(user, pk: int, action: str) -> Job:
-    job = get_object_or_404(Job, pk=pk)
-    require(user, action, job)
-    return job
 
 
 @login_required
@@ -25,7 +19,7 @@ def job_list(request):
 
 @login_required
 def job_detail(request, pk: int):
-    job = _get_job_for(request.user, pk, "jobs.view")
+    job = fetch(request, Job, pk, "jobs.view")
     return render(request, "jobs/detail.html", {"job": job})
 
 
@@ -51,14 +45,14 @@ def _progress_response(request, job: Job, *, reload: bool = False):
 @login_required
 def job_progress(request, pk: int):
     """The progress component alone; htmx polls it every second until the job has finished."""
-    job = _get_job_for(request.user, pk, "jobs.view")
+    job = fetch(request, Job, pk, "jobs.view")
     return _progress_response(request, job, reload=request.GET.get("reload") == "1")
 
 
 @login_required
 @require_POST
 def job_cancel(request, pk: int):
-    job = _get_job_for(request.user, pk, "jobs.control")
+    job = fetch(request, Job, pk, "jobs.control")
     services.request_cancel(job=job)
     return _progress_or_redirect(request, job)
 
@@ -66,7 +60,7 @@ def job_cancel(request, pk: int):
 @login_required
 @require_POST
 def job_resume(request, pk: int):
-    job = _get_job_for(request.user, pk, "jobs.control")
+    job = fetch(request, Job, pk, "jobs.control")
     services.resume_job(job=job)
     return _progress_or_redirect(request, job)
 
@@ -91,7 +85,7 @@ class JobSerializer(serializers.ModelSerializer):
 class JobListApi(generics.ListAPIView):
     """Every job, newest first (admin only)."""
 
-    permission_classes = [IsSoriAdmin]
+    permission_classes = [Can("jobs.list")]
     serializer_class = JobSerializer
     queryset = Job.objects.all()
 
@@ -101,4 +95,4 @@ class JobDetailApi(generics.RetrieveAPIView):
     queryset = Job.objects.all()
 
     def get_object(self):
-        return _get_job_for(self.request.user, self.kwargs["pk"], "jobs.view")
+        return fetch(self.request, Job, self.kwargs["pk"], "jobs.view")

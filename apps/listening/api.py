@@ -19,8 +19,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.accounts.permissions import HasRole, IsSoriAdmin
-from apps.accounts.roles import Role
+from apps.accounts.permissions import Can
 from apps.core.api import StrictInput, error_responses
 from apps.listening import selectors, services
 from apps.listening.models import Clip, ListeningTest
@@ -37,7 +36,7 @@ class NextOut(serializers.Serializer):
 
 
 class NextClipView(APIView):
-    permission_classes = [HasRole.of(Role.LISTENER)]
+    permission_classes = [Can("listening.rate")]
 
     @extend_schema(request=None, responses={
         200: NextOut, 204: OpenApiResponse(description="Nothing left for you in this test (or you were excluded)."),
@@ -64,7 +63,7 @@ class PlaybackOut(serializers.Serializer):
 
 
 class PlaybackView(APIView):
-    permission_classes = [HasRole.of(Role.LISTENER)]
+    permission_classes = [Can("listening.rate")]
 
     @extend_schema(request=None, responses={
         200: PlaybackOut, **error_responses(409, s409="No live lease on this clip (code no_lease), or already rated."),
@@ -95,7 +94,7 @@ class RatingOut(serializers.Serializer):
 
 
 class RatingView(APIView):
-    permission_classes = [HasRole.of(Role.LISTENER)]
+    permission_classes = [Can("listening.rate")]
 
     @extend_schema(request=RatingIn, responses={
         201: OpenApiResponse(RatingOut, description="Stored; `next` carries your next clip and `progress` your count, "
@@ -138,7 +137,7 @@ class SummaryOut(serializers.Serializer):
 
 
 class SummaryView(APIView):
-    permission_classes = [IsSoriAdmin]
+    permission_classes = [Can("listening.manage")]
 
     @extend_schema(responses=SummaryOut)
     def get(self, request, pk: int):

@@ -2,7 +2,7 @@ from django.apps import AppConfig
 from django.urls import reverse
 
 from apps.accounts.navigation import NavLink, Panel, Stage, Todo
-from apps.accounts.roles import Role
+from apps.accounts.permissions import can
 
 
 # The imports left inside the methods wait for the app registry: this module loads before any model does.
@@ -15,16 +15,15 @@ class ListeningConfig(AppConfig):
         from apps.listening import jobs, rules, services  # noqa: F401  (services registers who may rate)
 
     def nav_links(self, user):
-        links = []
-        if user.has_role(Role.LISTENER) and not user.is_sori_admin:
-            links.append(NavLink("Listening", reverse("listening:index"), group="mos", order=10))
-        if user.is_sori_admin:
-            links.append(NavLink("MOS listening tests", reverse("listening:manage"), group="mos", order=10))
-        return links
+        if can(user, "listening.manage"):
+            return [NavLink("MOS listening tests", reverse("listening:manage"), group="mos", order=10)]
+        if can(user, "listening.rate"):
+            return [NavLink("Listening", reverse("listening:index"), group="mos", order=10)]
+        return []
 
     def home_panels(self, user):
         panels = []
-        if user.has_role(Role.LISTENER):
+        if can(user, "listening.rate") and not can(user, "listening.manage"):  # a listener's own queue
             from apps.listening.selectors import tests_for_listener
 
             for test, left, _done in tests_for_listener(user):
@@ -33,7 +32,7 @@ class ListeningConfig(AppConfig):
                         title=f"Listening test: {test.name}", url=reverse("listening:start", args=[test.pk]),
                         description="Rate the overall quality of short clips, 1 to 5.", count=left, role="listener",
                     ))
-        if user.is_sori_admin:
+        if can(user, "listening.manage"):
             panels.append(Panel(
                 title="MOS listening tests", url=reverse("listening:manage"),
                 description="Import tests, watch completion and quality, export ratings, evaluate predictors.",
@@ -42,7 +41,7 @@ class ListeningConfig(AppConfig):
         return panels
 
     def pipeline_stages(self, user):
-        if not user.is_sori_admin:
+        if not can(user, "listening.manage"):
             return []
         from apps.listening.selectors import pipeline_counts
 
@@ -57,7 +56,7 @@ class ListeningConfig(AppConfig):
         ]
 
     def todos(self, user):
-        if not user.is_sori_admin:
+        if not can(user, "listening.manage"):
             return []
         from apps.listening.selectors import unreachable_by_test
 

@@ -9,7 +9,7 @@ import uuid
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.files.storage import default_storage
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -17,7 +17,7 @@ from django.views.decorators.http import require_POST
 from apps.accounts.models import User
 from apps.accounts.permissions import require
 from apps.core import posted
-from apps.core.errors import ApplicationError, Conflict, InvalidInput
+from apps.core.errors import ApplicationError, Conflict, InvalidInput, NotFound
 from apps.core.uploads import upload_limit
 from apps.jobs.models import Job, JobStatus
 from apps.jobs.services import resume_job, start_job
@@ -90,7 +90,7 @@ def _open_test(request, pk) -> ListeningTest:
     """A test the listener may rate: published and meant for them (a draft is a 404 to listeners)."""
     test = _test(pk)
     if not test.is_open_to(request.user):
-        raise Http404("no such listening test for you")
+        raise NotFound("There is no such listening test for you.")
     return test
 
 

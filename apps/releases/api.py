@@ -9,7 +9,7 @@ from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.accounts.permissions import IsSoriAdmin
+from apps.accounts.permissions import Can
 from apps.core import limits
 from apps.core.api import StrictInput, error_responses
 from apps.releases import licences, selectors, services, views
@@ -78,7 +78,7 @@ def _release(pk: int) -> Release:
 
 
 class ReleaseListView(generics.ListAPIView):
-    permission_classes = [IsSoriAdmin]
+    permission_classes = [Can("releases.manage")]
     serializer_class = ReleaseOut
 
     def get_queryset(self):
@@ -99,7 +99,7 @@ class ReleaseListView(generics.ListAPIView):
 
 
 class ReleaseDetailView(APIView):
-    permission_classes = [IsSoriAdmin]
+    permission_classes = [Can("releases.manage")]
 
     @extend_schema(responses={200: ReleaseDetailOut, **error_responses(403, 404)})
     def get(self, request, pk):
@@ -107,7 +107,7 @@ class ReleaseDetailView(APIView):
 
 
 class PublishView(APIView):
-    permission_classes = [IsSoriAdmin]
+    permission_classes = [Can("releases.manage")]
 
     @extend_schema(request=None, responses={200: ReleaseOut, **error_responses(403, 404, 409)})
     def post(self, request, pk):
@@ -117,7 +117,7 @@ class PublishView(APIView):
 
 
 class ArchiveView(APIView):
-    permission_classes = [IsSoriAdmin]
+    permission_classes = [Can("releases.manage")]
 
     @extend_schema(responses={(200, "application/zip"): OpenApiResponse(OpenApiTypes.BINARY), **error_responses(403, 404)})
     def get(self, request, pk):
@@ -125,7 +125,7 @@ class ArchiveView(APIView):
 
 
 class DiffView(APIView):
-    permission_classes = [IsSoriAdmin]
+    permission_classes = [Can("releases.manage")]
 
     @extend_schema(responses={200: DiffOut, **error_responses(403, 404)})
     def get(self, request, old_pk, new_pk):

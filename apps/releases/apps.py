@@ -2,6 +2,7 @@ from django.apps import AppConfig
 from django.urls import reverse
 
 from apps.accounts.navigation import NavLink, Panel, Stage, Todo
+from apps.accounts.permissions import can
 
 
 # The imports left inside the methods wait for the app registry: this module loads before any model does.
@@ -14,12 +15,12 @@ class ReleasesConfig(AppConfig):
         from apps.releases import jobs, rules  # noqa: F401
 
     def nav_links(self, user):
-        if getattr(user, "is_sori_admin", False):
+        if can(user, "releases.manage"):
             return [NavLink("Releases", reverse("releases:list"), group="spoken_qa", order=70)]
         return []
 
     def home_panels(self, user):
-        if not getattr(user, "is_sori_admin", False):
+        if not can(user, "releases.manage"):
             return []
         return [Panel("Dataset releases", reverse("releases:list"),
                       description="Build, publish and download versioned releases with card, licences and checksums.",
@@ -31,7 +32,7 @@ class ReleasesConfig(AppConfig):
                "hpsu": ("hpsu", 40, "Release"), "kmmau": ("kmmau", 40, "Release")}
 
     def pipeline_stages(self, user):
-        if not getattr(user, "is_sori_admin", False):
+        if not can(user, "releases.manage"):
             return []
         from apps.releases.selectors import counts_by_kind
 
@@ -44,7 +45,7 @@ class ReleasesConfig(AppConfig):
         return stages
 
     def todos(self, user):
-        if not getattr(user, "is_sori_admin", False):
+        if not can(user, "releases.manage"):
             return []
         from apps.releases.selectors import failed_builds
 

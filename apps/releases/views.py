@@ -4,13 +4,13 @@ Hub upload, one item's provenance, and the diff between two versions."""
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.files.storage import default_storage
-from django.http import FileResponse, Http404
+from django.http import FileResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from apps.accounts.permissions import require
 from apps.authoring.models import QuestionSet
-from apps.core.errors import ApplicationError, InvalidInput
+from apps.core.errors import ApplicationError, InvalidInput, NotFound
 from apps.listening.models import ListeningTest, TestStatus
 from apps.releases import licences, selectors, services
 from apps.releases.models import Release, ReleaseItem, ReleaseKind, ReleaseStatus
@@ -95,7 +95,7 @@ def archive_response(pk: int) -> FileResponse:
     """The stored zip of a built or published release, as a download (the page's and the API's)."""
     release = get_object_or_404(Release, pk=pk, status__in=[ReleaseStatus.BUILT, ReleaseStatus.PUBLISHED])
     if not release.archive or not default_storage.exists(release.archive):
-        raise Http404("the archive is not stored")
+        raise NotFound("the archive is not stored")
     return FileResponse(default_storage.open(release.archive, "rb"), as_attachment=True,
                         filename=f"{release.folder}.zip", content_type="application/zip")
 
@@ -126,7 +126,7 @@ def item(request, pk: int, item_id: str):
     try:
         provenance = selectors.item_provenance(release, item_id, viewer=request.user)
     except ReleaseItem.DoesNotExist:
-        raise Http404(f"{release} has no item {item_id!r}") from None
+        raise NotFound(f"{release} has no item {item_id!r}") from None
     return render(request, "releases/item.html", {"release": release, "p": provenance})
 
 
@@ -135,5 +135,5 @@ def diff(request, old_pk: int, new_pk: int):
     require(request.user, "releases.manage")
     old, new = get_object_or_404(Release, pk=old_pk), get_object_or_404(Release, pk=new_pk)
     if old.name != new.name:
-        raise Http404("a diff compares two versions of one dataset")
+        raise NotFound("a diff compares two versions of one dataset")
     return render(request, "releases/diff.html", {"diff": selectors.diff(old, new)})

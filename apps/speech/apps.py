@@ -2,6 +2,7 @@ from django.apps import AppConfig
 from django.urls import reverse
 
 from apps.accounts.navigation import NavLink, Panel, Stage, Todo
+from apps.accounts.permissions import can
 
 
 # The imports left inside the methods wait for the app registry: this module loads before any model does.
@@ -14,26 +15,26 @@ class SpeechConfig(AppConfig):
         from apps.speech import jobs, rules  # noqa: F401  (register the job handlers and permission rules)
 
     def nav_links(self, user):
-        if getattr(user, "is_sori_admin", False):
+        if can(user, "speech.manage"):
             return [NavLink("Speech", reverse("speech:home"), group="spoken_qa", order=60)]
         return []
 
     def home_panels(self, user):
-        if not getattr(user, "is_sori_admin", False):
+        if not can(user, "speech.manage"):
             return []
         return [Panel("Speech synthesis", reverse("speech:home"),
                       description="TTS with Korean reference voices, checked by ASR; samples over the CER "
                                   "threshold after every attempt wait here.", role="admin")]
 
     def pipeline_stages(self, user):
-        if not getattr(user, "is_sori_admin", False):
+        if not can(user, "speech.manage"):
             return []
         from apps.speech.selectors import samples_spoken
 
         return [Stage("spoken_qa", 50, "Speech", samples_spoken(), reverse("speech:home"), "samples spoken")]
 
     def todos(self, user):
-        if not getattr(user, "is_sori_admin", False):
+        if not can(user, "speech.manage"):
             return []
         from apps.speech.selectors import samples_needing_attention
 

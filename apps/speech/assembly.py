@@ -13,7 +13,6 @@ import numpy as np
 
 from apps.audio import pcm
 from apps.audio.pcm import Pcm
-
 from apps.core.korean import kiwi
 
 # A stretch up to sentence-final punctuation (with any closing quotes or brackets) before a space or the end.

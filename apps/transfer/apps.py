@@ -2,6 +2,7 @@ from django.apps import AppConfig
 from django.urls import reverse
 
 from apps.accounts.navigation import NavLink, Panel, Stage, Todo
+from apps.accounts.permissions import can
 
 
 # The imports left inside the methods wait for the app registry: this module loads before any model does.
@@ -24,16 +25,16 @@ class TransferConfig(AppConfig):
 
     def nav_links(self, user):
         links = []
-        if getattr(user, "is_sori_admin", False):
+        if can(user, "transfer.manage"):
             links += [NavLink("Source benchmarks", reverse("transfer:home"), group="spoken_qa", order=10),
                       NavLink("Ground truth", reverse("transfer:ground_truth"), group="spoken_qa", order=20)]
-        if getattr(user, "is_sori_admin", False) or (hasattr(user, "has_role") and user.has_role("expert")):
+        if can(user, "transfer.review"):
             links += [NavLink("Hypertranslation", reverse("transfer:translation_runs"), group="spoken_qa", order=30),
                       NavLink("Normalization", reverse("transfer:normalize"), group="spoken_qa", order=40)]
         return links
 
     def home_panels(self, user):
-        if not getattr(user, "is_sori_admin", False):
+        if not can(user, "transfer.manage"):
             return []
         # What needs attention is on the home page's to-do list (todos below), only when there is some.
         return [
@@ -43,7 +44,7 @@ class TransferConfig(AppConfig):
         ]
 
     def pipeline_stages(self, user):
-        if not getattr(user, "is_sori_admin", False):
+        if not can(user, "transfer.manage"):
             return []
         from apps.transfer.selectors import pipeline_counts
 
@@ -59,7 +60,7 @@ class TransferConfig(AppConfig):
         ]
 
     def todos(self, user):
-        if not getattr(user, "is_sori_admin", False):
+        if not can(user, "transfer.manage"):
             return []
         from apps.transfer.selectors import attention_counts
 

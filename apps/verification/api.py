@@ -6,12 +6,10 @@ item takes one call."""
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.accounts.permissions import HasRole, IsSoriAdmin, can
-from apps.accounts.roles import Role
+from apps.accounts.permissions import Can, can, fetch
 from apps.core.api import StrictInput, error_responses
 from apps.verification import selectors, services
 from apps.verification.models import Decision, Reason, VerificationItem, VerificationProject
@@ -74,7 +72,7 @@ class ItemOut(serializers.Serializer):
 
 
 class NextView(APIView):
-    permission_classes = [HasRole.of(Role.ANNOTATOR)]
+    permission_classes = [Can("verification.review")]
 
     @extend_schema(request=None, responses={
         200: ItemOut, 204: OpenApiResponse(description="Nothing left for you in this project."),
@@ -129,7 +127,7 @@ class ReviewCreatedOut(serializers.Serializer):
 
 
 class ReviewView(APIView):
-    permission_classes = [HasRole.of(Role.ANNOTATOR)]
+    permission_classes = [Can("verification.review")]
 
     @extend_schema(request={"application/json": _review_schema()}, responses={
         201: ReviewCreatedOut,
@@ -158,14 +156,9 @@ class ReviewView(APIView):
 class ItemView(APIView):
     @extend_schema(responses=ItemOut)
     def get(self, request, pk):
-        item = VerificationItem.objects.select_related("audio", "project").filter(pk=pk).first()
-        if item is None:
-            raise NotFound("no such item")
-        if request.user.is_sori_admin:
-            return Response(ItemOut(selectors.item_for_reviewer(item, request.user, reveal_all=True)).data)
-        if not can(request.user, "verification.view_item", item):
-            raise PermissionDenied("Only a reviewer of this item (or an admin) may read it.")
-        return Response(ItemOut(selectors.item_for_reviewer(item, request.user)).data)
+        item = fetch(request, VerificationItem.objects.select_related("audio", "project"), pk, "verification.view_item")
+        reveal_all = can(request.user, "verification.manage")  # who runs verification reads every review
+        return Response(ItemOut(selectors.item_for_reviewer(item, request.user, reveal_all=reveal_all)).data)
 
 
 class TaskCountsOut(serializers.Serializer):
@@ -191,7 +184,7 @@ class ProjectSummaryOut(serializers.Serializer):
 
 
 class SummaryView(APIView):
-    permission_classes = [IsSoriAdmin]
+    permission_classes = [Can("verification.manage")]
 
     @extend_schema(responses=ProjectSummaryOut)
     def get(self, request, pk):

@@ -2,7 +2,7 @@ from django.apps import AppConfig
 from django.urls import reverse
 
 from apps.accounts.navigation import NavLink, Panel, Stage, Todo
-from apps.accounts.roles import Role
+from apps.accounts.permissions import can
 
 
 # The imports left inside the methods wait for the app registry: this module loads before any model does.
@@ -17,7 +17,7 @@ class VerificationConfig(AppConfig):
         from apps.verification import rules  # noqa: F401
 
     def nav_links(self, user):
-        if user.is_sori_admin or user.has_role(Role.ANNOTATOR):
+        if can(user, "verification.review"):
             return [NavLink("HPSU verification", reverse("verification:projects"), group="hpsu", order=10)]
         return []
 
@@ -26,7 +26,7 @@ class VerificationConfig(AppConfig):
         from apps.verification.selectors import waiting_for
 
         panels = []
-        if user.has_role(Role.ANNOTATOR) and not user.is_sori_admin:
+        if can(user, "verification.review") and not can(user, "verification.manage"):
             for project in VerificationProject.objects.all()[:10]:
                 waiting = waiting_for(project, user)
                 if waiting:
@@ -35,13 +35,13 @@ class VerificationConfig(AppConfig):
                         description="Approve or reject benchmark items (keys A, R, 1-6).", count=waiting,
                         role="annotator",
                     ))
-        if user.is_sori_admin:
+        if can(user, "verification.manage"):
             panels.append(Panel(title="Verification projects", url=reverse("verification:projects"),
                                 description="Acceptance, agreement, exports, human baselines.", role="admin"))
         return panels
 
     def pipeline_stages(self, user):
-        if not user.is_sori_admin:
+        if not can(user, "verification.manage"):
             return []
         from apps.verification.selectors import pipeline_counts
 
@@ -54,7 +54,7 @@ class VerificationConfig(AppConfig):
         ]
 
     def todos(self, user):
-        if not user.is_sori_admin:
+        if not can(user, "verification.manage"):
             return []
         from apps.verification.selectors import unreachable_by_project
 

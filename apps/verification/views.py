@@ -7,15 +7,15 @@ from pathlib import Path
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import FileResponse, Http404, HttpResponse
+from django.http import FileResponse, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from apps.accounts.decorators import login_or_token_required
-from apps.accounts.permissions import can, require
+from apps.accounts.permissions import can, fetch, require
 from apps.core import posted
 from apps.core.archives import extract_zip
-from apps.core.errors import ApplicationError, InvalidInput
+from apps.core.errors import ApplicationError, InvalidInput, NotFound
 from apps.core.uploads import upload_limit
 from apps.queues.selectors import unreachable_items
 from apps.verification import selectors, services
@@ -50,8 +50,7 @@ def project_list(request):
 @login_required
 def review(request, pk):
     """Hand the annotator their current or next item and show it with the decision form."""
-    project = get_object_or_404(VerificationProject, pk=pk)
-    require(request.user, "verification.review", project)
+    project = fetch(request, VerificationProject, pk, "verification.review")
     if request.user.is_sori_admin and not _reviewing_as_annotator(request, project):
         # An admin looking at the project must not take a review slot: they browse read-only, and taking
         # work is the explicit "review as annotator" button on that page.
@@ -136,8 +135,7 @@ def skip(request, pk):
 
 @login_required
 def item_detail(request, pk):
-    item = get_object_or_404(VerificationItem.objects.select_related("audio", "project"), pk=pk)
-    require(request.user, "verification.view_item", item)
+    item = fetch(request, VerificationItem.objects.select_related("audio", "project"), pk, "verification.view_item")
     admin = request.user.is_sori_admin
     data = selectors.item_for_reviewer(item, request.user, reveal_all=admin)
     history = item.history.select_related("annotator").order_by("at", "id") if (admin or item.is_settled) else None
@@ -149,10 +147,9 @@ def item_detail(request, pk):
 
 @login_or_token_required  # the visual_url an API answer gives is fetched with the token
 def visual(request, pk):
-    item = get_object_or_404(VerificationItem, pk=pk)
+    item = fetch(request, VerificationItem, pk, "verification.view_item")
     if not item.visual:
-        raise Http404
-    require(request.user, "verification.view_item", item)
+        raise NotFound("This item has no visual.")
     fh = item.visual.open("rb")
     content_type = served_type(fh)
     if content_type is None:
@@ -320,8 +317,7 @@ def baseline(request, pk):
 @login_required
 @require_POST
 def baseline_answer(request, pk, item_pk):
-    session = get_object_or_404(BaselineSession, pk=pk)
-    require(request.user, "verification.baseline", session)
+    session = fetch(request, BaselineSession, pk, "verification.baseline")
     item = get_object_or_404(VerificationItem, pk=item_pk)
     try:
         services.answer_baseline(session=session, item=item, acting_user=request.user, chosen=request.POST.getlist("choice"),

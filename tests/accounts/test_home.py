@@ -113,3 +113,18 @@ def test_the_login_page_lists_only_demo_accounts_that_exist(client, make_user, s
     make_user("listener1", "listener", password=demo_password("listener1"))
     html = client.get("/login/").content.decode()
     assert "<code>listener1</code>" in html and "<code>admin</code>" not in html
+
+
+def test_the_menu_follows_the_rules_not_the_roles(client_for, annotator, monkeypatch):
+    """A rule that lets annotators rate clips and read translations puts those pages in their menu: navigation
+    asks can(), as the pages and the API do."""
+    from apps.accounts import permissions
+
+    def links():
+        return [link for _, group in _menu(client_for(annotator).get("/").content.decode()) for link in group]
+
+    assert "Listening" not in links() and "Hypertranslation" not in links()
+    monkeypatch.setitem(permissions._rules, "listening.rate", lambda user, obj=None: True)
+    monkeypatch.setitem(permissions._rules, "transfer.review", lambda user, obj=None: True)
+    assert {"Listening", "Hypertranslation", "Normalization"} <= set(links())
+    assert "MOS listening tests" not in links()

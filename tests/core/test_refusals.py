@@ -93,3 +93,16 @@ def test_the_domain_refusals_are_refusals_of_the_one_hierarchy():
     with pytest.raises(InvalidInput) as refused:
         check("CC-BY-4.0", [{"name": "KSS", "license": "CC-BY-NC-SA-4.0"}])
     assert isinstance(refused.value, LicenceRefused) and refused.value.fields == {"license": [refused.value.message]}
+
+
+def test_the_agent_layers_refusals_are_refusals_of_the_one_hierarchy():
+    """No provider configured is a service Sori cannot reach now (503), a budget cap reached is a state that
+    refuses the call (409), and an answer that stayed unusable is the model's failure (502): a view or a
+    command catches them all as ApplicationError."""
+    from apps.agents.services import AgentError, AgentNeedsAttention, BudgetExceeded, NoProviderConfigured
+    from apps.core.errors import ApplicationError, Conflict, Unavailable
+
+    assert issubclass(AgentError, ApplicationError)
+    assert issubclass(NoProviderConfigured, Unavailable) and NoProviderConfigured("x").status == 503
+    assert issubclass(BudgetExceeded, Conflict) and BudgetExceeded("x").status == 409
+    assert AgentNeedsAttention("x").status == 502 and AgentNeedsAttention("x").message == "x"

@@ -9,7 +9,6 @@ from django.views.decorators.http import require_POST
 
 from apps.accounts.permissions import require
 from apps.agents import selectors as agent_selectors
-from apps.agents.services import AgentError
 from apps.core.errors import ApplicationError
 from apps.sources.models import SourceBenchmark
 from apps.transfer import selectors as transfer_selectors
@@ -31,7 +30,7 @@ def ground_truth(request):
                 on_unresolved=data["on_unresolved"],
                 budget_usd=float(data["budget_usd"]) if data["budget_usd"] is not None else None, acting_user=request.user,
             )
-        except (AgentError, ApplicationError) as exc:
+        except ApplicationError as exc:
             messages.error(request, f"The stage did not start: {exc}")
         else:
             messages.success(request, "Ground-truth review started.")
@@ -39,7 +38,7 @@ def ground_truth(request):
     ready_error = None
     try:
         services.check_ground_truth_ready()
-    except (AgentError, ApplicationError) as exc:
+    except ApplicationError as exc:
         ready_error = str(exc)
     recent = list(ReviewRun.objects.select_related("job", "benchmark")[:20])
     spending = transfer_selectors.run_spending(recent)

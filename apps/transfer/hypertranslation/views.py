@@ -9,7 +9,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from apps.accounts.permissions import can, require
-from apps.agents.services import AgentError
 from apps.core.errors import ApplicationError
 from apps.transfer import selectors
 from apps.transfer.forms import CorrectTranslationForm, StartTranslationForm, budget, preselected
@@ -30,7 +29,7 @@ def translation_runs(request):
                 run = hypertranslation.start_translation_run(
                     benchmark=data["benchmark"].name, subset=data["subset"].strip(), limit=data["limit"],
                     version_number=data["version"], budget_usd=budget(data["budget_usd"]), acting_user=request.user)
-            except (ApplicationError, AgentError) as exc:
+            except ApplicationError as exc:
                 messages.error(request, str(exc))
             else:
                 return redirect("transfer:translation_run", run.pk)
@@ -66,7 +65,7 @@ def continue_run(request, pk: int):
     run = get_object_or_404(TranslationRun, pk=pk)
     try:
         follow = hypertranslation.continue_translation_run(run=run, acting_user=request.user)
-    except (ApplicationError, AgentError) as exc:
+    except ApplicationError as exc:
         messages.error(request, str(exc))
         return redirect("transfer:translation_run", run.pk)
     return redirect("transfer:translation_run", follow.pk)

@@ -6,7 +6,6 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 
 from apps.accounts.permissions import can, require
-from apps.agents.services import AgentError
 from apps.core.errors import ApplicationError
 from apps.transfer import selectors
 from apps.transfer.forms import NormalizeTextForm, StartNormalizationForm, budget, preselected
@@ -25,7 +24,7 @@ def normalize_page(request):
         try:
             outcome = normalization.normalize_text(form.cleaned_data["text"], preserve=preserve,
                                                    use_agent=form.cleaned_data["use_agent"])
-        except (ApplicationError, AgentError) as exc:
+        except ApplicationError as exc:
             error = str(exc)
     start = StartNormalizationForm(request.POST if "run-benchmark" in request.POST else None, prefix="run",
                                    initial=preselected(StartNormalizationForm, request.GET, "benchmark"))

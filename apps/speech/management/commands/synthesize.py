@@ -3,8 +3,8 @@ from contextlib import nullcontext
 from django.core.management.base import BaseCommand, CommandError
 
 from apps.core.errors import ApplicationError
-from apps.sources.models import SourceBenchmark
 from apps.jobs.services import run_here
+from apps.sources.models import SourceBenchmark
 from apps.speech import selectors, services
 
 

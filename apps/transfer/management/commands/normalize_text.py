@@ -1,6 +1,5 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.agents.services import AgentError
 from apps.consultations.models import RulebookKind
 from apps.core.errors import ApplicationError
 from apps.transfer.normalization.services import normalize_text, published_version
@@ -22,7 +21,7 @@ class Command(BaseCommand):
             version = published_version(RulebookKind.NORMALIZATION, number=opts["rulebook_version"])
             outcome = normalize_text(opts["text"], version=version, preserve=opts["preserve"],
                                      use_agent=not opts["no_agent"])
-        except (ApplicationError, AgentError) as exc:
+        except ApplicationError as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(outcome.text)
         self.stdout.write(f"rulebook: {version}")

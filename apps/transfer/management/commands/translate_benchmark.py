@@ -2,7 +2,6 @@ from contextlib import nullcontext
 
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.agents.services import AgentError
 from apps.core.errors import ApplicationError
 from apps.jobs.models import Job
 from apps.jobs.services import run_here
@@ -40,7 +39,7 @@ class Command(BaseCommand):
                     run = start_translation_run(benchmark=opts["benchmark"], subset=opts["subset"],
                                                 limit=opts["limit"], version_number=opts["rulebook_version"],
                                                 budget_usd=opts["budget"])
-        except (ApplicationError, AgentError) as exc:
+        except ApplicationError as exc:
             raise CommandError(str(exc)) from None
         job = Job.objects.get(pk=run.job_id)
         self.stdout.write(f"run #{run.pk}, job #{job.pk}: {job.title}: {job.get_status_display()} {job.done}/{job.total}")
