@@ -4,7 +4,7 @@ and must give the same answer, including at the boundary and without a serving; 
 "played to the end" (AudioPlayback) counts plays and moves its last end."""
 
 import itertools
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.db import connection
@@ -14,7 +14,7 @@ from apps.audio.models import AudioAsset, AudioPlayback
 from apps.core.errors import Conflict
 from apps.queues.sql import Guard
 
-SERVED = datetime(2026, 3, 1, 9, 0, 0, tzinfo=timezone.utc)
+SERVED = datetime(2026, 3, 1, 9, 0, 0, tzinfo=UTC)
 DURATIONS = [0.0, 0.3, 1.0, 2.5]
 SLACKS = [0.0, 0.5]
 ELAPSED = [-1.0, 0.0, 0.2, 0.3, 0.5, 0.7, 0.999999, 1.0, 2.0, 2.5, 3.0]  # seconds from serving to `now`

@@ -1,7 +1,7 @@
 """What a consumer hands the one-statement submission (apps/queues/sql.py): a Guard and a Record, SQL with named
 placeholders that the engine checks before it runs anything, and turns into psycopg's positional form."""
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -62,7 +62,7 @@ def test_a_record_is_an_insert_from_counted_returning_its_row(sql):
 
 def test_the_engine_takes_no_sql_text_in_their_place():
     """The shape before: SQL strings and positional lists passed from the consumer straight into the statement."""
-    at = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    at = datetime(2026, 1, 1, tzinfo=UTC)
     with pytest.raises(TypeError, match="Record and Guard"):
         services.submit_in_one_statement(RECORD, item_id=1, worker_id=1, now=at)
     with pytest.raises(TypeError, match="Record and Guard"):
