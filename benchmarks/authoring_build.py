@@ -124,10 +124,12 @@ def build_benchmark(asset, utterances: int) -> None:
 
 
 def seed_reviews(asset, questions: int, reviewers: int) -> tuple[int, list[str]]:
+    from django.utils import timezone
     from rest_framework.authtoken.models import Token
 
     from apps.accounts.services import user_upsert
-    from apps.authoring.models import ClipPlayback, Question, QuestionStatus
+    from apps.audio.models import AudioPlayback
+    from apps.authoring.models import Question, QuestionStatus
     from apps.authoring.services import create_question_set
     from apps.queues.services import add_items
 
@@ -142,12 +144,14 @@ def seed_reviews(asset, questions: int, reviewers: int) -> tuple[int, list[str]]
         for clip, item in zip(corpus.clips.order_by("id"), items, strict=True)
     ], batch_size=1000)
     tokens = []
-    clip_ids = list(corpus.clips.values_list("id", flat=True))
+    audio_ids = set(corpus.clips.values_list("audio_id", flat=True))
+    now = timezone.now()
     for i in range(reviewers):
         user, _ = user_upsert(username=f"reviewer{i}", roles=["annotator"], password="bench-password-1")
         tokens.append(Token.objects.get_or_create(user=user)[0].key)
         # A review needs the clip played to its end; this measures reviewing, so the listening is done before.
-        ClipPlayback.objects.bulk_create([ClipPlayback(clip_id=c, listener=user) for c in clip_ids], batch_size=1000)
+        AudioPlayback.objects.bulk_create([AudioPlayback(asset_id=a, user=user, first_ended_at=now, last_ended_at=now)
+                                           for a in audio_ids], batch_size=1000)
     return question_set.pk, tokens
 
 

@@ -1,7 +1,8 @@
 from django.conf import settings
-from django.db import connection
 from django.http import JsonResponse
 from kombu import Connection
+
+from apps.core import sql
 
 
 def healthz(request):
@@ -13,8 +14,7 @@ def healthz(request):
 
 def _check_database() -> str:
     try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
+        sql.ping()
         return "ok"
     except Exception as exc:  # any failure is the answer, not an error page
         return f"error: {exc.__class__.__name__}"

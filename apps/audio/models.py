@@ -64,3 +64,23 @@ class AudioServing(models.Model):
 
     def __str__(self) -> str:
         return f"{self.asset} to {self.user_id}"
+
+
+class AudioPlayback(models.Model):
+    """A person's player reported that this audio played to its end (apps.audio.playback.report_playback):
+    when it first did, the last time, and how often. The one record for every workflow: a listening test's
+    rating page, KMMAU authoring, blind answers and reviews read it."""
+
+    asset = models.ForeignKey(AudioAsset, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    first_ended_at = models.DateTimeField()
+    # A listening test believes an end reported since the clip was leased to the listener, not one from an
+    # earlier test that used the same audio.
+    last_ended_at = models.DateTimeField()
+    plays = models.PositiveIntegerField(default=1)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["asset", "user"], name="audio_played_once")]
+
+    def __str__(self) -> str:
+        return f"{self.asset} played to its end by {self.user_id}"

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.permissions import Can, fetch
+from apps.audio import playback
 from apps.authoring import selectors, services
 from apps.authoring.capabilities import AGENT_CAPABILITIES, MANUAL_CAPABILITIES, SPECS
 from apps.authoring.models import Clip, Decision, Question, QuestionSet, RejectReason
@@ -256,8 +257,8 @@ class PlaybackView(APIView):
         s409="playback_too_early: the clip's audio was not fetched, or not long enough ago to have played to "
              "its end (fetch its audio_url and let it play).")})
     def post(self, request, pk):
-        clip = get_object_or_404(Clip, pk=pk, corpus__question_sets__isnull=False)
-        services.report_playback(clip=clip, acting_user=request.user)
+        clip = get_object_or_404(Clip.objects.select_related("audio"), pk=pk, corpus__question_sets__isnull=False)
+        playback.report_playback(asset=clip.audio, acting_user=request.user)
         return Response(KmmauPlaybackOut({"clip": clip.pk, "playback_complete": True}).data)
 
 

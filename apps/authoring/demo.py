@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.audio.espeak import synthesize_wav
-from apps.audio.playback import note_served
+from apps.audio.playback import note_served, report_playback
 from apps.authoring.agent_questions import AGENT_CAPABILITIES, write_question, write_questions
 from apps.authoring.capabilities import SPECS, Method
 from apps.authoring.models import Clip, Corpus, QuestionSet, QuestionStatus
@@ -37,7 +37,6 @@ from apps.authoring.services import (
     import_corpus,
     next_blind_answer,
     next_review,
-    report_playback,
     submit_blind_answer,
     submit_review,
 )
@@ -155,7 +154,7 @@ def _write_turns(path: Path, parts) -> None:
 def _listened(clip: Clip, user) -> None:
     """The demo annotator played the clip to its end: served its length ago, then the playback reported."""
     note_served(clip.audio, user, now=timezone.now() - timedelta(seconds=clip.audio.duration_seconds + 1))
-    report_playback(clip=clip, acting_user=user)
+    report_playback(asset=clip.audio, acting_user=user)
 
 
 def _reviewed_agent_questions(question_set, corpus, reviewers) -> int:

@@ -192,21 +192,6 @@ class Review(models.Model):
         return f"{self.reviewer} {self.decision}s question {self.question_id}"
 
 
-class ClipPlayback(models.Model):
-    """A person played the clip to its end: authoring, blind answering and reviewing unlock after that."""
-
-    clip = models.ForeignKey(Clip, on_delete=models.CASCADE, related_name="playbacks")
-    listener = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    plays = models.PositiveIntegerField(default=1)
-    first_ended_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        constraints = [models.UniqueConstraint(fields=["clip", "listener"], name="authoring_playback_once")]
-
-    def __str__(self) -> str:
-        return f"{self.listener} played clip {self.clip_id}"
-
-
 class BlindAnswer(models.Model):
     """A second annotator's answer to a manually authored question, given without seeing the author's."""
 

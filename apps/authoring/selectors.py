@@ -8,12 +8,12 @@ from django.db.models import Count, Q, QuerySet, Sum
 
 from apps.accounts.pseudonyms import RELEASES, pseudonyms_for
 from apps.agents.models import AgentCall
+from apps.audio.models import AudioPlayback
 from apps.authoring import balance
 from apps.authoring.capabilities import SPECS, Capability, Method
 from apps.authoring.models import (
     BlindAnswer,
     Clip,
-    ClipPlayback,
     Decision,
     Question,
     QuestionSet,
@@ -57,7 +57,7 @@ def review_progress(question_set: QuestionSet, user, *, holding: bool) -> dict:
 
 def has_played(clip_id: int, user) -> bool:
     """The person played this clip to its end (the playback gate let it through) at least once."""
-    return ClipPlayback.objects.filter(clip_id=clip_id, listener=user).exists()
+    return AudioPlayback.objects.filter(asset__authoring_clips=clip_id, user=user).exists()
 
 
 def blind_options(question: Question) -> list[str]:

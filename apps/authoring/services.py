@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef, Subquery
+from django.db.models import Exists, OuterRef, Subquery
 from django.utils import timezone
 from pydantic import Field, field_validator
 
 from apps.audio import playback as playback_gate
 from apps.audio.info import AudioInfo, AudioRejected
 from apps.audio.inspection import inspect_many
+from apps.audio.models import AudioPlayback
 from apps.audio.store import atomic_import, store_validated
 from apps.authoring import morphology
 from apps.authoring.capabilities import (
@@ -48,7 +49,6 @@ from apps.authoring.generation import (
 from apps.authoring.models import (
     BlindAnswer,
     Clip,
-    ClipPlayback,
     Corpus,
     Decision,
     EscalationResolution,
@@ -381,7 +381,7 @@ def _snapshot(question: Question) -> dict:
 
 def submit_review(*, question: Question, acting_user, decision: str, reasons=None, comment: str = "",
                   edit: dict | None = None, version: int | None = None) -> tuple[Review, bool]:
-    """Approve, edit or reject, after playing the clip to its end (report_playback). An edit is stored beside the question as it was and needs one more approval
+    """Approve, edit or reject, after playing the clip to its end (apps.audio.playback.report_playback). An edit is stored beside the question as it was and needs one more approval
     (the question's WorkItem takes one more review). Kept only if no reviewer rejects: the question settles
     once every review it needs is in. The same review sent twice stores one. Returns (review, created)."""
     if question.method != Method.AGENT or question.work_item_id is None:
@@ -394,7 +394,7 @@ def submit_review(*, question: Question, acting_user, decision: str, reasons=Non
         # end (the reviewer judges what the audio says: the blind answer's gate), in one query.
         question = Question.objects.select_for_update(of=("self",)).annotate(
             mine=Subquery(Review.objects.filter(question=OuterRef("pk"), reviewer=acting_user).values("pk")[:1]),
-            played=Exists(ClipPlayback.objects.filter(clip=OuterRef("clip_id"), listener=acting_user)),
+            played=Exists(AudioPlayback.objects.filter(asset=OuterRef("clip__audio"), user=acting_user)),
         ).get(pk=question.pk)
         if not question.played:
             raise Conflict("listen to the clip to its end first", code="playback_not_reported")
@@ -454,19 +454,8 @@ def _lease(work_item: WorkItem, user):
 # ---- manual authoring and blind answers -------------------------------------------------------------------
 
 
-def report_playback(*, clip: Clip, acting_user, now=None) -> ClipPlayback:
-    """The person played the clip to its end (the page reports it when the audio element fires `ended`).
-    Believed only if the clip's audio was served to them at least its length ago (apps.audio.playback, the
-    listening test's gate): playback then an immediate report is refused with playback_too_early."""
-    playback_gate.require_played_through(clip.audio, acting_user, now=now)
-    playback, created = ClipPlayback.objects.get_or_create(clip=clip, listener=acting_user)
-    if not created:
-        ClipPlayback.objects.filter(pk=playback.pk).update(plays=F("plays") + 1)
-    return playback
-
-
 def _require_played(clip: Clip, user) -> None:
-    if not ClipPlayback.objects.filter(clip=clip, listener=user).exists():
+    if not playback_gate.has_played(clip.audio_id, user):
         raise Conflict("listen to the clip to its end first", code="playback_not_reported")
 
 

@@ -221,7 +221,7 @@ def author(request, pk):
             messages.error(request, exc.message)
         return redirect(f"{reverse('authoring:author', args=[pk])}?capability={capability}")
     clip = _next_clip(question_set, capability)
-    played = clip is not None and clip.playbacks.filter(listener=request.user).exists()
+    played = clip is not None and selectors.has_played(clip.pk, request.user)
     return render(request, "authoring/author.html", {
         "set": question_set, "clip": clip, "played": played, "capability": capability,
         "capabilities": [(str(c), capability_label(c)) for c in MANUAL_CAPABILITIES], "slots": range(4),
@@ -245,7 +245,7 @@ def answer(request, pk):
             messages.error(request, exc.message)
         return redirect("authoring:answer", pk)
     question = services.next_blind_answer(question_set=question_set, acting_user=request.user)
-    played = question is not None and question.clip.playbacks.filter(listener=request.user).exists()
+    played = question is not None and selectors.has_played(question.clip_id, request.user)
     return render(request, "authoring/answer.html", {
         "set": question_set, "question": selectors.question_for_answerer(question) if question else None,
         "played": played,

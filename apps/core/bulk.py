@@ -5,7 +5,7 @@ thousands of rows that is most of their time. On PostgreSQL `insert_rows` stream
 turns each row into the wire format in C): in the transaction, refused by the same constraints, and logged
 as one statement where Django logs queries (so CaptureQueriesContext counts it). The ids it reports are
 drawn from the table's sequence first, as the INSERT's own defaults would draw them. Other databases
-(SQLite) get bulk_create.
+(SQLite) get bulk_create. The statements themselves are in apps/core/sql.py.
 
 Values go in as the database stores them: a foreign key's id under its attname (`asset_id`), text as str,
 None for NULL, datetimes and UUIDs as themselves (no JSON values). A field not named takes its model
@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import gc
 import threading
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from django.db import connection
 from django.db.models import Model
 from django.utils import timezone
+
+from apps.core import sql
 
 BATCH_ROWS = 5000  # rows per statement: bounded memory and statement size
 
@@ -90,33 +91,13 @@ def insert_rows(model: type[Model], columns: Sequence[str], rows: Sequence[Seque
             answer += [tuple(getattr(obj, c) for c in returning) for obj in objs] if returning else []
             continue
         if with_ids:
-            full = [(*row, pk_value) for row, pk_value in zip(full, _draw_ids(model, len(full)), strict=True)]
+            full = [(*row, pk_value) for row, pk_value in zip(full, sql.draw_ids(model, len(full)), strict=True)]
         batch_names = [*names, pk] if with_ids else names
-        _copy(model, [fields[c].column for c in batch_names], full)
+        sql.copy_rows(model, [fields[c].column for c in batch_names], full)
         if returning:
             at = [batch_names.index(c) for c in returning]
             answer += [tuple(row[i] for i in at) for row in full]
     return answer
-
-
-def _draw_ids(model: type[Model], count: int) -> list[int]:
-    """`count` ids from the primary key's sequence (what the INSERT's default would have taken)."""
-    table, column = model._meta.db_table, model._meta.pk.column
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)", [table, column, count])
-        return [value for (value,) in cursor.fetchall()]
-
-
-def _copy(model: type[Model], db_columns: list[str], rows: list[tuple]) -> None:
-    quote = connection.ops.quote_name
-    sql = f"COPY {quote(model._meta.db_table)} ({', '.join(map(quote, db_columns))}) FROM STDIN"
-    started = time.monotonic()
-    # wrap_database_errors: a refused row raises Django's IntegrityError, as from an INSERT.
-    with connection.cursor() as cursor, connection.wrap_database_errors, cursor.cursor.copy(sql) as copy:
-        for row in rows:
-            copy.write_row(row)
-    if connection.queries_logged:  # as Django logs an execute(): debug pages, CaptureQueriesContext
-        connection.queries_log.append({"sql": f"{sql} -- {len(rows)} rows", "time": f"{time.monotonic() - started:.3f}"})
 
 
 def refresh_statistics(*models: type[Model]) -> None:
@@ -124,5 +105,4 @@ def refresh_statistics(*models: type[Model]) -> None:
     plans the next queries on them (a worker's claim, their progress) from their real sizes at once
     instead of from empty-table guesses until autovacuum gets round to them."""
     if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("ANALYZE " + ", ".join(connection.ops.quote_name(m._meta.db_table) for m in models))
+        sql.analyze(*models)

@@ -8,7 +8,13 @@ Django's own cursor (client-side binding) never prepares.
 Only these statements: the rest of the project keeps Django's client-side binding, because a statement
 bound by the server takes at most 65,535 parameters (with it on everywhere, an import's IN list of 80,000
 audio digests failed). Behind a pooler in transaction mode (PgBouncer), which cannot keep a connection's
-prepared statements, set SORI_PREPARED_STATEMENTS=0. Elsewhere than PostgreSQL: the ordinary cursor."""
+prepared statements, set SORI_PREPARED_STATEMENTS=0. Elsewhere than PostgreSQL: the ordinary cursor.
+
+Private Django API: the cursor is wrapped by DatabaseWrapper._prepare_cursor(cursor), the step Django's own
+cursor() takes after create_cursor (thread check, then the debug or plain wrapper), and it is the PostgreSQL
+backend's ServerBindingCursor asked to prepare. Neither is promised to stay: tests/core/test_prepared_pin.py
+checks both signatures and that behaviour, and fails with what changed on a Django upgrade that moves them.
+The statements themselves are in each app's sql.py."""
 
 from functools import cache
 

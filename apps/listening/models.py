@@ -168,22 +168,6 @@ class ClipServing(models.Model):
         return f"clip {self.clip_id} served to {self.listener_id}"
 
 
-class PlaybackEnd(models.Model):
-    """The listener's player reported that the clip played to its end (the page's unlock; a rating without
-    one meets the same playback gate itself)."""
-
-    clip = models.ForeignKey(Clip, on_delete=models.CASCADE, related_name="playbacks")
-    listener = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    first_reported_at = models.DateTimeField(auto_now_add=True)
-    plays = models.PositiveIntegerField(default=1)
-
-    class Meta:
-        constraints = [models.UniqueConstraint(fields=["clip", "listener"], name="listening_playback_once")]
-
-    def __str__(self) -> str:
-        return f"clip {self.clip_id} played by {self.listener_id}"
-
-
 class Rating(models.Model):
     clip = models.ForeignKey(Clip, on_delete=models.PROTECT, related_name="ratings")
     listener = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="listening_ratings")

@@ -7,18 +7,18 @@ from dataclasses import dataclass
 
 import pandas as pd
 from django.conf import settings
-from django.db import connections
-from django.db.models import Count, Exists, JSONField, OuterRef, Q
+from django.db.models import Count, Exists, OuterRef, Q, Subquery
 from django.utils import timezone
 
 from apps.accounts.models import User
+from apps.audio.models import AudioPlayback
+from apps.core import sql as core_sql
 from apps.core.errors import NotFound
-from apps.core.prepared import columns, load, prepared_cursor
-from apps.listening import figures, stats
-from apps.listening.models import Clip, Consent, ListeningTest, Prediction, Rating, TestStatus
+from apps.listening import figures, sql, stats
+from apps.listening.models import Clip, ClipServing, Consent, ListeningTest, Prediction, Rating, TestStatus
 from apps.listening.qc import FLAG_LABELS, ListenerQC, listener_qc
 from apps.queues import selectors as queue_selectors
-from apps.queues.models import PoolExclusion, WorkPool
+from apps.queues.models import PoolExclusion
 
 
 def excluded_listener_ids(test: ListeningTest) -> set[int]:
@@ -28,10 +28,7 @@ def excluded_listener_ids(test: ListeningTest) -> set[int]:
 def frame_of(qs, columns: list[str]) -> pd.DataFrame:
     """A values_list QuerySet read straight into a DataFrame: the ORM builds the SQL, the cursor's rows go
     to pandas as they are (no model instances, no per-row dicts). Only for fields without converters."""
-    sql, params = qs.query.sql_with_params()
-    with connections[qs.db].cursor() as cursor:
-        cursor.execute(sql, params)
-        return pd.DataFrame(cursor.fetchall(), columns=columns)
+    return pd.DataFrame(core_sql.rows_of(qs), columns=columns)
 
 
 RATING_COLUMNS = ["clip", "listener", "score", "gold_min", "gold_max"]
@@ -207,29 +204,20 @@ def tests_with_consent(listener):
     )
 
 
+def played_since_served(clip: Clip, listener) -> bool:
+    """The listener's player reported the clip's audio played to its end since the clip was served to them
+    (an end reported in another test with the same audio does not unlock this one)."""
+    served = ClipServing.objects.filter(clip=clip, listener=listener).values("served_at")[:1]
+    return AudioPlayback.objects.filter(asset_id=clip.asset_id, user=listener, last_ended_at__gte=Subquery(served)).exists()
+
+
 def clip_for_listener(pk: int, listener) -> Clip:
     """A clip with its test, the test's pool and whether this listener consented to the test (NotFound if
     there is no such clip). One prepared query, as it is on every rating's path: the clip carries its
     keys, the test and pool their columns but JSON ones; anything else loads if asked for."""
-    clip_fields = ["id", "test_id", "work_item_id", "asset_id"]
-    test_fields = [f.attname for f in ListeningTest._meta.concrete_fields if not isinstance(f, JSONField)]
-    sql = f"""
-        SELECT {columns("c", Clip, clip_fields)}, {columns("t", ListeningTest, test_fields)}, {columns("p", WorkPool)},
-               EXISTS (SELECT 1 FROM {Consent._meta.db_table} k WHERE k.test_id = t.id AND k.listener_id = %s)
-        FROM {Clip._meta.db_table} c JOIN {ListeningTest._meta.db_table} t ON t.id = c.test_id
-        JOIN {WorkPool._meta.db_table} p ON p.id = t.pool_id
-        WHERE c.id = %s
-    """
-    with prepared_cursor() as cursor:
-        cursor.execute(sql, [listener.pk, pk])
-        row = cursor.fetchone()
-    if row is None:
+    clip = sql.clip_for_listener(pk, listener.pk)
+    if clip is None:
         raise NotFound("No such clip.", code="not_found")
-    pool_width = len(WorkPool._meta.concrete_fields)
-    clip = load(Clip, row[:len(clip_fields)], clip_fields)
-    clip.test = load(ListeningTest, row[len(clip_fields):-pool_width - 1], test_fields)
-    clip.test.pool = load(WorkPool, row[-pool_width - 1:-1])
-    clip.test.consented = row[-1]
     return clip
 
 

@@ -19,23 +19,23 @@ from pathlib import Path
 from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Exists, F, OuterRef, Subquery
+from django.db.models import F, OuterRef, Subquery
 from django.urls import reverse
 from django.utils import timezone
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from apps.accounts.models import User
 from apps.accounts.roles import Role
-from apps.audio import playback as playback_gate
-from apps.audio.models import AudioAsset
+from apps.audio import playback
+from apps.audio.models import AudioPlayback
 from apps.audio.store import Staging, atomic_import, store_validated
 from apps.core.actors import actor
 from apps.core.bulk import cycle_collection_paused, insert_rows, refresh_statistics
 from apps.core.errors import Conflict, FileRefused, Forbidden, InvalidInput, NotFound
-from apps.core.prepared import columns, load, prepared_cursor
 from apps.core.tabular import RowModel, read_table
 from apps.jobs.services import abandon_job
 from apps.listening import splits as splitting
+from apps.listening import sql
 from apps.listening.manifest import read_manifest
 from apps.listening.models import (
     Audience,
@@ -43,7 +43,6 @@ from apps.listening.models import (
     ClipServing,
     Consent,
     ListeningTest,
-    PlaybackEnd,
     Prediction,
     Predictor,
     Rating,
@@ -297,24 +296,7 @@ def _serve(item_id: int, listener, now: datetime) -> Clip:
         clip = Clip.objects.select_related("asset").get(work_item_id=item_id)
         ClipServing.objects.bulk_create([ClipServing(clip=clip, listener=listener, served_at=now)], ignore_conflicts=True)
         return clip
-    clip_fields = ["id", "test_id", "work_item_id", "asset_id"]
-    sql = f"""
-        WITH clip AS (
-            SELECT {columns("c", Clip, clip_fields)}, x.public_id, x.duration_seconds
-            FROM {Clip._meta.db_table} c JOIN {AudioAsset._meta.db_table} x ON x.id = c.asset_id
-            WHERE c.work_item_id = %s
-        ), served AS (
-            INSERT INTO {ClipServing._meta.db_table} (clip_id, listener_id, served_at)
-            SELECT clip.id, %s, %s FROM clip ON CONFLICT DO NOTHING
-        )
-        SELECT * FROM clip
-    """
-    with prepared_cursor() as cursor:
-        cursor.execute(sql, [item_id, listener.pk, connection.ops.adapt_datetimefield_value(now)])
-        row = cursor.fetchone()
-    clip = load(Clip, row[:4], clip_fields)
-    clip.asset = load(AudioAsset, (clip.asset_id, *row[4:]), ["id", "public_id", "duration_seconds"])
-    return clip
+    return sql.serve_clip(item_id, listener.pk, now)
 
 
 def next_clip_after_rating(*, test: ListeningTest, acting_user, now: datetime | None = None) -> tuple[Assignment, Clip] | None:
@@ -344,21 +326,18 @@ def _has_live_lease(clip: Clip, listener, now: datetime) -> bool:
     return Assignment.objects.live(now).filter(item_id=clip.work_item_id, worker=listener).exists()
 
 
-def report_playback(*, clip: Clip, acting_user, now: datetime | None = None) -> PlaybackEnd:
-    """The player says the clip played to its end. Only for a clip the listener holds a live lease on."""
+def report_playback(*, clip: Clip, acting_user, now: datetime | None = None) -> AudioPlayback:
+    """The player says the clip played to its end. Only for a clip the listener holds a live lease on, and
+    counted from when the clip was served to them (apps.audio.playback.report_playback keeps the record)."""
     now = now or timezone.now()
     if not _has_live_lease(clip, acting_user, now):
         if Rating.objects.filter(clip=clip, listener=acting_user).exists():
             raise Conflict("You have already rated this clip.", code="already_rated")
         raise Conflict("This clip is not assigned to you (or your time for it ran out).", code="no_lease")
     served = ClipServing.objects.filter(clip=clip, listener=acting_user).values_list("served_at", flat=True).first()
-    # The clip cannot have played to its end before its length has passed since it was leased (skipped
-    # ahead, or a script): the playback gate that manual authoring uses too.
-    playback_gate.require_time_to_play(duration_seconds=clip.asset.duration_seconds, served_at=served, now=now)
-    playback, created = PlaybackEnd.objects.get_or_create(clip=clip, listener=acting_user)
-    if not created:
-        PlaybackEnd.objects.filter(pk=playback.pk).update(plays=F("plays") + 1)
-    return playback
+    if served is None:  # never the case with a live lease; an unserved clip must not fall back on other servings
+        playback.require_time_to_play(duration_seconds=clip.asset.duration_seconds, served_at=None, now=now)
+    return playback.report_playback(asset=clip.asset, acting_user=acting_user, now=now, served_at=served)
 
 
 def rate_clip(*, clip: Clip, acting_user, score: int, now: datetime | None = None) -> tuple[Rating, bool]:
@@ -386,8 +365,8 @@ def rate_clip(*, clip: Clip, acting_user, score: int, now: datetime | None = Non
                 raise Conflict(f"You already rated this clip {state['score']}; a rating cannot be changed.",
                                code="score_conflict")
             assignment = queues.lease_for_submission(item, acting_user, now=now, locked=True)  # or a queue Conflict
-            if not state["played"]:
-                playback_gate.require_time_to_play(duration_seconds=state["duration"], served_at=state["served_at"], now=now)
+            playback.require_played(duration_seconds=state["duration"], served_at=state["served_at"], now=now,
+                                            last_reported_end=state["reported_end"])
             served = state["served_at"]
             rating = Rating.objects.create(
                 clip=clip, listener=acting_user, score=score, rated_at=now,
@@ -407,28 +386,9 @@ def _rate_in_one_statement(clip: Clip, listener, score: int, now: datetime) -> R
     """rate_clip's common case in one round trip (queues.submit_in_one_statement): a live lease, no rating
     yet, and the playback gate met (the clip's length, less the slack, since it was served, or a reported
     playback end). None otherwise, and the careful path decides."""
-    rating, serving, playback = Rating._meta.db_table, ClipServing._meta.db_table, PlaybackEnd._meta.db_table
-    at = connection.ops.adapt_datetimefield_value(now)
-    guard = f"""
-        NOT EXISTS (SELECT 1 FROM {rating} r WHERE r.clip_id = %s AND r.listener_id = a.worker_id)
-        AND EXISTS (
-            SELECT 1 FROM {serving} s JOIN {Clip._meta.db_table} c ON c.id = s.clip_id
-            JOIN {AudioAsset._meta.db_table} x ON x.id = c.asset_id
-            WHERE s.clip_id = %s AND s.listener_id = a.worker_id AND (
-                s.served_at + make_interval(secs => GREATEST(0, x.duration_seconds - %s)) <= %s
-                OR EXISTS (SELECT 1 FROM {playback} pe WHERE pe.clip_id = s.clip_id AND pe.listener_id = s.listener_id)))
-    """
-    # One row per counted submission, whatever else holds (the guard made sure it was served).
-    record = f"""
-        INSERT INTO {rating} (clip_id, listener_id, score, rated_at, listening_seconds)
-        SELECT %s, %s, %s, %s, EXTRACT(EPOCH FROM %s - (
-            SELECT s.served_at FROM {serving} s WHERE s.clip_id = %s AND s.listener_id = %s)) FROM counted
-        RETURNING id, listening_seconds
-    """
     done = queues.submit_in_one_statement(
-        record, [clip.pk, listener.pk, score, at, at, clip.pk, listener.pk],
-        item_id=clip.work_item_id, worker_id=listener.pk, now=now,
-        guard_sql=guard, guard_params=[clip.pk, clip.pk, settings.LISTENING_PLAYBACK_TOLERANCE_SECONDS, at],
+        sql.rating_record(clip.pk, listener.pk, score, now),
+        item_id=clip.work_item_id, worker_id=listener.pk, now=now, guard=sql.rating_guard(clip.pk, now),
     )
     if done is None:
         return None
@@ -441,12 +401,13 @@ def _rate_in_one_statement(clip: Clip, listener, score: int, now: datetime) -> R
 def _rating_state(clip: Clip, listener) -> dict:
     """What a rating needs to know, in one query (read under the item's lock, so a rating stored by a
     concurrent copy of this submission is seen): the listener's stored score, when the clip was served to
-    them, whether they reported its end, and its length."""
+    them, the last end their player reported for its audio, and its length."""
     mine = {"clip": OuterRef("pk"), "listener": listener}
     return Clip.objects.filter(pk=clip.pk).values(
         score=Subquery(Rating.objects.filter(**mine).values("score")[:1]),
         served_at=Subquery(ClipServing.objects.filter(**mine).values("served_at")[:1]),
-        played=Exists(PlaybackEnd.objects.filter(**mine)),
+        reported_end=Subquery(AudioPlayback.objects.filter(asset=OuterRef("asset_id"), user=listener)
+                              .values("last_ended_at")[:1]),
         duration=F("asset__duration_seconds"),
     ).get()
 

@@ -76,7 +76,7 @@ def rate(request, pk):
     if assignment is None:
         return render(request, "listening/done.html", {"test": test, "done": done})
     clip = Clip.objects.select_related("asset").get(work_item_id=assignment.item_id)
-    played = clip.playbacks.filter(listener=request.user).exists()
+    played = selectors.played_since_served(clip, request.user)
     left = selectors.clips_left(test, request.user)
     return render(request, "listening/rate.html", {
         "test": test, "clip_pk": clip.pk, "audio_url": clip.asset.get_absolute_url(), "played": played,

@@ -6,7 +6,7 @@ from datetime import datetime
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from apps.core.prepared import prepared_cursor
+from apps.queues import sql
 from apps.queues.models import Assignment, AssignmentStatus, PoolExclusion, WorkItem, WorkPool, live_lease
 from apps.queues.services import eligible_worker_ids
 
@@ -65,11 +65,7 @@ def pool_progress(pool: WorkPool, *, now: datetime | None = None) -> dict:
 def submitted_by(pool_id: int, worker) -> int:
     """How many of the pool's items the worker submitted and that still count (not invalidated). A
     prepared statement: a listener's progress comes with every rating."""
-    with prepared_cursor() as cursor:
-        cursor.execute(f"SELECT COUNT(*) FROM {Assignment._meta.db_table} a"
-                       " WHERE a.pool_id = %s AND a.worker_id = %s AND a.status = %s",
-                       [pool_id, worker.pk, AssignmentStatus.SUBMITTED])
-        return cursor.fetchone()[0]
+    return sql.submitted_count(pool_id, worker.pk)
 
 
 def is_excluded(pool: WorkPool, worker) -> bool:

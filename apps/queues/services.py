@@ -69,9 +69,9 @@ from apps.core import limits
 from apps.core.bulk import insert_rows
 from apps.core.errors import Conflict
 from apps.core.limits import bounded
-from apps.core.prepared import columns, load, prepared_cursor
+from apps.queues import sql
 from apps.queues.models import Assignment, AssignmentStatus, PoolExclusion, WorkItem, WorkPool
-from apps.queues.ordering import BUCKET_SPAN, BUCKETS, ORDER_PRIME, bucket_order, order_seed, position
+from apps.queues.ordering import ORDER_PRIME, order_seed, position
 
 __all__ = [
     "QueueError", "NoLease", "SlotTaken", "ItemClosed", "WorkerExcluded",
@@ -199,15 +199,15 @@ def _claim(pool: WorkPool, worker, now: datetime, *, wait: bool, async_commit: b
     tried: list[int] = []
     if not wait:
         for window in (CLAIM_WINDOW, None):
-            while (item_id := _candidate_id(pool, worker, now, exclude=tried, window=window, lock="skip")) is not None:
+            while (item_id := sql.candidate_id(pool, worker.pk, now, exclude=tried, window=window, lock="skip")) is not None:
                 assignment = _lease_if_room(pool, worker, item_id, now)
                 if assignment is not None:
                     return assignment
                 # The query's snapshot was stale: someone filled the slot just before we got the lock. Keep
                 # the lock (released at commit) and try the next item in this worker's order.
                 tried.append(item_id)
-        if connection.features.has_select_for_update_skip_locked and _candidate_id(
-            pool, worker, now, exclude=tried, window=None, lock="none"
+        if connection.features.has_select_for_update_skip_locked and sql.candidate_id(
+            pool, worker.pk, now, exclude=tried, window=None, lock="none"
         ) is not None:
             raise _MustWait
         return _offer_again(pool, worker, now)
@@ -218,7 +218,7 @@ def _claim(pool: WorkPool, worker, now: datetime, *, wait: bool, async_commit: b
     while True:
         try:
             with transaction.atomic():
-                item_id = _candidate_id(pool, worker, now, exclude=tried, window=None, lock="none")
+                item_id = sql.candidate_id(pool, worker.pk, now, exclude=tried, window=None, lock="none")
                 if item_id is None:
                     return _offer_again(pool, worker, now)
                 WorkItem.objects.select_for_update().filter(pk=item_id).values_list("pk").first()
@@ -284,27 +284,11 @@ def _offer_again(pool: WorkPool, worker, now: datetime) -> Assignment | None:
 
 def _lock_worker(pool_id: int, worker_id: int, *, async_commit: bool = False) -> None:
     if connection.vendor == "postgresql":
-        with prepared_cursor() as cursor:
-            # Transaction-scoped advisory lock on (pool, worker), released at commit or rollback; for
-            # a claim that is its own transaction, asynchronous commit (set_config(..., true) = SET LOCAL);
-            # and plans made for the values at hand: a prepared claim query's generic plan, made without
-            # knowing where the walk starts, read every bucket (4 to 7 ms instead of under one).
-            extra = ", set_config('synchronous_commit', 'off', true)" if async_commit else ""
-            cursor.execute(f"SELECT pg_advisory_xact_lock(%s, %s), set_config('plan_cache_mode', 'force_custom_plan', true)"
-                           f"{extra}", [_int4(pool_id), _int4(worker_id)])
-
-
-def _int4(value: int) -> int:
-    """Fold an id into PostgreSQL's int4 range for advisory-lock keys (a collision only serialises more)."""
-    return (value % 2**32) - 2**31
+        sql.lock_worker(pool_id, worker_id, async_commit=async_commit)
 
 
 def _own_live_lease(pool: WorkPool, worker, now: datetime) -> Assignment | None:
-    with prepared_cursor() as cursor:  # on every claim: a prepared statement
-        cursor.execute(f"SELECT {columns('a', Assignment)} FROM {Assignment._meta.db_table} a"
-                       " WHERE a.pool_id = %s AND a.worker_id = %s AND a.status = %s ORDER BY a.leased_at, a.id",
-                       [pool.pk, worker.pk, AssignmentStatus.LEASED])
-        leased = [load(Assignment, row) for row in cursor.fetchall()]
+    leased = sql.leases_of(pool.pk, worker.pk)
     stale = [a.pk for a in leased if not a.is_live(now)]
     if stale:
         # Relabel only; a leased row past its expiry already counts as free everywhere.
@@ -314,129 +298,20 @@ def _own_live_lease(pool: WorkPool, worker, now: datetime) -> Assignment | None:
     return next((a for a in leased if a.is_live(now)), None)
 
 
-def _candidate_id(
-    pool: WorkPool, worker, now: datetime, *, exclude: list[int], window: int | None, lock: str
-) -> int | None:
-    """The first item in the worker's order that looks open, locked unless lock="none" (lock="skip" skips
-    rows others hold locked). One query:
-    - open items of the pool (an index on (pool, order_key)) that this worker has no assignment for. An
-      anti-join became a nested loop on a fresh pool without statistics (hundreds of ms); EXCEPT plus a
-      join for the order key let a seq scan of the whole item table in. So: a scalar subquery per item
-      on the unique (item, worker) index in the walk below, a hashed NOT IN over the whole pool;
-    - the first `window` of those in the worker's order. On PostgreSQL the windowed query walks the
-      worker's buckets from the one of the item they were given last (a LATERAL index range per bucket;
-      the buckets come WITH ORDINALITY, which PostgreSQL knows is their order, so it stops at the bucket
-      that fills the window) and ranks only those items: its work does not grow with the pool or the
-      worker's history. Otherwise (SQLite), and for the whole pool, it ranks every open item;
-    - of those, the ones whose submitted + live leases leave a slot (an index probe each), locked in order.
-    """
-    assert lock in {"skip", "none"}, lock
-    a, b = seed = order_seed(pool.pk, worker.pk)
-    item_table = WorkItem._meta.db_table
-    walk = bool(window) and connection.vendor == "postgresql"
-    asg_table = Assignment._meta.db_table
-    # Not the worker's own: walking a bucket, a probe of the unique (item, worker) index per item (a
-    # scalar subquery, which PostgreSQL never turns into a join); over the whole pool, the hashed NOT IN.
-    not_mine = (f"(SELECT mine.id FROM {asg_table} mine WHERE mine.item_id = i.id AND mine.worker_id = %s) IS NULL"
-                if walk else
-                f"i.id NOT IN (SELECT mine.item_id FROM {asg_table} mine WHERE mine.pool_id = %s AND mine.worker_id = %s)")
-    open_items = f"""
-        i.pool_id = %s AND NOT i.closed AND NOT i.complete
-        {f"AND i.id NOT IN ({', '.join(['%s'] * len(exclude))})" if exclude else ""}
-        AND {not_mine}
-        AND NOT EXISTS (SELECT 1 FROM {PoolExclusion._meta.db_table} ex WHERE ex.pool_id = %s AND ex.worker_id = %s)
-    """
-    open_params = [pool.pk, *exclude, *([worker.pk] if walk else [pool.pk, worker.pk]), pool.pk, worker.pk]
-    item_rank = "(CAST(i.order_key AS BIGINT) * %s + %s) %% %s"
-    buckets = bucket_order(seed)
-    if walk:
-        # The worker's bucket starts twice over, walked from the bucket of the item they were given last
-        # (earlier buckets hold their own items; the items they could not get there come round at the end).
-        starts = [n * BUCKET_SPAN for n in buckets] * 2
-        ranked = f"""
-            WITH here AS (SELECT COALESCE((
-                SELECT array_position(%s::bigint[], CAST(i.order_key / %s * %s AS BIGINT))
-                FROM {asg_table} a JOIN {item_table} i ON i.id = a.item_id
-                WHERE a.pool_id = %s AND a.worker_id = %s ORDER BY a.id DESC LIMIT 1
-            ), 1) AS pos)
-            SELECT c.id, b.pos AS bucket, c.r FROM unnest(%s::bigint[]) WITH ORDINALITY AS b(lo, pos)
-            CROSS JOIN LATERAL (
-                SELECT i.id, {item_rank} AS r FROM {item_table} i
-                WHERE i.order_key >= b.lo AND i.order_key < b.lo + %s AND {open_items}
-                ORDER BY r, i.id LIMIT %s
-            ) c
-            WHERE b.pos >= (SELECT pos FROM here) AND b.pos < (SELECT pos FROM here) + %s
-            ORDER BY b.pos LIMIT %s
-        """
-        ranked_params = [starts, BUCKET_SPAN, BUCKET_SPAN, pool.pk, worker.pk, starts, a, b, ORDER_PRIME, BUCKET_SPAN,
-                         *open_params, window, BUCKETS, window]
-    else:
-        ranked = f"""
-            WITH b(n, pos) AS (VALUES {", ".join(["(%s, %s)"] * len(buckets))})
-            SELECT i.id, b.pos AS bucket, {item_rank} AS r
-            FROM {item_table} i JOIN b ON b.n = CAST(i.order_key AS BIGINT) / %s WHERE {open_items}
-            ORDER BY bucket, r, i.id {"LIMIT %s" if window else ""}
-        """
-        ranked_params = [*(v for pos, n in enumerate(buckets) for v in (n, pos)), a, b, ORDER_PRIME, BUCKET_SPAN,
-                         *open_params, *([window] if window else [])]
-    lock_sql = ""
-    if lock != "none" and connection.features.has_select_for_update:
-        lock_sql = "FOR UPDATE OF i SKIP LOCKED"
-    sql = f"""
-        WITH ranked AS ({ranked})
-        SELECT i.id FROM {item_table} i JOIN ranked ON ranked.id = i.id
-        WHERE {_HAS_ROOM_SQL}
-        ORDER BY ranked.bucket, ranked.r, ranked.id
-        LIMIT 1
-        {lock_sql}
-    """
-    params = [
-        *ranked_params,
-        AssignmentStatus.LEASED, connection.ops.adapt_datetimefield_value(now), -1, pool.required_per_item,
-    ]
-    with prepared_cursor() as cursor:
-        cursor.execute(sql, params)
-        row = cursor.fetchone()
-    return row[0] if row else None
-
-
 def _lease_if_room(pool: WorkPool, worker, item_id: int, now: datetime) -> Assignment | None:
     """With the item row locked: lease it to the worker if a slot is free by fresh data (this statement's
     snapshot is taken after the lock was granted), else None. Check and insert in one statement."""
     expires = now + timedelta(seconds=pool.lease_seconds)
-    ops = connection.ops
-    sql = f"""
-        INSERT INTO {Assignment._meta.db_table} (pool_id, item_id, worker_id, status, leased_at, expires_at)
-        SELECT %s, i.id, %s, %s, %s, %s FROM {WorkItem._meta.db_table} i
-        WHERE i.id = %s AND {_HAS_ROOM_SQL}
-        RETURNING id
-    """
-    params = [
-        pool.pk, worker.pk, AssignmentStatus.LEASED, ops.adapt_datetimefield_value(now),
-        ops.adapt_datetimefield_value(expires), item_id,
-        AssignmentStatus.LEASED, ops.adapt_datetimefield_value(now), -1, pool.required_per_item,
-    ]
-    with prepared_cursor() as cursor:
-        cursor.execute(sql, params)
-        row = cursor.fetchone()
-    if row is None:
+    assignment_id = sql.lease_if_room(pool, worker.pk, item_id, now, expires)
+    if assignment_id is None:
         return None
     assignment = Assignment(
-        pk=row[0], pool=pool, item_id=item_id, worker=worker, status=AssignmentStatus.LEASED,
+        pk=assignment_id, pool=pool, item_id=item_id, worker=worker, status=AssignmentStatus.LEASED,
         leased_at=now, expires_at=expires,
     )
     assignment._state.adding = False
     assignment._state.db = connection.alias
     return assignment
-
-
-# "Item i has a free slot": params (leased status, now, worker id whose own lease is not counted, K).
-_HAS_ROOM_SQL = f"""
-    NOT i.closed AND (i.capacity = 0 OR i.submitted_count + (
-        SELECT COUNT(*) FROM {Assignment._meta.db_table} a
-        WHERE a.item_id = i.id AND a.status = %s AND a.expires_at > %s AND a.worker_id <> %s
-    ) < COALESCE(i.capacity, %s))
-"""
 
 
 # ---- submitting -------------------------------------------------------------------------------------------
@@ -489,25 +364,14 @@ def mark_submitted(assignment: Assignment, *, now: datetime | None = None) -> As
 def _count_submission(item_id: int) -> bool:
     """Add one submission to the item and say whether it is now complete; refuses (and so rolls back the
     consumer's transaction) rather than going over the capacity, whatever clock the callers used."""
-    sql = f"""
-        UPDATE {WorkItem._meta.db_table} SET
-            submitted_count = submitted_count + 1,
-            complete = (capacity IS NULL OR capacity <> 0) AND submitted_count + 1 >= COALESCE(capacity, (
-                SELECT p.required_per_item FROM {WorkPool._meta.db_table} p WHERE p.id = pool_id))
-        WHERE id = %s AND (capacity = 0 OR submitted_count < COALESCE(capacity, (
-            SELECT p.required_per_item FROM {WorkPool._meta.db_table} p WHERE p.id = pool_id)))
-        RETURNING complete
-    """
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [item_id])
-        row = cursor.fetchone()
-    if row is None:
+    complete = sql.count_submission(item_id)
+    if complete is None:
         raise SlotTaken(f"Item {item_id} already has all its submissions; this one cannot be counted.")
-    return bool(row[0])
+    return complete
 
 
-def submit_in_one_statement(record_sql: str, record_params: list, *, item_id: int, worker_id: int, now: datetime,
-                            guard_sql: str = "TRUE", guard_params: Iterable = ()) -> tuple[tuple, bool] | None:
+def submit_in_one_statement(record: sql.Record, *, item_id: int, worker_id: int, now: datetime,
+                            guard: sql.Guard = sql.TRUE) -> tuple[tuple, bool] | None:
     """The common case of a submission (lease_for_submission, the consumer's record, mark_submitted) as one
     statement, one round trip: (the record's RETURNING row, whether the item is now complete). None when
     the common case does not hold, or off PostgreSQL: the consumer then takes its careful path, which also
@@ -515,47 +379,24 @@ def submit_in_one_statement(record_sql: str, record_params: list, *, item_id: in
 
     The common case: the item is open with a free count (checked on its latest version once its row lock
     is granted, as every writer of its leases and counts takes it), the worker holds a live lease on it and
-    is not excluded, and the consumer's `guard_sql` (a condition on the lease row `a`) holds. Then the lease
-    becomes a submission, the count goes up and `record_sql`, the consumer's `INSERT ... SELECT ... FROM
+    is not excluded, and the consumer's `guard` (a condition on the lease row `a`) holds. Then the lease
+    becomes a submission, the count goes up and `record`, the consumer's `INSERT ... SELECT ... FROM
     counted RETURNING ...`, stores its record: all of it or none. The INSERT must make one row for the row
     of `counted` whatever else holds (its conditions belong in the guard): the statement commits as a
     whole. A lease someone changed meanwhile (a duplicate submission, a release, an exclusion) is re-read
     by the UPDATE itself, so it is never counted twice; the guard reads the statement's snapshot, so it
-    should ask only about the worker's own rows."""
+    should ask only about the worker's own rows. Guard and Record (apps/queues/sql.py) check their SQL
+    when they are made: named placeholders, each with its value, nothing that ends the statement."""
+    if not isinstance(record, sql.Record) or not isinstance(guard, sql.Guard):
+        raise TypeError("submit_in_one_statement takes a queues.sql.Record and Guard, not SQL text")
     if connection.vendor != "postgresql":
         return None
-    item_table, asg_table, pool_table = WorkItem._meta.db_table, Assignment._meta.db_table, WorkPool._meta.db_table
-    capacity = f"COALESCE(i.capacity, (SELECT p.required_per_item FROM {pool_table} p WHERE p.id = i.pool_id))"
-    sql = f"""
-        WITH item AS (
-            SELECT i.id FROM {item_table} i
-            WHERE i.id = %s AND NOT i.closed AND (i.capacity = 0 OR i.submitted_count < {capacity})
-            FOR UPDATE
-        ), lease AS (
-            UPDATE {asg_table} a SET status = %s, submitted_at = %s FROM item
-            WHERE a.item_id = item.id AND a.worker_id = %s AND a.status = %s AND a.expires_at > %s
-              AND NOT EXISTS (SELECT 1 FROM {PoolExclusion._meta.db_table} ex
-                              WHERE ex.pool_id = a.pool_id AND ex.worker_id = a.worker_id)
-              AND ({guard_sql})
-            RETURNING a.item_id
-        ), counted AS (
-            UPDATE {item_table} i SET submitted_count = i.submitted_count + 1,
-                complete = (i.capacity IS NULL OR i.capacity <> 0) AND i.submitted_count + 1 >= {capacity}
-            FROM lease WHERE i.id = lease.item_id
-            RETURNING i.complete
-        ), record AS ({record_sql})
-        SELECT counted.complete, record.* FROM record, counted
-    """
-    at = connection.ops.adapt_datetimefield_value(now)
-    params = [item_id, AssignmentStatus.SUBMITTED, at, worker_id, AssignmentStatus.LEASED, at, *guard_params,
-              *record_params]
     # Alone, the statement is its own transaction (no BEGIN and COMMIT round trips); inside a caller's
     # transaction, a savepoint keeps that transaction usable should the record's INSERT be refused.
     inside = transaction.get_connection().in_atomic_block
     try:
-        with transaction.atomic() if inside else nullcontext(), prepared_cursor() as cursor:
-            cursor.execute(sql, params)
-            row = cursor.fetchone()
+        with transaction.atomic() if inside else nullcontext():
+            row = sql.submit_counted(record, item_id=item_id, worker_id=worker_id, now=now, guard=guard)
     except IntegrityError:
         return None  # a concurrent copy of the record won; the careful path answers as that one did
     return (row[1:], bool(row[0])) if row else None
@@ -590,19 +431,8 @@ def _lease_for_submission(item_id: int, worker_id: int, now: datetime, *, who: s
         return assignment
     # Late (expired or released): accepted only if the slot is still free, counting everyone else's leases.
     expires = now + timedelta(seconds=pool.lease_seconds)
-    ops = connection.ops
-    sql = f"""
-        UPDATE {Assignment._meta.db_table} SET status = %s, leased_at = %s, expires_at = %s
-        WHERE id = %s AND EXISTS (SELECT 1 FROM {WorkItem._meta.db_table} i WHERE i.id = %s AND {_HAS_ROOM_SQL})
-    """
-    params = [
-        AssignmentStatus.LEASED, ops.adapt_datetimefield_value(now), ops.adapt_datetimefield_value(expires),
-        assignment.pk, item_id,
-        AssignmentStatus.LEASED, ops.adapt_datetimefield_value(now), worker_id, pool.required_per_item,
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        renewed = cursor.rowcount == 1
+    renewed = sql.renew_late_lease(assignment.pk, item_id=item_id, worker_id=worker_id, now=now, expires=expires,
+                                   required_per_item=pool.required_per_item)
     if not renewed:
         raise SlotTaken(
             f"{who}'s time on item {item_id} ran out and the item was given to someone else; "
@@ -672,14 +502,7 @@ def exclude_worker(pool: WorkPool, worker, *, by, reason: str = "") -> PoolExclu
         # assignments: a submission that was in flight has committed by now, or will see the exclusion.
         list(WorkItem.objects.select_for_update(of=("self",)).filter(pk__in=item_ids).order_by("pk").values_list("pk"))
         mine.filter(status=AssignmentStatus.LEASED).update(status=AssignmentStatus.RELEASED)
-        with connection.cursor() as cursor:
-            # RETURNING: decrement exactly the items whose submission this statement invalidated.
-            cursor.execute(
-                f"UPDATE {Assignment._meta.db_table} SET status = %s"
-                " WHERE pool_id = %s AND worker_id = %s AND status = %s RETURNING item_id",
-                [AssignmentStatus.INVALIDATED, pool.pk, worker.pk, AssignmentStatus.SUBMITTED],
-            )
-            submitted = [row[0] for row in cursor.fetchall()]
+        submitted = sql.invalidate_submissions(pool.pk, worker.pk)
         if submitted:
             WorkItem.objects.filter(pk__in=submitted).update(submitted_count=F("submitted_count") - 1, complete=False)
     return exclusion

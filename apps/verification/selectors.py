@@ -5,7 +5,6 @@ import random
 from collections import Counter, defaultdict
 
 import numpy as np
-from django.db import connections
 from django.db.models import Case, Count, Exists, F, OuterRef, Prefetch, Q, When, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
@@ -14,6 +13,7 @@ from apps.accounts.models import User
 from apps.accounts.pseudonyms import pseudonyms_for
 from apps.queues.models import Assignment, AssignmentStatus
 from apps.queues.selectors import remaining_for_worker, unreachable_items
+from apps.verification import sql
 from apps.verification.agreement import fleiss_kappa, krippendorff_nominal_counts
 from apps.verification.models import (
     BaselineAnswer,
@@ -198,21 +198,12 @@ def _repeat(rows: list[list[int]], times: list[int]) -> np.ndarray:
     return np.repeat(np.asarray(rows, dtype=float).reshape(-1, 2), times, axis=0)
 
 
-def _aggregate(queryset, outer: str) -> list[tuple]:
-    """Run `outer`, an aggregate over the rows of `queryset` (named `inner` in it), in the database: for a
-    second GROUP BY over the first, which the ORM does not write."""
-    sql, inner_params = queryset.query.sql_with_params()
-    with connections[queryset.db].cursor() as cursor:
-        cursor.execute(outer.format(inner=f"({sql}) inner_rows"), inner_params)
-        return cursor.fetchall()
-
-
 def _items_by_review_counts(reviews) -> dict[tuple[int, int], int]:
     """How many items have each (number of reviews, number of approvals): a few rows for any project."""
     per_item = reviews.values("item_id").annotate(
         n=Count("pk"), approvals=Count("pk", filter=Q(decision=Decision.APPROVE)),
     ).values("n", "approvals")
-    rows = _aggregate(per_item, "SELECT n, approvals, COUNT(*) FROM {inner} GROUP BY n, approvals ORDER BY n, approvals")
+    rows = sql.items_by_review_counts(per_item)
     return {(n, approvals): items for n, approvals, items in rows}
 
 
@@ -235,12 +226,7 @@ def _annotator_rows(project: VerificationProject, reviews) -> list[dict]:
         rank=Window(RowNumber(), partition_by=F("annotator_id"), order_by=F("seconds_spent").asc()),
         total=Window(Count("pk"), partition_by=F("annotator_id")),
     ).values("annotator_id", "approved", "seconds_spent", "rank", "total")
-    rows = _aggregate(
-        ranked,
-        "SELECT annotator_id, COUNT(*), SUM(approved), "
-        "AVG(CASE WHEN rank IN ((total + 1) / 2, (total + 2) / 2) THEN seconds_spent END) "
-        "FROM {inner} GROUP BY annotator_id",
-    )
+    rows = sql.annotator_medians(ranked)
     names = dict(User.objects.filter(pk__in=[row[0] for row in rows]).values_list("pk", "username"))
     pseudonyms = pseudonyms_for([row[0] for row in rows], project.pseudonym_scope)
     return sorted(

@@ -20,6 +20,7 @@ from rest_framework.authtoken.models import Token
 from schemathesis import GenerationMode
 from schemathesis.specs.openapi.checks import ignored_auth
 
+from apps.audio import playback
 from apps.authoring import services as authoring
 from apps.listening.services import record_consent
 
@@ -48,7 +49,7 @@ def world(request, admin, listener):
     kmmau.corpora.add(clip.corpus)
     author = request.getfixturevalue("make_user")("world_author", "annotator")
     heard(clip, author)
-    authoring.report_playback(clip=clip, acting_user=author)
+    playback.report_playback(asset=clip.audio, acting_user=author)
     manual, _ = authoring.author_question(
         question_set=kmmau, clip=clip, acting_user=author, capability="general_counting",
         text="몇 명이 말하나요?", options=["한 명", "두 명", "세 명", "네 명"], correct_index=0)
@@ -56,7 +57,7 @@ def world(request, admin, listener):
     in_review = make_agent_question(kmmau, clip)
     authoring.next_review(question_set=kmmau, acting_user=admin)  # the admin holds it: a review of theirs counts
     heard(clip, admin)
-    authoring.report_playback(clip=clip, acting_user=admin)  # and has played its clip, as a review requires
+    playback.report_playback(asset=clip.audio, acting_user=admin)  # and has played its clip, as a review requires
     release = request.getfixturevalue("build")("mos", request.getfixturevalue("rated_test"))
     ids = {
         "/api/authoring/questions/{id}/reviews/": in_review.pk,  # an operation's own object before its prefix's

@@ -147,7 +147,7 @@ def heard(clip, user) -> None:
 def listened(clip, user) -> None:
     """`user` played the clip to its end: served long enough ago, and the page reported it (the gate that
     authoring, blind answers and reviews require)."""
-    from apps.authoring.services import report_playback
+    from apps.audio.playback import report_playback
 
     heard(clip, user)
-    report_playback(clip=clip, acting_user=user)
+    report_playback(asset=clip.audio, acting_user=user)

@@ -42,8 +42,9 @@ def test_with_the_demo_provider_agent_written_questions_wait_for_an_annotators_r
     assert question is not None and question.method == "agent"
     # Every capability has accepted questions, each accepted as the workflow accepts it: two approvals of an
     # agent-written one, a matching blind answer to a manual one, each after the clip was played to its end.
+    from apps.audio.models import AudioPlayback
     from apps.authoring.capabilities import SPECS
-    from apps.authoring.models import BlindAnswer, ClipPlayback, Review
+    from apps.authoring.models import BlindAnswer, Review
 
     accepted = Question.objects.filter(question_set__name=DEMO_SET, status="accepted")
     assert {q.capability for q in accepted} == set(SPECS)
@@ -56,7 +57,7 @@ def test_with_the_demo_provider_agent_written_questions_wait_for_an_annotators_r
         blind = BlindAnswer.objects.get(question=question)
         assert blind.matches and blind.answerer.username == "annotator2"
     for question in accepted.exclude(method__in=("metadata", "transcript")):
-        assert ClipPlayback.objects.filter(clip=question.clip, listener__username="annotator2").exists()
+        assert AudioPlayback.objects.filter(asset=question.clip.audio, user__username="annotator2").exists()
     assert "+8 agent-written or manual ones reviewed or answered blind" in out.getvalue()
     asked, kept = len(fake_llm.requests), sorted(accepted.values_list("pk", flat=True))
     seed_demo(io.StringIO())

@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from apps.accounts.pseudonyms import RELEASES, pseudonyms_for
-from apps.audio.playback import note_served
+from apps.audio.playback import note_served, report_playback
 from apps.audio.services import import_audio_file
 from apps.authoring.exports import mmau_rows
 from apps.authoring.models import Clip, Question
@@ -16,7 +16,6 @@ from apps.authoring.selectors import blind_options
 from apps.authoring.services import (
     author_question,
     next_blind_answer,
-    report_playback,
     resolve_escalation,
     submit_blind_answer,
 )
@@ -143,7 +142,7 @@ def test_an_author_is_never_given_their_own_question_to_answer(annotators, quest
     clip = kss_corpus.clips.first()
     question_set.corpora.add(kss_corpus)
     heard(clip, annotators[0])
-    report_playback(clip=clip, acting_user=annotators[0])
+    report_playback(asset=clip.audio, acting_user=annotators[0])
     question, _ = author_question(question_set=question_set, clip=clip, acting_user=annotators[0],
                                   capability="general_counting", text="몇 번 웃나요?", options=OPTIONS, correct_index=0)
     assert next_blind_answer(question_set=question_set, acting_user=annotators[0]) is None
@@ -166,7 +165,7 @@ def test_blind_options_are_shuffled_but_the_same_set(annotators, question_set, k
     clip = kss_corpus.clips.first()
     question_set.corpora.add(kss_corpus)
     heard(clip, annotators[0])
-    report_playback(clip=clip, acting_user=annotators[0])
+    report_playback(asset=clip.audio, acting_user=annotators[0])
     question, _ = author_question(question_set=question_set, clip=clip, acting_user=annotators[0],
                                   capability="general_counting", text="몇 번?", options=OPTIONS, correct_index=0)
     assert sorted(blind_options(question)) == sorted(OPTIONS)
@@ -199,7 +198,7 @@ def test_a_playback_report_without_the_audio_ever_served_is_refused(annotators, 
     clip = kss_corpus.clips.first()
     question_set.corpora.add(kss_corpus)
     with pytest.raises(Conflict) as refused:
-        report_playback(clip=clip, acting_user=annotators[0])
+        report_playback(asset=clip.audio, acting_user=annotators[0])
     assert refused.value.code == "playback_too_early"
 
 
@@ -208,7 +207,7 @@ def test_a_playback_report_once_the_clip_had_time_to_play_is_believed(annotators
     question_set.corpora.add(kss_corpus)
     note_served(clip.audio, annotators[0])
     later = timezone.now() + timedelta(seconds=clip.audio.duration_seconds)
-    assert report_playback(clip=clip, acting_user=annotators[0], now=later).plays == 1
+    assert report_playback(asset=clip.audio, acting_user=annotators[0], now=later).plays == 1
 
 
 def test_a_choice_that_is_no_option_is_a_documented_409_even_if_it_is_all_whitespace(

@@ -4,7 +4,8 @@ starts as a draft until an admin publishes it to named listeners."""
 
 import pytest
 
-from apps.listening.models import ClipServing, PlaybackEnd, Rating
+from apps.audio.models import AudioPlayback
+from apps.listening.models import ClipServing, Rating
 from apps.listening.services import import_listening_test, publish_test
 from tests.browser import wait_until
 from tests.listening.conftest import clip_rows
@@ -61,11 +62,11 @@ def test_seeking_forward_is_undone_and_an_early_playback_report_is_refused(write
         return {status: r.status, body: await r.json()};
     }""")
     assert answer["status"] == 409 and answer["body"]["code"] == "playback_too_early"
-    assert not PlaybackEnd.objects.exists()
+    assert not AudioPlayback.objects.exists()
     # Listening to all of it unlocks the buttons.
     page.evaluate("document.getElementById('clip-audio').play()")
     wait_until(page, "!document.querySelector(\"button[data-score='3']\").disabled", timeout=20000)
-    assert PlaybackEnd.objects.filter(clip=clip, listener=listener).exists()
+    assert AudioPlayback.objects.filter(asset=clip.asset, user=listener).exists()
 
 
 def test_a_test_is_a_draft_until_published_to_the_listeners_chosen(make_test, admin, listeners, browser, live_server, login):

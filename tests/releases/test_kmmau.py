@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from apps.audio import playback
 from apps.core.errors import InvalidInput
 from apps.releases.models import Release
 from apps.releases.writing import files_under, verify_folder
@@ -33,13 +34,13 @@ def kmmau_set(question_set, kss_corpus, seoul_corpus, annotators):
         services.submit_review(question=reviewed, acting_user=reviewer, decision="approve")
     author, answerer = annotators[0], annotators[1]
     heard(clips[1], author)
-    services.report_playback(clip=clips[1], acting_user=author)
+    playback.report_playback(asset=clips[1].audio, acting_user=author)
     manual, _ = services.author_question(
         question_set=question_set, clip=clips[1], acting_user=author, capability="general_counting",
         text="몇 명이 말하나요?", options=["한 명", "두 명", "세 명", "네 명"], correct_index=0, start_seconds=0.25,
         end_seconds=1.0)
     heard(clips[1], answerer)
-    services.report_playback(clip=clips[1], acting_user=answerer)
+    playback.report_playback(asset=clips[1].audio, acting_user=answerer)
     assert services.next_blind_answer(question_set=question_set, acting_user=answerer) == manual
     services.submit_blind_answer(question=manual, acting_user=answerer, choice="한 명")
     make_agent_question(question_set, clips[2], dedup_key="topic", capability="topic_summary")
