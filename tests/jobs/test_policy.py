@@ -36,7 +36,6 @@ def test_apps_never_import_the_workers_package():
 def test_consultation_services_do_not_import_the_agent_steps_that_import_them():
     assert not any("agent_steps" in m for m in imported_modules(ROOT / "apps/consultations/services.py"))
     assert not any(m.startswith("apps.consultations") for m in imported_modules(ROOT / "apps/sources/services.py"))
-    assert not any(m.startswith("apps.consultations") for m in imported_modules(ROOT / "apps/transfer/services.py"))
 
 
 def test_no_production_code_switches_the_job_runner():
