@@ -17,7 +17,7 @@ from scipy import stats
 from apps.core.errors import InvalidInput
 from apps.sources import catalogue
 
-# The subsets each mean averages, from the catalogue (in Table 5's order). OpenAudioBench's AlpacaEval is the
+# The subsets each mean averages, from the catalogue. OpenAudioBench's AlpacaEval is the
 # complete set (seed 000 §4.2: 614 KAlpacaEval prompts; VoiceBench's alpacaeval_full); scores stored under the
 # old name count for it (SUBSET_ALIASES).
 VOICEBENCH_SUBSETS = catalogue.averaged(catalogue.VOICEBENCH)

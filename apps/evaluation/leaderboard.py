@@ -40,6 +40,8 @@ from apps.sources import catalogue
 VOICEBENCH, OPENAUDIOBENCH, KMMAU = "voicebench", "openaudiobench", "kmmau"
 SPOKEN_QA, AUDIO = "SpokenQA", "Audio Understanding"
 
+# Table 5's row order (AlpacaEval once for each benchmark that has it), from the one catalogue.
+SUBSET_ORDER = catalogue.table_order()
 BENCHMARK_LABELS = {(VOICEBENCH, "en"): "VoiceBench", (VOICEBENCH, "ko"): "KVoiceBench",
                     (OPENAUDIOBENCH, "en"): "OpenAudioBench", (OPENAUDIOBENCH, "ko"): "KOpenAudioBench",
                     (KMMAU, "ko"): "KMMAU", (KMMAU, "en"): "MMAU"}
@@ -324,7 +326,7 @@ def _table5(benches: list[_Benchmark], ids: list[int]) -> list[dict]:
     for (kind, source), sides in sorted(pairs.items(), key=lambda p: (p[0][0] != VOICEBENCH, p[0][1])):
         en, ko = sides.get(Language.ENGLISH), sides.get(Language.KOREAN)
         rows = []
-        keys = kind_subsets(kind)  # in Table 5's order (apps.sources.catalogue)
+        keys = sorted(kind_subsets(kind), key=lambda k: SUBSET_ORDER.index(k) if k in SUBSET_ORDER else 99)
         for key in keys:
             en_cells, ko_cells = _subset_cells(en, key, ids), _subset_cells(ko, key, ids)
             gap = [Cell(k.score - e.score, min(e.n, k.n)) if e.score is not None and k.score is not None else Cell()

@@ -253,14 +253,14 @@ def reclaim_lost_jobs() -> list[int]:
 
 @contextmanager
 def run_here() -> Iterator[None]:
-    """Every job started inside the block (and any job those jobs start) runs in this process, one after
-    another, when the block ends, whatever settings.JOB_RUNNER says; other threads and requests keep the
-    configured runner. For a management command or the demo seeding, which waits for its job and reports it.
+    """Every job started (or resumed) inside the block, and any job those jobs start, runs in this thread,
+    one after another, when the block ends, whatever settings.JOB_RUNNER says; other threads and requests
+    keep the configured runner. For a management command or the demo seeding, which waits for its job.
 
     The jobs run at the end of the block rather than on commit, so a block inside an outer transaction (the
-    demo seeds in one; so do tests) runs them too, on its own connection where the rows are visible. A block
-    that raises runs nothing: what it started went back with its transaction (run_job skips a job it cannot
-    claim, so one that already ran is never run twice either)."""
+    demo seeds in one; so do tests) runs them too, in that transaction, which sees the rows it wrote. A block
+    that raises runs nothing (what it started normally rolled back with it). run_job claims only a queued
+    job, so a job is never run twice."""
     started: list[int] = []
     token = _started_here.set(started)
     try:

@@ -366,7 +366,7 @@ def rate_clip(*, clip: Clip, acting_user, score: int, now: datetime | None = Non
                                code="score_conflict")
             assignment = queues.lease_for_submission(item, acting_user, now=now, locked=True)  # or a queue Conflict
             playback.require_played(duration_seconds=state["duration"], served_at=state["served_at"], now=now,
-                                            last_reported_end=state["reported_end"])
+                                    last_reported_end=state["reported_end"])
             served = state["served_at"]
             rating = Rating.objects.create(
                 clip=clip, listener=acting_user, score=score, rated_at=now,

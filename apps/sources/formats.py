@@ -247,7 +247,7 @@ def subset_spec(fmt: str, subset: str) -> SubsetSpec:
     table = VOICEBENCH_SUBSETS if fmt == VOICEBENCH else OPENAUDIOBENCH_SUBSETS
     found = catalogue.match(subset, family=str(fmt))
     if found is None:
-        known = [name for s in catalogue.of_family(str(fmt)) for name in (s.name, *s.aliases)]
+        known = [name for s in sorted(catalogue.of_family(str(fmt)), key=lambda s: s.name) for name in (s.name, *s.aliases)]
         raise InvalidInput(f"unknown {fmt} subset {subset!r}; known subsets: {', '.join(known)}", field="subset")
     return table[found[0].name]
 

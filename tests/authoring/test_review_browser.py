@@ -3,6 +3,7 @@ edit form (closed until then) and Enter in it saves the edit, R rejects with a r
 
 import pytest
 
+from apps.audio.services import import_audio_file
 from apps.authoring.models import Question, Review
 from tests.authoring.conftest import make_agent_question
 from tests.browser import wait_until
@@ -21,8 +22,12 @@ def play_to_the_end(page) -> None:
 
 
 def test_a_reviewer_plays_the_clip_then_approves_edits_and_rejects_by_key(browser, annotators, question_set,
-                                                                         kss_corpus, login, live_server):
+                                                                         kss_corpus, corpus_folder, login, live_server):
     for i, clip in enumerate(kss_corpus.clips.order_by("id")):
+        # Each clip its own audio, as in a real corpus: "played to the end" is recorded per audio file
+        # (apps.audio.playback), so clips sharing the fixture's one file would all unlock with the first.
+        clip.audio = import_audio_file(corpus_folder.wav(f"review-{i}.wav", seconds=1.5))[0]
+        clip.save(update_fields=["audio"])
         make_agent_question(question_set, clip, dedup_key=f"fact-{i}")
     page = browser.new_context().new_page()
     login(page, annotators[0])

@@ -3,8 +3,8 @@ from django.core.management.base import BaseCommand, CommandError
 from apps.authoring.capabilities import RULE_CAPABILITIES
 from apps.authoring.models import Corpus
 from apps.authoring.services import get_or_create_question_set
-from apps.jobs.models import Job, JobStatus
-from apps.jobs.services import run_job
+from apps.jobs.models import JobStatus
+from apps.jobs.services import run_here, start_job
 
 
 class Command(BaseCommand):
@@ -21,10 +21,10 @@ class Command(BaseCommand):
         if found is None:
             raise CommandError(f"no corpus named {corpus!r}")
         question_set = get_or_create_question_set(name=set_name)
-        # A job row like the page's, run here in this process so the command waits for its result.
-        job = Job.objects.create(kind="authoring.generate", title=f"Generate {set_name} from {corpus}",
-                                 params={"set": question_set.pk, "corpus": found.pk, "capabilities": capability or []})
-        run_job(job.pk)
+        # The page's job, run here in this process so the command waits for its result.
+        with run_here():
+            job = start_job(kind="authoring.generate", title=f"Generate {set_name} from {corpus}",
+                            params={"set": question_set.pk, "corpus": found.pk, "capabilities": capability or []})
         job.refresh_from_db()
         if job.status != JobStatus.SUCCEEDED:
             raise CommandError(f"job {job.pk} {job.status}: {job.message}")
