@@ -178,8 +178,9 @@ def dashboard(request, pk):
     return render(request, "verification/dashboard.html", {
         "project": project, "stats": selectors.dashboard(project),
         "unreachable": _with_items(unreachable_items(project.pool), project),
-        "baseline_form": BaselineForm(initial={"name": f"{project.name} human baseline", "size": 300}),
-        "predictions_form": PredictionsForm(), "runs": project.scoring_runs.all()[:20],
+        # Both forms have a "name" field: their own id prefixes keep each label on its own input.
+        "baseline_form": BaselineForm(auto_id="baseline-%s", initial={"name": f"{project.name} human baseline", "size": 300}),
+        "predictions_form": PredictionsForm(auto_id="predictions-%s"), "runs": project.scoring_runs.all()[:20],
         "baselines": project.baselines.all(),
     })
 
