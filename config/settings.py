@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "apps.speech",
     "apps.transfer",
     "apps.consultations",
+    "apps.instructions",
     "apps.listening",
     "apps.verification",
     "apps.authoring",
