@@ -11,6 +11,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
 from django.db.models import Model, QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from apps.core.errors import InvalidInput
 from apps.instructions.models import InstructionVersion
@@ -49,7 +50,7 @@ def revise(*, owner: Model, text_ko: str, text_en: str = "", acting_user=None, d
     the text becomes a new version; otherwise the version in force is edited in place."""
     text_ko, text_en = text_ko.strip(), text_en.strip()
     if not text_ko:
-        raise InvalidInput("Write the instructions in Korean (English is optional).", field="text_ko")
+        raise InvalidInput(_("Write the instructions in Korean (English is optional)."), field="text_ko")
     with transaction.atomic():
         version = current(owner, default=default)
         if version.pk is None and answers.exists():

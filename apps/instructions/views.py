@@ -2,6 +2,7 @@
 the form partial (instructions/_form.html) renders, and saving what it posts (the app's view checks who may)."""
 
 from django.contrib import messages
+from django.utils.translation import gettext as _
 
 from apps.core.errors import ApplicationError
 from apps.instructions.forms import InstructionsForm
@@ -25,4 +26,4 @@ def save_posted(request, revise) -> None:
     except ApplicationError as exc:
         messages.error(request, exc.message)
         return
-    messages.success(request, f"Instructions saved: version {version.number} is in force.")
+    messages.success(request, _("Instructions saved: version %(number)s is in force.") % {"number": version.number})
