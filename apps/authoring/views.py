@@ -239,6 +239,7 @@ def author(request, pk):
         "set": question_set, "clip": clip, "played": played, "capability": capability,
         "capabilities": [(str(c), capability_label(c)) for c in MANUAL_CAPABILITIES], "slots": range(4),
         "playback_url": reverse("authoring-api:playback", args=[clip.pk]) if clip else "",
+        "instructions": services.set_instructions(question_set) if clip else None,
     })
 
 
@@ -263,6 +264,7 @@ def answer(request, pk):
         "set": question_set, "question": selectors.question_for_answerer(question) if question else None,
         "played": played,
         "playback_url": reverse("authoring-api:playback", args=[question.clip_id]) if question else "",
+        "instructions": services.set_instructions(question_set) if question else None,
     })
 
 

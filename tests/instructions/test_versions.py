@@ -10,6 +10,7 @@ from apps.instructions import defaults
 from apps.instructions.models import InstructionVersion
 from apps.listening import exports, services
 from apps.listening.models import Consent
+from tests.authoring.conftest import agent_question, corpus_folder, kss_corpus, question_set  # noqa: F401
 from tests.listening.conftest import make_test, rate_via_services, write_manifest  # noqa: F401
 from tests.verification.conftest import hpsu, make_project  # noqa: F401
 
@@ -49,9 +50,8 @@ def test_a_change_after_consent_and_ratings_is_a_new_version_and_the_export_name
     assert sorted(map(sorted, by_listener.values())) == [[1], [2]]
 
 
-def test_the_admin_writes_the_instructions_on_each_dashboard(make_test, admin, client_for):  # noqa: F811
+def test_the_admin_writes_the_instructions_on_each_dashboard(make_test, make_project, admin, client_for):  # noqa: F811
     from apps.authoring.services import create_question_set, set_instructions
-    from apps.verification.models import VerificationProject
     from apps.verification.services import project_instructions
 
     client = client_for(admin)
@@ -63,14 +63,14 @@ def test_the_admin_writes_the_instructions_on_each_dashboard(make_test, admin, c
     listener_page = client.get(f"/listening/manage/tests/{test.pk}/")
     assert "version 1 is in force" in listener_page.content.decode()
 
-    question_set = create_question_set(name="set", acting_user=admin)
-    client.post(f"/authoring/sets/{question_set.pk}/instructions/", {"text_ko": "세트 안내", "text_en": "Set"})
-    assert (set_instructions(question_set).text_ko, set_instructions(question_set).text_en) == ("세트 안내", "Set")
+    kmmau = create_question_set(name="set", acting_user=admin)
+    client.post(f"/authoring/sets/{kmmau.pk}/instructions/", {"text_ko": "세트 안내", "text_en": "Set"})
+    assert (set_instructions(kmmau).text_ko, set_instructions(kmmau).text_en) == ("세트 안내", "Set")
 
-    project = VerificationProject.objects.first()
-    if project is not None:  # a project needs an import; the verification tests cover its page
-        client.post(f"/verification/projects/{project.pk}/instructions/", {"text_ko": "검수 안내"})
-        assert project_instructions(project).text_ko == "검수 안내"
+    project = make_project(1)
+    assert 'id="instructions-text_en"' in client.get(f"/verification/projects/{project.pk}/").content.decode()
+    client.post(f"/verification/projects/{project.pk}/instructions/", {"text_ko": "검수 안내"})
+    assert project_instructions(project).text_ko == "검수 안내"
 
 
 def test_verification_reviews_say_their_instructions_version(make_project, annotators, admin, tmp_path):  # noqa: F811
@@ -86,3 +86,18 @@ def test_verification_reviews_say_their_instructions_version(make_project, annot
     export_project(project, tmp_path)
     rows = list(csv.DictReader(io.StringIO((tmp_path / "reviews.csv").read_text(encoding="utf-8"))))
     assert sorted(r["instructions_version"] for r in rows) == ["1", "2"]
+
+
+def test_kmmau_rows_name_the_instructions_their_reviews_were_given_under(annotators, question_set, agent_question, admin):  # noqa: F811
+    from apps.authoring.exports import mmau_rows
+    from apps.authoring.services import next_review, revise_instructions, submit_review
+    from tests.authoring.conftest import listened
+
+    for number, annotator in enumerate(annotators[:2], start=1):
+        if number == 2:
+            assert revise_instructions(question_set=question_set, text_ko="검토 안내 2", acting_user=admin).number == 2
+        question = next_review(question_set=question_set, acting_user=annotator)
+        listened(question.clip, annotator)
+        submit_review(question=question, acting_user=annotator, decision="approve")
+    (row,) = mmau_rows(question_set)
+    assert row["provenance"]["review_instructions_versions"] == [1, 2]
