@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "apps.sources",
     "apps.transfer",
     "apps.consultations",
+    "apps.instructions",
     "apps.listening",
     "apps.verification",
     "apps.authoring",

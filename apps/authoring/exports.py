@@ -18,9 +18,10 @@ from apps.audio import pcm
 from apps.audio.naming import without_audio_suffix
 from apps.authoring import balance
 from apps.authoring.capabilities import SPECS, Capability
-from apps.authoring.models import Question, QuestionSet
+from apps.authoring.models import Question, QuestionSet, Review
 from apps.authoring.selectors import accepted_questions
 from apps.core import csvsafe
+from apps.instructions.services import version_at
 
 EXPORT_JSON = "kmmau.json"
 EXPORT_CSV = "kmmau.csv"
@@ -49,6 +50,10 @@ def mmau_rows(question_set: QuestionSet) -> list[dict]:
     """The exported rows, sorted by id (a stable name: apps.releases packages these)."""
     questions = list(accepted_questions(question_set))
     arranged = balance.arrange(questions, seed=question_set.seed)
+    # The annotator instructions each question's reviews were given under (ignored by MMAU's script).
+    instructions_at, reviewed_under = version_at(question_set), {}
+    for question_id, at in Review.objects.filter(question__question_set=question_set).values_list("question_id", "created_at"):
+        reviewed_under.setdefault(question_id, set()).add(instructions_at(at))
     rows = []
     for q in questions:
         choices, position = arranged[q.pk]
@@ -70,7 +75,8 @@ def mmau_rows(question_set: QuestionSet) -> list[dict]:
             "start_seconds": q.start_seconds,
             "end_seconds": q.end_seconds,
             "license": q.clip.corpus.license,
-            "provenance": {"method": q.method, **q.provenance, "question_id": q.pk},
+            "provenance": {"method": q.method, **q.provenance, "question_id": q.pk,
+                           "review_instructions_versions": sorted(reviewed_under.get(q.pk, ()))},
         })
     rows.sort(key=lambda r: r["id"])
     return rows

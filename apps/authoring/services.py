@@ -66,6 +66,8 @@ from apps.core.actors import actor
 from apps.core.errors import Conflict, FileProblem, FileRefused, Forbidden, InvalidInput, NotFound
 from apps.core.limits import bounded
 from apps.core.tabular import RowModel, read_table
+from apps.instructions import defaults as default_instructions
+from apps.instructions import services as instructions
 from apps.queues import services as queues
 from apps.queues.models import WorkItem
 
@@ -618,3 +620,17 @@ def score_predictions(*, question_set: QuestionSet, data: bytes, file: str, mode
     result = score(rows, predictions)
     return ScoreRun.objects.create(question_set=question_set, model_name=model_name, file_name=file, result=result,
                                    created_by=actor(acting_user))
+
+
+# --- participant instructions -------------------------------------------------------------------------------
+
+
+def set_instructions(question_set: QuestionSet):
+    return instructions.current(question_set, default=default_instructions.KMMAU)
+
+
+def revise_instructions(*, question_set: QuestionSet, text_ko: str, text_en: str = "", acting_user=None):
+    """The admin sets the set's annotator instructions (a new version once anyone reviewed under the old)."""
+    return instructions.revise(owner=question_set, text_ko=text_ko, text_en=text_en, acting_user=acting_user,
+                               default=default_instructions.KMMAU,
+                               answers=Review.objects.filter(question__question_set=question_set), answered_at="created_at")

@@ -14,6 +14,7 @@ urlpatterns = [
     path("sets/<id:pk>/export.zip", views.export, name="export"),
     path("sets/<id:pk>/score/", views.score, name="score"),
     path("sets/<id:pk>/generate/", views.generate, name="generate"),
+    path("sets/<id:pk>/instructions/", views.instructions, name="instructions"),
     path("escalations/", views.escalations, name="escalations"),
     path("questions/<id:pk>/resolve/", views.resolve, name="resolve"),
 ]

@@ -31,6 +31,7 @@ from apps.core import posted
 from apps.core.archives import zip_folder
 from apps.core.errors import ApplicationError, InvalidInput
 from apps.core.uploads import upload_limit
+from apps.instructions import views as instructions_form
 from apps.jobs.services import start_job
 
 
@@ -103,7 +104,19 @@ def dashboard(request, pk):
         "rule_capabilities": RULE_CAPABILITIES, "agent_capabilities": AGENT_CAPABILITIES,
         "runs": question_set.score_runs.all()[:10], "targets_json": json.dumps(question_set.targets),
         "attention": selectors.agent_questions_needing_attention(question_set),
+        **instructions_form.form_context(services.set_instructions(question_set),
+                                         reverse("authoring:instructions", args=[question_set.pk])),
     })
+
+
+@login_required
+@require_POST
+def instructions(request, pk):
+    """The admin writes the set's annotator instructions (a new version once someone reviewed)."""
+    require(request.user, "authoring.manage")
+    question_set = get_object_or_404(QuestionSet, pk=pk)
+    instructions_form.save_posted(request, lambda **text: services.revise_instructions(question_set=question_set, **text))
+    return redirect("authoring:dashboard", pk)
 
 
 @login_required
@@ -191,6 +204,7 @@ def review(request, pk):
         # An empty queue says where questions come from: an admin has agents write them on the dashboard.
         "dashboard_url": reverse("authoring:dashboard", args=[pk]) if can(request.user, "authoring.manage") else "",
         "agent_capabilities": [capability_label(c) for c in AGENT_CAPABILITIES],
+        "instructions": services.set_instructions(question_set) if question else None,
     })
 
 
@@ -226,6 +240,7 @@ def author(request, pk):
         "set": question_set, "clip": clip, "played": played, "capability": capability,
         "capabilities": [(str(c), capability_label(c)) for c in MANUAL_CAPABILITIES], "slots": range(4),
         "playback_url": reverse("authoring-api:playback", args=[clip.pk]) if clip else "",
+        "instructions": services.set_instructions(question_set) if clip else None,
     })
 
 
@@ -250,6 +265,7 @@ def answer(request, pk):
         "set": question_set, "question": selectors.question_for_answerer(question) if question else None,
         "played": played,
         "playback_url": reverse("authoring-api:playback", args=[question.clip_id]) if question else "",
+        "instructions": services.set_instructions(question_set) if question else None,
     })
 
 

@@ -23,6 +23,7 @@ from apps.accounts.pseudonyms import LISTENING, pseudonyms_for
 from apps.audio.naming import file_name
 from apps.core import csvsafe
 from apps.core.archives import zip_folder
+from apps.instructions.services import version_at
 from apps.listening import selectors
 from apps.listening.models import Clip, ListeningTest, Rating
 
@@ -44,6 +45,7 @@ def build_tables(test: ListeningTest) -> tuple[pd.DataFrame, pd.DataFrame, list[
     ratings_in_order = list(Rating.objects.filter(clip__test=test).order_by("clip__clip_id", "rated_at", "pk"))
     pseudonyms = pseudonyms_for({r.listener_id for r in ratings_in_order}, LISTENING)
 
+    instructions_at = version_at(test)  # the instructions in force when each rating was given
     rating_rows, rating_clips = [], []
     for rating in ratings_in_order:
         clip = by_pk[rating.clip_id]
@@ -53,9 +55,11 @@ def build_tables(test: ListeningTest) -> tuple[pd.DataFrame, pd.DataFrame, list[
         rating_rows.append({
             "clip_id": clip.clip_id, "audio": f"audio/{names[clip.pk]}", "listener": pseudonyms[rating.listener_id],
             "score": rating.score, "rated_at": rating.rated_at.isoformat(), "flags": ";".join(flags),
+            "instructions_version": instructions_at(rating.rated_at),
         })
         rating_clips.append(clip)
-    ratings = pd.DataFrame(rating_rows, columns=["clip_id", "audio", "listener", "score", "rated_at", "flags"])
+    ratings = pd.DataFrame(rating_rows, columns=["clip_id", "audio", "listener", "score", "rated_at", "flags",
+                                                 "instructions_version"])
 
     table = selectors.clean_clip_table(test)
     clip_rows = []

@@ -145,6 +145,9 @@ class Consent(models.Model):
     test = models.ForeignKey(ListeningTest, on_delete=models.CASCADE, related_name="consents")
     listener = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     agreed_at = models.DateTimeField(auto_now_add=True)
+    # The version of the test's instructions agreed to (null for consents from before instructions were versioned).
+    instructions = models.ForeignKey("instructions.InstructionVersion", null=True, blank=True, on_delete=models.PROTECT,
+                                     related_name="listening_consents")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["test", "listener"], name="listening_consent_once")]

@@ -33,6 +33,8 @@ from apps.core.actors import actor
 from apps.core.bulk import cycle_collection_paused, insert_rows, refresh_statistics
 from apps.core.errors import Conflict, FileRefused, Forbidden, InvalidInput, NotFound
 from apps.core.tabular import RowModel, read_table
+from apps.instructions import defaults as default_instructions
+from apps.instructions import services as instructions
 from apps.jobs.services import abandon_job
 from apps.listening import splits as splitting
 from apps.listening import sql
@@ -231,8 +233,21 @@ def discard_import(*, test: ListeningTest, acting_user=None) -> None:
 
 
 def record_consent(*, test: ListeningTest, acting_user) -> Consent:
-    consent, _ = Consent.objects.get_or_create(test=test, listener=acting_user)
+    """The listener agreed to the test's instructions: the version in force is the one agreed to."""
+    consent, _ = Consent.objects.get_or_create(test=test, listener=acting_user,
+                                               defaults={"instructions": instructions.pin(test, default=default_instructions.MOS)})
     return consent
+
+
+def test_instructions(test: ListeningTest):
+    return instructions.current(test, default=default_instructions.MOS)
+
+
+def revise_instructions(*, test: ListeningTest, text_ko: str, text_en: str = "", acting_user=None):
+    """The admin sets the test's instructions (a new version once anyone agreed or rated under the old)."""
+    return instructions.revise(owner=test, text_ko=text_ko, text_en=text_en, acting_user=acting_user,
+                               default=default_instructions.MOS, answers=Rating.objects.filter(clip__test=test),
+                               answered_at="rated_at")
 
 
 def require_consent(*, test: ListeningTest, acting_user) -> None:

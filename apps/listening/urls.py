@@ -19,6 +19,7 @@ urlpatterns = [
     path("manage/tests/<int:pk>/listeners/<int:user_pk>/exclude/", views.exclude, name="exclude"),
     path("manage/tests/<int:pk>/splits/", views.make_splits, name="splits"),
     path("manage/tests/<int:pk>/publish/", views.publish, name="publish"),
+    path("manage/tests/<int:pk>/instructions/", views.instructions, name="instructions"),
     path("manage/tests/<int:pk>/export.zip", views.download, name="download"),
     path("manage/tests/<int:pk>/predictions/", views.upload_predictions, name="predictions"),
     path("manage/tests/<int:pk>/evaluation/", views.evaluation, name="evaluation"),

@@ -19,6 +19,7 @@ from apps.accounts.permissions import require
 from apps.core import posted
 from apps.core.errors import ApplicationError, Conflict, InvalidInput, NotFound
 from apps.core.uploads import upload_limit
+from apps.instructions import views as instructions_form
 from apps.jobs.models import Job, JobStatus
 from apps.jobs.services import resume_job, start_job
 from apps.listening import exports, selectors, services
@@ -61,7 +62,8 @@ def start(request, pk):
             services.record_consent(test=test, acting_user=request.user)
             return redirect("listening:rate", pk=test.pk)
     agreed = Consent.objects.filter(test=test, listener=request.user).exists()
-    return render(request, "listening/start.html", {"test": test, "agreed": agreed, "scale": ACR_SCALE})
+    return render(request, "listening/start.html", {"test": test, "agreed": agreed, "scale": ACR_SCALE,
+                                                    "instructions": services.test_instructions(test)})
 
 
 @login_required
@@ -83,6 +85,7 @@ def rate(request, pk):
         "done": done, "left": left, "total": done + left, "number": done + 1, "scale": ACR_SCALE,
         "duration": clip.asset.duration_seconds,
         "playback_url": reverse("listening-api:playback", args=[clip.pk]),
+        "instructions": services.test_instructions(test),
     })
 
 
@@ -198,8 +201,19 @@ def dashboard(request, pk):
         "assigned": set(test.listeners.values_list("pk", flat=True)),
         "unreachable": unreachable_items(test.pool) if test.is_published else None,
         "predictors": test.predictors.all(), "predictions_form": PredictionsForm(),
+        **instructions_form.form_context(services.test_instructions(test), reverse("listening:instructions", args=[test.pk])),
     })
     return render(request, "listening/dashboard.html", context)
+
+
+@login_required
+@require_POST
+def instructions(request, pk):
+    """The admin writes the test's participant instructions (a new version once someone agreed or rated)."""
+    require(request.user, "listening.manage")
+    test = _test(pk)
+    instructions_form.save_posted(request, lambda **text: services.revise_instructions(test=test, **text))
+    return redirect("listening:dashboard", pk=pk)
 
 
 @login_required

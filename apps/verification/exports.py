@@ -14,6 +14,7 @@ from pathlib import Path
 from apps.accounts.pseudonyms import pseudonyms_for
 from apps.core import csvsafe
 from apps.core.archives import zip_folder
+from apps.instructions.services import version_at
 from apps.verification.models import ItemStatus, Review, VerificationProject
 
 
@@ -48,12 +49,14 @@ def export_project(project: VerificationProject, out_dir: Path, *, reviews_of_ac
     with open(out_dir / "reviews.csv", "w", encoding="utf-8", newline="") as fh:
         writer = csvsafe.writer(fh)
         writer.writerow(["item", "task", "annotator", "decision", "reasons", "comment", "seconds_spent", "changes",
-                         "created_at", "updated_at", "item_status"])
+                         "created_at", "updated_at", "item_status", "instructions_version"])
+        instructions_at = version_at(project)  # the reviewer instructions in force when the decision was made
         count = 0
         for r in reviews:
             writer.writerow([r.item.external_id, r.item.task, names[r.annotator_id], r.decision,
                              ";".join(r.reasons), r.comment, round(r.seconds_spent, 1), r.changes,
-                             r.created_at.isoformat(), r.updated_at.isoformat(), r.item.status])
+                             r.created_at.isoformat(), r.updated_at.isoformat(), r.item.status,
+                             instructions_at(r.updated_at)])
             count += 1
     if reviews_of_accepted_only:  # rejected items (and their reviews) stay in the admin export
         return {"accepted": len(accepted), "rejected": None, "reviews": count, "out": str(out_dir)}

@@ -21,6 +21,8 @@ from apps.core.actors import actor
 from apps.core.errors import Conflict, FileProblem, Forbidden, InvalidInput, NotFound
 from apps.core.limits import bounded
 from apps.core.tabular import refuse
+from apps.instructions import defaults as default_instructions
+from apps.instructions import services as instructions
 from apps.queues import services as queues
 from apps.queues.models import Assignment, AssignmentStatus, WorkItem
 from apps.verification import scoring
@@ -426,3 +428,17 @@ def score_predictions_file(*, project: VerificationProject, name: str, path: Pat
     report = scoring.score(items, predictions)
     return ScoringRun.objects.create(project=project, name=name, file_name=Path(path).name, report=report,
                                      created_by=actor(acting_user))
+
+
+# --- participant instructions -------------------------------------------------------------------------------
+
+
+def project_instructions(project: VerificationProject):
+    return instructions.current(project, default=default_instructions.VERIFICATION)
+
+
+def revise_instructions(*, project: VerificationProject, text_ko: str, text_en: str = "", acting_user=None):
+    """The admin sets the project's reviewer instructions (a new version once anyone reviewed under the old)."""
+    return instructions.revise(owner=project, text_ko=text_ko, text_en=text_en, acting_user=acting_user,
+                               default=default_instructions.VERIFICATION,
+                               answers=Review.objects.filter(item__project=project), answered_at="updated_at")

@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.project_list, name="projects"),
     path("upload/", views.upload, name="upload"),
     path("projects/<int:pk>/", views.dashboard, name="dashboard"),
+    path("projects/<int:pk>/instructions/", views.instructions, name="instructions"),
     path("projects/<int:pk>/review/", views.review, name="review"),
     path("projects/<int:pk>/review/as-annotator/", views.review_as_annotator, name="review_as_annotator"),
     path("projects/<int:pk>/items/", views.item_list, name="items"),

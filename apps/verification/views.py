@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import FileResponse, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from apps.accounts.decorators import login_or_token_required
@@ -17,6 +18,7 @@ from apps.core import posted
 from apps.core.archives import extract_zip
 from apps.core.errors import ApplicationError, InvalidInput, NotFound
 from apps.core.uploads import upload_limit
+from apps.instructions import views as instructions_form
 from apps.queues.selectors import unreachable_items
 from apps.verification import selectors, services
 from apps.verification.exports import export_zip
@@ -62,6 +64,7 @@ def review(request, pk):
         context["item"] = selectors.item_for_reviewer(item, request.user)
         context["item_obj"] = item
         context["reviewed"] = selectors.reviewed_by(project, request.user)
+        context["instructions"] = services.project_instructions(project)
     context["waiting"] = selectors.waiting_for(project, request.user)
     if item is not None:  # "n of m": the items reviewed, the one in hand, and those that could still come
         context["total"] = context["reviewed"] + 1 + context["waiting"]
@@ -176,10 +179,23 @@ def dashboard(request, pk):
     return render(request, "verification/dashboard.html", {
         "project": project, "stats": selectors.dashboard(project),
         "unreachable": _with_items(unreachable_items(project.pool), project),
-        "baseline_form": BaselineForm(initial={"name": f"{project.name} human baseline", "size": 300}),
-        "predictions_form": PredictionsForm(), "runs": project.scoring_runs.all()[:20],
+        # Both forms have a "name" field: their own id prefixes keep each label on its own input.
+        "baseline_form": BaselineForm(auto_id="baseline-%s", initial={"name": f"{project.name} human baseline", "size": 300}),
+        "predictions_form": PredictionsForm(auto_id="predictions-%s"), "runs": project.scoring_runs.all()[:20],
         "baselines": project.baselines.all(),
+        **instructions_form.form_context(services.project_instructions(project),
+                                         reverse("verification:instructions", args=[project.pk])),
     })
+
+
+@login_required
+@require_POST
+def instructions(request, pk):
+    """The admin writes the project's reviewer instructions (a new version once someone reviewed)."""
+    require(request.user, "verification.manage")
+    project = get_object_or_404(VerificationProject, pk=pk)
+    instructions_form.save_posted(request, lambda **text: services.revise_instructions(project=project, **text))
+    return redirect("verification:dashboard", pk=pk)
 
 
 def _with_items(unreachable, project):

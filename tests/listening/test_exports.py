@@ -32,7 +32,7 @@ def test_the_command_writes_every_file_with_headers_and_pseudonyms(rated_test, l
     out = tmp_path / "export"
     call_command("export_listening_test", str(rated_test.pk), "--out", str(out))
     ratings = pd.read_csv(out / "ratings.csv")
-    assert list(ratings.columns) == ["clip_id", "audio", "listener", "score", "rated_at", "flags"]
+    assert list(ratings.columns) == ["clip_id", "audio", "listener", "score", "rated_at", "flags", "instructions_version"]
     assert len(ratings) == 6 * 6 + 7  # raw: excluded listener included, gold included
     clips = pd.read_csv(out / "clips.csv")
     assert list(clips.columns)[:2] == ["clip_id", "audio"]

@@ -56,7 +56,7 @@ def test_seeking_forward_is_undone_and_an_early_playback_report_is_refused(write
     clip = test.clips.get()
     assert ClipServing.objects.filter(clip=clip, listener=listener).exists()
     answer = page.evaluate("""async () => {
-        const root = document.getElementById('listening-rate');
+        const root = document.getElementById('clip-audio');
         const token = document.querySelector('input[name=csrfmiddlewaretoken]').value;
         const r = await fetch(root.dataset.playbackUrl, {method: 'POST', headers: {'X-CSRFToken': token, 'Accept': 'application/json'}});
         return {status: r.status, body: await r.json()};

@@ -1,6 +1,7 @@
 // KMMAU review keys, as on the verification review page: A approves, E opens the edit form, R rejects (with at
-// least one reason), 1-5 toggle the reasons; not while typing in a field, and only once listen.js has unlocked
+// least one reason), 1-5 toggle the reasons; not while typing in a field, and only once static/js/player.js has unlocked
 // the decision (the clip played to its end). Enter in an edit field saves the edit, never approves.
+// static/js/player.js plays the clip and keeps focus on the player.
 (() => {
   const form = document.getElementById("gated-form");
   const edit = document.getElementById("edit-fields");
@@ -9,18 +10,19 @@
   const toggle = document.getElementById("edit-toggle");
   const hint = document.getElementById("review-hint");
   const reasons = () => [...form.querySelectorAll("input[name=reasons]")];
+  const t = window.gettext || ((s) => s);
   let sent = false;
 
   function openEdit(open) {
     edit.hidden = !open;
     toggle.setAttribute("aria-expanded", String(open));
-    if (open) { document.getElementById("edit-text").focus(); hint.textContent = "Edit the question, then save the edit (Enter)."; }
+    if (open) { document.getElementById("edit-text").focus(); hint.textContent = t("Edit the question, then save the edit (Enter)."); }
   }
 
   function send(value) {
-    if (decision.disabled || sent) { hint.textContent = "Play the clip to its end first."; return; }
+    if (decision.disabled || sent) { hint.textContent = t("Play the clip to its end first."); return; }
     if (value === "reject" && !reasons().some((r) => r.checked)) {
-      hint.textContent = "Choose at least one reason (keys 1-" + reasons().length + "), then press R again.";
+      hint.textContent = t("Choose at least one reason (keys 1-%s), then press R again.").replace("%s", reasons().length);
       reasons()[0].focus();
       return;
     }
@@ -35,18 +37,13 @@
   toggle.addEventListener("click", () => openEdit(edit.hidden));
   document.getElementById("edit-cancel").addEventListener("click", () => { openEdit(false); toggle.focus(); });
   form.addEventListener("keydown", (event) => {
-    // Implicit submission would use the first button (Approve): in the edit form Enter saves the edit instead.
+    // Implicit submission would use the first button (Approve): in the edit form Enter saves the edit instead,
+    // and on a reason it toggles the reason, as Space does.
     if (event.key !== "Enter" || event.target.tagName !== "INPUT") return;
     event.preventDefault();
     if (edit.contains(event.target)) send("edit");
+    else if (event.target.type === "checkbox") event.target.checked = !event.target.checked;
   });
-
-  // Chromium's player controls keep every key while they have focus (a click on Play gives it): hand it back.
-  const audio = document.getElementById("clip-audio");
-  const back = () => { if (document.activeElement === audio) { form.tabIndex = -1; form.focus({ preventScroll: true }); } };
-  audio.addEventListener("play", back);
-  audio.addEventListener("click", () => setTimeout(back, 0));
-  audio.addEventListener("mouseup", () => setTimeout(back, 0));
 
   // Capture phase on window, so no other handler on the page takes the key first.
   window.addEventListener("keydown", (event) => {
@@ -61,7 +58,7 @@
     if (/^[1-9]$/.test(key) && !box) return;
     event.preventDefault();
     event.stopPropagation();
-    if (decision.disabled) { hint.textContent = "Play the clip to its end first."; return; }
+    if (decision.disabled) { hint.textContent = t("Play the clip to its end first."); return; }
     if (key === "a") send("approve");
     else if (key === "r") send("reject");
     else if (key === "e") openEdit(true);

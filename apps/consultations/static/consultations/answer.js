@@ -1,4 +1,6 @@
 // Keyboard answering for a decision question: digits pick an option (0 = own answer), Ctrl/Cmd+Enter submits.
+// Enter on an option or a confidence chooses it and never submits: the answer goes with its confidence and
+// comment, by Ctrl/Cmd+Enter or the Submit button.
 // Typing in a text box is never intercepted. Autosave itself is htmx (hx-trigger on the form).
 (() => {
   const form = document.getElementById("answer-form");
@@ -11,6 +13,12 @@
       return;
     }
     if (typing || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.key === "Enter" && event.target.matches("input[type=radio]")) {
+      event.preventDefault();
+      event.target.checked = true;
+      event.target.dispatchEvent(new Event("change", { bubbles: true }));
+      return;
+    }
     const radio = form.querySelector(`input[name=option][data-key="${event.key}"]`);
     if (radio) {
       radio.checked = true;

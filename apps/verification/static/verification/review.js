@@ -1,9 +1,11 @@
 // Review page keys: A approves, R rejects (with at least one reason), 1-6 toggle the reasons; anywhere
-// on the page except in text fields.
+// on the page except in text fields. Enter on a reason toggles it (it never submits: the form's first
+// button is Approve). static/js/player.js keeps focus on the item's player.
 // Time spent (seconds since the item was shown) goes with the decision.
 (() => {
   const form = document.getElementById("review-form");
   if (!form) return;
+  const t = window.gettext || ((s) => s);
   const shownAt = performance.now();
   const decision = document.getElementById("decision");
   const hint = document.getElementById("review-hint");
@@ -13,12 +15,12 @@
   function submit(value) {
     const checked = reasons().filter((r) => r.checked);
     if (value === "reject" && checked.length === 0) {
-      hint.textContent = "Choose at least one reason (keys 1-6), then press R again.";
+      hint.textContent = t("Choose at least one reason (keys 1-6), then press R again.");
       reasons()[0].focus();
       return false;
     }
     if (value === "reject" && checked.some((r) => r.value === "other") && !comment.value.trim()) {
-      hint.textContent = "Say in the comment what is wrong (reason: other).";
+      hint.textContent = t("Say in the comment what is wrong (reason: other).");
       comment.focus();
       return false;
     }
@@ -36,13 +38,13 @@
     });
   });
 
-  // Chromium's player controls keep every key pressed while they have focus, and a click on Play gives
-  // them focus: hand focus back to the page when playback starts or the player is clicked.
-  document.querySelectorAll("audio").forEach((audio) => {
-    const back = () => { if (document.activeElement === audio) { form.tabIndex = -1; form.focus({ preventScroll: true }); } };
-    audio.addEventListener("play", back);
-    audio.addEventListener("click", () => setTimeout(back, 0));
-    audio.addEventListener("mouseup", () => setTimeout(back, 0));
+  // Enter in a checkbox would submit the form with its first button (Approve) and clear the reasons: it
+  // toggles the reason instead, as Space does.
+  form.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" || event.target.type !== "checkbox") return;
+    event.preventDefault();
+    event.target.checked = !event.target.checked;
+    hint.textContent = "";
   });
 
   // Capture phase on window, so no other handler on the page takes the key first.
