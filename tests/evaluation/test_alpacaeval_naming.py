@@ -8,8 +8,8 @@ import csv
 import pytest
 
 from apps.core.errors import InvalidInput
-from apps.evaluation import leaderboard
 from apps.evaluation.aggregate import OPENAUDIOBENCH_SUBSETS, benchmark_score
+from apps.evaluation.leaderboard import selectors as leaderboard
 from apps.evaluation.scoring import metric_for
 from apps.transfer import formats
 from apps.transfer.models import SourceSample, TaskType

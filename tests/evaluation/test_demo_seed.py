@@ -44,7 +44,7 @@ from django.test import Client
 from django.urls import reverse
 from apps.accounts.models import User
 from apps.agents.models import AgentCall
-from apps.evaluation import leaderboard
+from apps.evaluation.leaderboard import selectors as leaderboard
 from apps.evaluation.models import EvaluationRun, ItemScore
 from apps.releases.models import Release
 from apps.transfer.models import SourceSample

@@ -5,7 +5,7 @@ SpokenQA and audio-understanding rankings compared."""
 
 import pytest
 
-from apps.evaluation import leaderboard
+from apps.evaluation.leaderboard import selectors as leaderboard
 from tests.evaluation.boards import MODELS, TABLE1, model, paper_board, run_with_scores, source_benchmark
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,8 @@ import io
 import pytest
 from django.urls import reverse
 
-from apps.evaluation import demo, leaderboard
+from apps.evaluation import demo
+from apps.evaluation.leaderboard import selectors as leaderboard
 from apps.evaluation.models import EvaluationRun, ItemScore
 from apps.pages import demo_provider
 

@@ -8,7 +8,8 @@ import dataclasses
 import pytest
 from django.urls import reverse
 
-from apps.evaluation import leaderboard, leaderboard_export
+from apps.evaluation.leaderboard import export as leaderboard_export
+from apps.evaluation.leaderboard import selectors as leaderboard
 from apps.evaluation.models import ItemScore, RunStatus, SubsetScore
 from apps.evaluation.services import (
     compute_subset_scores,

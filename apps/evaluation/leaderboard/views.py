@@ -9,8 +9,9 @@ from django.shortcuts import render
 
 from apps.accounts.permissions import require
 from apps.core.errors import ApplicationError
-from apps.evaluation import leaderboard, leaderboard_export
-from apps.evaluation.leaderboard_figures import gap_svg, ranks_svg
+from apps.evaluation.leaderboard import export as leaderboard_export
+from apps.evaluation.leaderboard import selectors as leaderboard
+from apps.evaluation.leaderboard.figures import gap_svg, ranks_svg
 from apps.evaluation.models import EvaluationRun, Profile
 from apps.evaluation.scoring import DEFAULT_PROFILE, PROFILES
 

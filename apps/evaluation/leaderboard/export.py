@@ -14,7 +14,7 @@ import html
 import io
 
 from apps.core import csvsafe
-from apps.evaluation.leaderboard import Board, Cell
+from apps.evaluation.leaderboard.selectors import Board, Cell
 from apps.evaluation.models import EvaluationRun
 
 CSV_COLUMNS = ["table", "section", "benchmark", "language", "subset", "model", "version", "demo", "score", "n", "mark",

@@ -9,7 +9,8 @@ from rest_framework.views import APIView
 
 from apps.core.api import StrictInput, error_responses
 from apps.core.errors import NotFound
-from apps.evaluation import leaderboard, leaderboard_export
+from apps.evaluation.leaderboard import export as leaderboard_export
+from apps.evaluation.leaderboard import selectors as leaderboard
 from apps.evaluation.models import EvaluationRun
 from apps.evaluation.rules import permission
 from apps.evaluation.scoring import DEFAULT_PROFILE, PROFILES
