@@ -115,7 +115,7 @@ def _seed_run(model, target: dict, admin) -> EvaluationRun | None:
     run = EvaluationRun.objects.filter(model=model, **target).first()
     if run is None:
         run = create_run(model=model, acting_user=admin, **target)
-    if not run.items.filter(response__isnull=False).exists():
+    if not run.items.answered().exists():
         data = "\n".join(json.dumps(r, ensure_ascii=False) for r in responses(model, run)).encode()
         import_responses(run=run, source=data, name=f"{run.benchmark_name}-demo-answers.jsonl", acting_user=admin,
                          answer_source=AnswerSource.DEMO)

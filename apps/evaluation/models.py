@@ -125,6 +125,28 @@ class EvaluationRun(models.Model):
         return list((self.judge_sampling or {}).get("refused") or [])
 
 
+class Metric(models.TextChoices):
+    """How an item is scored (apps.evaluation.scoring.METRICS, a test keeps the two the same)."""
+
+    MCQ = "mcq", "Multiple choice"
+    QA = "qa", "Short answer"
+    OPEN = "open", "Open-ended (LLM judge)"
+    IFEVAL = "ifeval", "Instruction following (IFEval)"
+    REFUSAL = "refusal", "Refusal (AdvBench)"
+    BBH = "bbh", "BIG-Bench Hard"
+    KMMAU = "kmmau", "KMMAU multiple choice"
+
+
+class EvalItemQuerySet(models.QuerySet):
+    """null response = not answered yet; "" is a real (empty) answer, so it counts as answered."""
+
+    def answered(self):
+        return self.filter(response__isnull=False)
+
+    def unanswered(self):
+        return self.filter(response__isnull=True)
+
+
 class EvalItem(models.Model):
     """One benchmark item as the run scores it, and the model's response to it.
 
@@ -135,7 +157,7 @@ class EvalItem(models.Model):
     run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="items")
     item_id = models.CharField(max_length=300)
     subset = models.CharField(max_length=100, db_index=True)
-    metric = models.CharField(max_length=20, help_text="mcq, qa, open, ifeval, refusal, bbh or kmmau")
+    metric = models.CharField(max_length=20, choices=Metric.choices)
     question = models.TextField(help_text="what the spoken question says")
     answer = models.TextField(blank=True)
     aliases = models.JSONField(default=list, blank=True)
@@ -151,6 +173,8 @@ class EvalItem(models.Model):
     response_meta = models.JSONField(default=dict, blank=True,
                                      help_text="file and line it was imported from, or tokens, latency and attempts")
     responded_at = models.DateTimeField(null=True, blank=True)
+
+    objects = EvalItemQuerySet.as_manager()
 
     class Meta:
         ordering = ["run", "subset", "item_id"]

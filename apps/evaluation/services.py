@@ -382,7 +382,7 @@ def start_collection(*, run: EvaluationRun, acting_user=None, limit: int | None 
 def start_evaluation(*, run: EvaluationRun, acting_user=None, budget_usd: float | None = None):
     """Score the run's responses as a job: rules first, then the judge (every call through apps.agents)."""
     def check(locked):
-        if not EvalItem.objects.filter(run=locked, response__isnull=False).exists():
+        if not EvalItem.objects.filter(run=locked).answered().exists():
             raise Conflict("the run has no responses yet; import or collect them first", code="no_responses")
 
     params = {"run": run.pk, **({"budget_usd": budget_usd} if budget_usd is not None else {})}
@@ -456,7 +456,7 @@ def run_evaluation(job, progress) -> dict:
     only for the items without a judge score: a resumed or repeated evaluation asks nothing twice (the judge's
     answers are cached by input too)."""
     run = EvaluationRun.objects.select_related("model").get(pk=job.params["run"])
-    items = list(EvalItem.objects.filter(run=run, response__isnull=False).select_related("run"))
+    items = list(EvalItem.objects.filter(run=run).answered().select_related("run"))
     done_judge = set(ItemScore.objects.filter(item__run=run, method=ScoreMethod.JUDGE, current=True)
                      .values_list("item_id", flat=True))
     to_judge = [i for i in items if i.metric in JUDGED_METRICS and i.pk not in done_judge]
@@ -502,7 +502,7 @@ def start_rescoring(*, run: EvaluationRun, profile: str, acting_user=None):
         raise InvalidInput(f"profile must be one of {', '.join(PROFILES)}", field="profile")
 
     def check(locked):
-        if not EvalItem.objects.filter(run=locked, response__isnull=False).exists():
+        if not EvalItem.objects.filter(run=locked).answered().exists():
             raise Conflict("the run has no responses yet; import or collect them first", code="no_responses")
 
     return _start(run, check, RESCORE_JOB, f"Re-score {run.model} on {run.benchmark_name} ({profile} reading)",
@@ -513,7 +513,7 @@ def run_rescoring(job, progress) -> dict:
     """The re-scoring job's body: the rules of one profile, then that profile's subset scores."""
     run = EvaluationRun.objects.get(pk=job.params["run"])
     profile = job.params["profile"]
-    rules = list(EvalItem.objects.filter(run=run, response__isnull=False).exclude(metric="open").select_related("run"))
+    rules = list(EvalItem.objects.filter(run=run).answered().exclude(metric="open").select_related("run"))
     progress.set_total(len(rules) + 1, message=f"Scoring {len(rules)} responses by rule ({profile} reading)")
     done, rule_failed = _rescore_rules(run, rules, (profile,), progress, 0)
     subsets = compute_subset_scores(run, profiles=(profile,))
