@@ -13,9 +13,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from apps.accounts.permissions import can, require
-from apps.core.errors import ApplicationError, InvalidInput
+from apps.core.errors import ApplicationError, InvalidInput, NotFound
 from apps.core.uploads import upload_limit
-from apps.evaluation import selectors, services
+from apps.evaluation import references, selectors, services
 from apps.evaluation.judge import INJECTION_REASONS
 from apps.evaluation.models import AnswerSource, EvalItem, EvaluatedModel, EvaluationRun, Profile, ScoreMethod
 from apps.releases.models import Release, ReleaseKind, ReleaseStatus
@@ -86,18 +86,17 @@ def create_model(request):
 @require_POST
 def create_run(request):
     require(request.user, "evaluation.manage")
-    kind, _, pk = request.POST.get("benchmark", "").partition(":")
     model_pk = request.POST.get("model", "")
     model = EvaluatedModel.objects.filter(pk=int(model_pk)).first() if model_pk.isdigit() and len(model_pk) < 19 else None
     try:
         if model is None:
             raise InvalidInput("choose a model", field="model")
-        if not pk.isdigit() or len(pk) > 18 or kind not in ("release", "source"):
-            raise InvalidInput("choose a benchmark", field="benchmark")
-        release = Release.objects.filter(pk=pk).first() if kind == "release" else None
-        source = SourceBenchmark.objects.filter(pk=pk).first() if kind == "source" else None
-        if release is None and source is None:
-            raise InvalidInput("that benchmark does not exist any more", field="benchmark")
+        try:
+            release, source = references.find_benchmark(references.parse_benchmark(request.POST.get("benchmark", "")))
+        except InvalidInput:
+            raise InvalidInput("choose a benchmark", field="benchmark") from None
+        except NotFound:
+            raise InvalidInput("that benchmark does not exist any more", field="benchmark") from None
         run = services.create_run(model=model, release=release, source_benchmark=source, acting_user=request.user)
     except ApplicationError as exc:
         messages.error(request, exc.message)
