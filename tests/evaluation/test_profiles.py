@@ -128,7 +128,7 @@ def test_the_leaderboard_reads_one_profile_and_names_each_cells_versions(evaluat
     sori, voicebench = leaderboard.leaderboard(), leaderboard.leaderboard(profile="voicebench")
 
     assert (sori.profile, voicebench.profile) == ("sori", "voicebench")
-    mmsu = {b.profile: next(r for r in b.table5[0]["rows"] if r["key"] == "mmsu")["en"][0] for b in (sori, voicebench)}
+    mmsu = {b.profile: next(r for r in b.table5[0].rows if r.key == "mmsu").en[0] for b in (sori, voicebench)}
     assert mmsu["sori"].version == "reader-2" and mmsu["voicebench"].version not in ("", "reader-2")
     exported = leaderboard_export.as_json(voicebench)
     assert exported["profile"] == "voicebench"
@@ -147,12 +147,12 @@ def test_a_gap_is_only_between_runs_read_the_same_way(admin):
                                score=55.0, n=10, primary=True)
 
     def mmsu_row(profile):
-        pair = next(p for p in leaderboard.leaderboard(profile=profile).table5 if p["kind"] == "voicebench")
-        return next(r for r in pair["rows"] if r["key"] == "mmsu")
+        pair = next(p for p in leaderboard.leaderboard(profile=profile).table5 if p.kind == "voicebench")
+        return next(r for r in pair.rows if r.key == "mmsu")
 
-    assert mmsu_row("sori")["gap"][0].score == pytest.approx(-20.0)
+    assert mmsu_row("sori").gap[0].score == pytest.approx(-20.0)
     row = mmsu_row("voicebench")
-    assert row["en"][0].score == 55.0 and row["ko"][0].score is None and row["gap"][0].score is None
+    assert row.en[0].score == 55.0 and row.ko[0].score is None and row.gap[0].score is None
 
 
 @pytest.mark.django_db
