@@ -17,6 +17,7 @@ from rest_framework.views import APIView
 from apps.accounts.permissions import can
 from apps.core.api import StrictInput, error_responses
 from apps.core.errors import InvalidInput, NotFound
+from apps.core.tabular import INTEGER_RANGE
 from apps.evaluation import references, selectors, services
 from apps.evaluation.models import EvalItem, EvaluatedModel, EvaluationRun
 from apps.evaluation.rules import permission
@@ -84,7 +85,7 @@ class EvalModelOut(_InspectOnly, serializers.Serializer):
 
 
 class EvalRunInput(StrictInput):
-    model = serializers.IntegerField(help_text="the model under evaluation")
+    model = serializers.IntegerField(min_value=1, max_value=INTEGER_RANGE[1], help_text="the model under evaluation")
     benchmark = serializers.RegexField(references.PATTERN, help_text=(
         "release:<id> (a built spoken-QA or KMMAU release) or source:<id> (an imported English source benchmark); "
         "by name: release:<name>[@<version>] or source:<name>"))

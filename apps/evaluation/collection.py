@@ -40,6 +40,7 @@ from apps.agents.prompting import Prompt, load_prompt
 from apps.audio.models import AudioAsset
 from apps.core.tabular import MAX_CELL_CHARS
 from apps.evaluation.models import EvalItem, EvaluationRun, Language, RunStatus
+from apps.evaluation.status import set_status
 from apps.jobs.models import Job
 from apps.jobs.services import results_in_parallel
 
@@ -284,9 +285,8 @@ def run_collection(job, progress) -> dict:
         watch.stop()
     left = EvalItem.objects.filter(run=run).unanswered().count()
     reason = attention_reason(missing, failed)
-    EvaluationRun.objects.filter(pk=run.pk).update(
-        status=RunStatus.READY if left == 0 else (RunStatus.NEEDS_ATTENTION if reason else RunStatus.WAITING),
-        attention_reason=reason[:2000])
+    set_status(run.pk, RunStatus.READY if left == 0 else (RunStatus.NEEDS_ATTENTION if reason else RunStatus.WAITING),
+               reason=reason)
     return {"run": run.pk, "asked": len(pending) - cached - len(missing) - len(failed), "from_cache": cached,
             "missing_audio": missing, "failed": failed, "without_response": left,
             "seconds": round(time.monotonic() - started, 1)}

@@ -4,7 +4,8 @@ that stops (fails, is cancelled) leaves the run marked as needing attention with
 resumes."""
 
 from apps.evaluation import collection, services
-from apps.evaluation.models import EvaluationRun, RunStatus
+from apps.evaluation.models import RunStatus
+from apps.evaluation.status import needs_attention, set_status
 from apps.jobs.services import JobCancelled, LeaseLost, job_handler
 
 
@@ -14,28 +15,26 @@ def _marking_the_run(body, job, progress) -> dict:
     except LeaseLost:
         raise  # another run holds the job now; the run's state is its to write
     except JobCancelled:
-        EvaluationRun.objects.filter(pk=job.params["run"]).update(
-            status=RunStatus.NEEDS_ATTENTION, attention_reason=f"job {job.pk} was cancelled; resume it to go on")
+        needs_attention(job.params["run"], f"job {job.pk} was cancelled; resume it to go on")
         raise
     except Exception as exc:
-        EvaluationRun.objects.filter(pk=job.params["run"]).update(
-            status=RunStatus.NEEDS_ATTENTION, attention_reason=f"job {job.pk} failed: {exc}"[:2000])
+        needs_attention(job.params["run"], f"job {job.pk} failed: {exc}")
         raise
 
 
 @job_handler(services.COLLECT_JOB)
 def collect(job, progress):
-    EvaluationRun.objects.filter(pk=job.params["run"]).update(status=RunStatus.COLLECTING, attention_reason="")
+    set_status(job.params["run"], RunStatus.COLLECTING)
     return _marking_the_run(collection.run_collection, job, progress)
 
 
 @job_handler(services.EVALUATE_JOB)
 def evaluate(job, progress):
-    EvaluationRun.objects.filter(pk=job.params["run"]).update(status=RunStatus.EVALUATING, attention_reason="")
+    set_status(job.params["run"], RunStatus.EVALUATING)
     return _marking_the_run(services.run_evaluation, job, progress)
 
 
 @job_handler(services.RESCORE_JOB)
 def rescore(job, progress):
-    EvaluationRun.objects.filter(pk=job.params["run"]).update(status=RunStatus.EVALUATING, attention_reason="")
+    set_status(job.params["run"], RunStatus.EVALUATING)
     return _marking_the_run(services.run_rescoring, job, progress)

@@ -38,6 +38,7 @@ from apps.evaluation.models import (
     SubsetScore,
 )
 from apps.evaluation.scoring import DEFAULT_PROFILE, PROFILES, metric_for, score_response
+from apps.evaluation.status import after_work, set_status
 from apps.jobs.models import Job, JobStatus
 from apps.jobs.services import SubjectBusy, results_in_parallel, start_job
 from apps.releases.models import ReleaseKind, ReleaseStatus
@@ -303,8 +304,7 @@ def import_responses(*, run: EvaluationRun, source: Path | str | bytes, name: st
             item.response_meta = {"imported_from": file, "line": line}
             item.responded_at = now
         EvalItem.objects.bulk_update(items, ["response", "response_hash", "response_meta", "responded_at"], batch_size=2000)
-        EvaluationRun.objects.filter(pk=run.pk).update(
-            status=RunStatus.READY, answer_source=answer_source, attention_reason="", evaluated_at=None)
+        set_status(run.pk, RunStatus.READY, answer_source=answer_source, evaluated_at=None)
     return len(items)
 
 
@@ -338,7 +338,8 @@ def _refuse_busy(run: EvaluationRun) -> None:
 
 
 # --- jobs --------------------------------------------------------------------------------------------------
-def _start(run: EvaluationRun, check, start_kind: str, title: str, params: dict, acting_user, **run_fields):
+def _start(run: EvaluationRun, check, start_kind: str, title: str, params: dict, acting_user, starting: RunStatus,
+           **run_fields):
     """Start a job on the run: every job on a run (collection, evaluation, re-scoring) starts here. The run's
     row is locked, then its unfinished jobs are read afresh (_refuse_busy), so of two starts at once the second
     waits for the first to commit and is refused naming its job; the jobs' subject constraint (one unfinished
@@ -352,17 +353,18 @@ def _start(run: EvaluationRun, check, start_kind: str, title: str, params: dict,
             locked = EvaluationRun.objects.select_for_update(of=("self",)).select_related("model").get(pk=run.pk)
             _refuse_busy(locked)
             check(locked)
-            before = {name: getattr(locked, name) for name in {f"{job_field}_id", "status", *run_fields}}
+            before = {name: getattr(locked, name) for name in {f"{job_field}_id", *run_fields}}
+            before_status, reason = locked.status, locked.attention_reason
             try:
                 job = start_job(kind=start_kind, title=title, params=params, acting_user=acting_user,
                                 subject=job_subject(run.pk))
             except SubjectBusy as exc:
                 raise Conflict(f"the run is already busy: {exc.message}", code="run_busy") from None
-            EvaluationRun.objects.filter(pk=run.pk).update(**{job_field: job}, **run_fields)
+            set_status(run.pk, starting, reason=reason, **{job_field: job}, **run_fields)
     except Unavailable:
         if job is not None:  # committed, then the queue refused it (apps.jobs marked it failed): undo both
             with transaction.atomic():
-                EvaluationRun.objects.filter(pk=run.pk, **{job_field: job}).update(**before)
+                set_status(run.pk, before_status, reason=reason, where={job_field: job}, **before)
                 Job.objects.filter(pk=job.pk, status=JobStatus.FAILED).delete()
         raise
     return job
@@ -376,7 +378,7 @@ def start_collection(*, run: EvaluationRun, acting_user=None, limit: int | None 
 
     return _start(run, check, COLLECT_JOB, f"Collect {run.model}'s responses to {run.benchmark_name}",
                   {"run": run.pk, "limit": limit}, acting_user,
-                  status=RunStatus.COLLECTING, answer_source=AnswerSource.ENDPOINT)
+                  RunStatus.COLLECTING, answer_source=AnswerSource.ENDPOINT)
 
 
 def start_evaluation(*, run: EvaluationRun, acting_user=None, budget_usd: float | None = None):
@@ -387,7 +389,7 @@ def start_evaluation(*, run: EvaluationRun, acting_user=None, budget_usd: float 
 
     params = {"run": run.pk, **({"budget_usd": budget_usd} if budget_usd is not None else {})}
     return _start(run, check, EVALUATE_JOB, f"Evaluate {run.model} on {run.benchmark_name}", params, acting_user,
-                  status=RunStatus.EVALUATING)
+                  RunStatus.EVALUATING)
 
 
 # --- the evaluation ----------------------------------------------------------------------------------------
@@ -482,9 +484,7 @@ def run_evaluation(job, progress) -> dict:
         reasons.append(_rule_failure_reason(rule_failed))
     if failed:
         reasons.append(f"{failed} judge scores could not be read; evaluate again to retry them")
-    EvaluationRun.objects.filter(pk=run.pk).update(
-        status=RunStatus.NEEDS_ATTENTION if reasons else RunStatus.EVALUATED, evaluated_at=timezone.now(),
-        attention_reason="; ".join(reasons))
+    after_work(run.pk, reasons, done=RunStatus.EVALUATED, evaluated_at=timezone.now())
     return {"run": run.pk, "rule_scored": len(rules) - len(rule_failed), "rule_failed": rule_failed,
             "profiles": list(PROFILES), "judged": len(to_judge) - failed, "judge_failed": failed,
             "subsets": {f"{s.subset}:{s.method}": round(s.score, 2) for s in subsets if s.profile == DEFAULT_PROFILE}}
@@ -506,7 +506,7 @@ def start_rescoring(*, run: EvaluationRun, profile: str, acting_user=None):
             raise Conflict("the run has no responses yet; import or collect them first", code="no_responses")
 
     return _start(run, check, RESCORE_JOB, f"Re-score {run.model} on {run.benchmark_name} ({profile} reading)",
-                  {"run": run.pk, "profile": profile}, acting_user, status=RunStatus.EVALUATING)
+                  {"run": run.pk, "profile": profile}, acting_user, RunStatus.EVALUATING)
 
 
 def run_rescoring(job, progress) -> dict:
@@ -518,9 +518,8 @@ def run_rescoring(job, progress) -> dict:
     done, rule_failed = _rescore_rules(run, rules, (profile,), progress, 0)
     subsets = compute_subset_scores(run, profiles=(profile,))
     progress.set_done(done + 1, message=f"Scored {len({s.subset for s in subsets})} subsets ({profile} reading)")
-    EvaluationRun.objects.filter(pk=run.pk).update(
-        status=RunStatus.NEEDS_ATTENTION if rule_failed else RunStatus.EVALUATED, evaluated_at=timezone.now(),
-        attention_reason=_rule_failure_reason(rule_failed) if rule_failed else "")
+    after_work(run.pk, [_rule_failure_reason(rule_failed)] if rule_failed else [], done=RunStatus.EVALUATED,
+               evaluated_at=timezone.now())
     return {"run": run.pk, "profile": profile, "rule_scored": len(rules) - len(rule_failed), "rule_failed": rule_failed,
             "versions": sorted({s.version for s in subsets if s.method == ScoreMethod.RULE})}
 
