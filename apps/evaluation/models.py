@@ -72,6 +72,14 @@ class RunStatus(models.TextChoices):
     NEEDS_ATTENTION = "needs_attention", "Needs attention"
 
 
+class BenchmarkKind(models.TextChoices):
+    """Which benchmark a run measures, as the leaderboard groups and averages it (seed 000 Tables 1, 5 and 6)."""
+
+    VOICEBENCH = "voicebench", "VoiceBench"
+    OPENAUDIOBENCH = "openaudiobench", "OpenAudioBench"
+    KMMAU = "kmmau", "KMMAU"
+
+
 class EvaluationRun(models.Model):
     """One model on one benchmark. `benchmark_name` is the name the leaderboard groups by (e.g. kvoicebench,
     voicebench, kmmau); `family` says which benchmark family it is (spoken-qa or kmmau)."""
@@ -80,6 +88,12 @@ class EvaluationRun(models.Model):
     release = models.ForeignKey("releases.Release", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     source_benchmark = models.ForeignKey("transfer.SourceBenchmark", null=True, blank=True, on_delete=models.PROTECT,
                                          related_name="+")
+    # What create_run knows, stored so no reader has to work it out again: the English source benchmark the
+    # items come from (the run's own source benchmark, or the one a release was built from), so an English and
+    # a Korean run pair up subset by subset; and the benchmark's kind.
+    english_source = models.ForeignKey("transfer.SourceBenchmark", null=True, blank=True, on_delete=models.PROTECT,
+                                       related_name="+", help_text="the English source benchmark of its items; empty for KMMAU")
+    kind = models.CharField(max_length=20, choices=BenchmarkKind.choices, blank=True)
     benchmark_name = models.CharField(max_length=120, db_index=True,
                                       help_text="the release's name and version, or the source benchmark's name")
     family = models.CharField(max_length=20, help_text="spoken-qa or kmmau")

@@ -25,9 +25,11 @@ from apps.agents.services import AgentNeedsAttention, ProviderRejected, agent_co
 from apps.core.errors import ApplicationError, Conflict, FileProblem, Forbidden, InvalidInput, Unavailable
 from apps.core.tabular import RowModel, parse_table, refuse
 from apps.evaluation import judge
+from apps.evaluation.leaderboard.selectors import kind_subsets, subset_key
 from apps.evaluation.models import (
     DEFAULT_DECODING,
     AnswerSource,
+    BenchmarkKind,
     EvalItem,
     EvaluatedModel,
     EvaluationRun,
@@ -151,10 +153,13 @@ def create_run(*, model: EvaluatedModel, release=None, source_benchmark=None, de
         name = source_benchmark.name
     if not items:
         raise Conflict(f"{release or source_benchmark} has no items to evaluate", code="no_items")
+    english_source = source_benchmark or next(
+        (i.source_sample.benchmark for i in items if i.source_sample is not None), None)
     with transaction.atomic():
         run = EvaluationRun.objects.create(
-            model=model, release=release, source_benchmark=source_benchmark, benchmark_name=name, family=family,
-            language=language, answer_source=model.answer_source,
+            model=model, release=release, source_benchmark=source_benchmark, english_source=english_source,
+            kind=kind_of(family, english_source, [i.subset for i in items]),
+            benchmark_name=name, family=family, language=language, answer_source=model.answer_source,
             decoding=clean_decoding(decoding if decoding is not None else model.decoding),
             item_count=len(items), created_by=acting_user,
         )
@@ -162,6 +167,18 @@ def create_run(*, model: EvaluatedModel, release=None, source_benchmark=None, de
             item.run = run
         EvalItem.objects.bulk_create(items, batch_size=2000)
     return run
+
+
+def kind_of(family: str, english_source, subsets: list[str]) -> str:
+    """The benchmark a run measures: KMMAU, or its English source's format; a release whose items have no
+    source sample is known by its subsets (all OpenAudioBench's, or VoiceBench)."""
+    if family == KMMAU:
+        return BenchmarkKind.KMMAU
+    if english_source is not None and english_source.format in BenchmarkKind.values:
+        return english_source.format
+    oab = set(kind_subsets(BenchmarkKind.OPENAUDIOBENCH))
+    openaudiobench = subsets and all(subset_key(BenchmarkKind.OPENAUDIOBENCH, s) in oab for s in subsets)
+    return BenchmarkKind.OPENAUDIOBENCH if openaudiobench else BenchmarkKind.VOICEBENCH
 
 
 def _release_items(release) -> tuple[list[EvalItem], str, str]:

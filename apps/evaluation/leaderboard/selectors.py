@@ -10,9 +10,9 @@ Every number is read under one reading profile (apps.evaluation.scoring.PROFILES
 `voicebench`), which the board names, and each cell names the reader versions behind it: English and Korean are
 only ever set side by side, and a gap only ever computed, under the same profile.
 
-A model's column holds, per benchmark, its newest run with subset scores under that profile. Which source benchmark a run measures
-is its source benchmark (English) or the source benchmark of its items (a Korean release keeps the English ids
-and links each item to its source sample), so KVoiceBench lines up with VoiceBench subset by subset."""
+A model's column holds, per benchmark, its newest run with subset scores under that profile. Which English source
+benchmark and which kind of benchmark a run measures are the run's own columns (english_source, kind: what
+create_run knew), so KVoiceBench lines up with VoiceBench subset by subset."""
 
 from __future__ import annotations
 
@@ -36,7 +36,6 @@ from apps.evaluation.leaderboard.board import (
 )
 from apps.evaluation.models import (
     AnswerSource,
-    EvalItem,
     EvaluatedModel,
     EvaluationRun,
     ItemScore,
@@ -194,30 +193,8 @@ def scored_runs(profile: str | None = None):
     newest per benchmark)."""
     scored = {"subset_scores__current": True} | ({"subset_scores__profile": profile} if profile else {})
     return (EvaluationRun.objects.filter(**scored).distinct()
-            .select_related("model", "source_benchmark")
+            .select_related("model", "english_source")
             .order_by(F("evaluated_at").desc(nulls_last=True), "-created_at", "-id"))
-
-
-def _source_of(runs: list[EvaluationRun]) -> dict[int, tuple[str, str]]:
-    """run id -> (source benchmark name, its format) for spoken-QA runs: the run's own source benchmark, else the
-    benchmark of its items' source samples (one query for all runs)."""
-    out = {r.pk: (r.source_benchmark.name, r.source_benchmark.format) for r in runs if r.source_benchmark_id}
-    others = [r.pk for r in runs if not r.source_benchmark_id and r.family != KMMAU]
-    for run_id, name, fmt in (EvalItem.objects.filter(run_id__in=others, source_sample__isnull=False)
-                              .values_list("run_id", "source_sample__benchmark__name", "source_sample__benchmark__format")
-                              .distinct()):
-        out.setdefault(run_id, (name, fmt))
-    return out
-
-
-def _kind_of(run: EvaluationRun, source: tuple[str, str] | None, subsets: list[str]) -> str:
-    if run.family == KMMAU:
-        return KMMAU
-    if source and source[1] in (VOICEBENCH, OPENAUDIOBENCH):
-        return source[1]
-    # A release whose items lost their source samples: the subsets say which benchmark it is.
-    oab = set(kind_subsets(OPENAUDIOBENCH))
-    return OPENAUDIOBENCH if subsets and all(subset_key(OPENAUDIOBENCH, s) in oab for s in subsets) else VOICEBENCH
 
 
 def _benchmarks(models: list[EvaluatedModel] | None, profile: str) -> list[_Benchmark]:
@@ -225,12 +202,11 @@ def _benchmarks(models: list[EvaluatedModel] | None, profile: str) -> list[_Benc
     rows = defaultdict(list)
     for s in SubsetScore.objects.filter(run__in=runs, primary=True, current=True, profile=profile).order_by("subset"):
         rows[s.run_id].append(s)
-    sources = _source_of(runs)
     benchmarks: dict[str, _Benchmark] = {}
     for run in runs:  # newest first: the first run of a model on a benchmark is the one shown
-        kind = _kind_of(run, sources.get(run.pk), [s.subset for s in rows[run.pk]])
+        kind = run.kind
         bench = benchmarks.setdefault(run.benchmark_name, _Benchmark(
-            run.benchmark_name, kind, run.language, (sources.get(run.pk) or ("", ""))[0]))
+            run.benchmark_name, kind, run.language, run.english_source.name if run.english_source else ""))
         if run.model_id in bench.runs:
             continue
         bench.runs[run.model_id] = run
