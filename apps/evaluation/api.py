@@ -18,7 +18,7 @@ from apps.accounts.permissions import can
 from apps.core.api import StrictInput, error_responses
 from apps.core.errors import InvalidInput, NotFound
 from apps.core.tabular import INTEGER_RANGE
-from apps.evaluation import references, selectors, services
+from apps.evaluation import references, responses, selectors, services
 from apps.evaluation.models import EvalItem, EvaluatedModel, EvaluationRun
 from apps.evaluation.rules import permission
 from apps.evaluation.scoring import PROFILES
@@ -293,7 +293,7 @@ class ResponsesView(APIView):
         upload = request.FILES.get("file")
         if upload is None:
             raise InvalidInput("attach the responses as `file`", field="file")
-        count = services.import_responses(run=_run(pk), source=upload.read(), name=upload.name, acting_user=request.user)
+        count = responses.import_responses(run=_run(pk), source=upload.read(), name=upload.name, acting_user=request.user)
         return Response({"imported": count})
 
 

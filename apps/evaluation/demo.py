@@ -25,7 +25,8 @@ from apps.accounts.models import User
 from apps.authoring.demo import DEMO_SET
 from apps.authoring.models import QuestionSet
 from apps.evaluation.models import AnswerSource, EvaluatedModel, EvaluationRun
-from apps.evaluation.services import create_model, create_run, import_responses, start_evaluation
+from apps.evaluation.responses import import_responses
+from apps.evaluation.services import create_model, create_run, start_evaluation
 from apps.jobs.services import run_job
 from apps.pages.demo_provider import recorded
 from apps.releases.demo import build_kmmau, build_spoken_qa

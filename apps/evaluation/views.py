@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 from apps.accounts.permissions import can, require
 from apps.core.errors import ApplicationError, InvalidInput, NotFound
 from apps.core.uploads import upload_limit
-from apps.evaluation import references, selectors, services
+from apps.evaluation import references, responses, selectors, services
 from apps.evaluation.judge import INJECTION_REASONS
 from apps.evaluation.models import AnswerSource, EvalItem, EvaluatedModel, EvaluationRun, Profile, ScoreMethod
 from apps.releases.models import Release, ReleaseKind, ReleaseStatus
@@ -143,7 +143,7 @@ def import_responses(request, pk):
     try:
         if upload is None:
             raise InvalidInput("choose a CSV, JSONL or Parquet file with id and response", field="responses")
-        count = services.import_responses(run=run, source=upload.read(), name=upload.name, acting_user=request.user)
+        count = responses.import_responses(run=run, source=upload.read(), name=upload.name, acting_user=request.user)
     except ApplicationError as exc:
         for line in exc.lines():
             messages.error(request, line)

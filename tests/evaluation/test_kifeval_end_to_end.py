@@ -11,8 +11,9 @@ import pytest
 
 from apps.consultations.rulebooks import load_rulebooks
 from apps.evaluation.models import ItemScore, SubsetScore
+from apps.evaluation.responses import import_responses
 from apps.evaluation.scoring import score_response
-from apps.evaluation.services import create_run, import_responses, start_evaluation
+from apps.evaluation.services import create_run, start_evaluation
 from apps.transfer.hypertranslation.services import start_translation_run
 from apps.transfer.models import SourceBenchmark, SourceSample, Translation
 from apps.transfer.normalization.services import normalize_translation, published_version

@@ -8,15 +8,12 @@ import dataclasses
 import pytest
 from django.urls import reverse
 
+from apps.evaluation.jobs import compute_subset_scores
 from apps.evaluation.leaderboard import export as leaderboard_export
 from apps.evaluation.leaderboard import selectors as leaderboard
 from apps.evaluation.models import ItemScore, RunStatus, SubsetScore
-from apps.evaluation.services import (
-    compute_subset_scores,
-    import_responses,
-    start_evaluation,
-    start_rescoring,
-)
+from apps.evaluation.responses import import_responses
+from apps.evaluation.services import start_evaluation, start_rescoring
 from tests.evaluation import boards
 
 ANSWERS = {
@@ -50,7 +47,7 @@ def evaluated(english_run, response_file, fake_llm, judge_model, inline_jobs, ad
 
 def _newer_sori_reader(monkeypatch, version="reader-2"):
     """The sori reader as a new version would be: the same reading, another version string."""
-    from apps.evaluation import services
+    from apps.evaluation import jobs as services
 
     real = services.score_response
 
