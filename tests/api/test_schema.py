@@ -22,6 +22,7 @@ from schemathesis import GenerationMode
 from schemathesis.specs.openapi.checks import ignored_auth
 
 from apps.authoring import services as authoring
+from apps.core.errors import ApplicationError
 from apps.evaluation import jobs as evaluation
 from apps.evaluation.models import ItemScore
 from apps.evaluation.responses import import_responses
@@ -90,7 +91,10 @@ def _scored_run(run, admin):
     import_responses(run=run, source=answers.encode(), name="world.jsonl", acting_user=admin)
     for item in run.items.select_related("run"):
         if item.metric != "open":
-            score, detail, evaluator, version = evaluation.rule_score(item)
+            try:
+                score, detail, evaluator, version = evaluation.rule_score(item)
+            except ApplicationError as exc:  # an item its checker cannot read, stored as the evaluation stores it
+                score, detail, evaluator, version = None, {"unscorable": exc.message}, item.metric, "-"
             ItemScore.objects.create(item=item, method="rule", profile="sori", score=score, detail=detail,
                                      evaluator=evaluator, version=version)
         if item.metric in evaluation.JUDGED_METRICS:
@@ -111,16 +115,21 @@ def _keep_the_test_connection():
     request_finished.connect(close_old_connections)
 
 
+def _valid_id(value) -> bool:
+    """An id the schema allows (apps.core.converters: up to 18 digits); a larger one stays, to be refused."""
+    return isinstance(value, int) and 0 <= value < 10**18
+
+
 def _aim(case, world) -> None:
     """Point a valid path parameter at an object that exists (an invalid one is left for the refusal)."""
     params = case.path_parameters or {}
-    if isinstance(params.get("id"), int) and params["id"] >= 0:
+    if _valid_id(params.get("id")):
         prefix = re.sub(r"\{id\}.*", "", case.operation.path)
         for key in (case.operation.path, prefix):
             if key in world["ids"]:
                 params["id"] = world["ids"][key]
                 break
-    if isinstance(params.get("item_pk"), int) and params["item_pk"] >= 0:  # /api/evaluation/runs/{id}/items/{item_pk}/
+    if _valid_id(params.get("item_pk")):  # /api/evaluation/runs/{id}/items/{item_pk}/
         params["item_pk"] = world["item"]
     for name in ("old_pk", "new_pk"):  # /api/releases/diff/{old_pk}/{new_pk}/
         if isinstance(params.get(name), int) and params[name] >= 0:
