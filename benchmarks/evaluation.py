@@ -1,6 +1,6 @@
 """How fast Sori scores a model's responses.
 
-1. Rule-based scoring: the evaluation's own rule step (apps.evaluation.services.rule_score, the scorers of
+1. Rule-based scoring: the evaluation's own rule step (apps.evaluation.jobs.rule_score, the scorers of
    apps.evaluation.scoring) over 10,000 synthetic responses spread over the rule metrics (multiple choice, short
    answer, BBH, refusal, IFEval, KMMAU), English and Korean, in the shapes real answers take; responses per
    second per metric and language, per language and overall, under each reading profile (sori, voicebench).
@@ -115,7 +115,7 @@ def rule_cases(n: int, rng: random.Random) -> list[tuple[str, str, dict, str]]:
 def bench_rules(n: int) -> None:
     from apps.evaluation.models import EvalItem, EvaluationRun
     from apps.evaluation.scoring import PROFILES
-    from apps.evaluation.services import rule_score
+    from apps.evaluation.jobs import rule_score
 
     rng = random.Random(20260102)
     runs = {lang: EvaluationRun(language=lang) for lang in ("en", "ko")}
@@ -132,7 +132,7 @@ def bench_rules(n: int) -> None:
         for profile in PROFILES:
             rule_score(warm, profile)
     print(f"Rule-based scoring over {n} synthetic responses per profile (English and Korean), "
-          "apps.evaluation.services.rule_score")
+          "apps.evaluation.jobs.rule_score")
     failed = {}
     for profile in PROFILES:
         spent, counts = defaultdict(float), defaultdict(int)
@@ -167,7 +167,8 @@ def bench_judge(n: int, latency: float, levels: list[int]) -> None:
     from django.test.utils import override_settings
 
     from apps.evaluation.models import EvalItem
-    from apps.evaluation.services import create_model, create_run, import_responses, start_evaluation
+    from apps.evaluation.responses import import_responses
+    from apps.evaluation.services import create_model, create_run, start_evaluation
     from apps.jobs.models import Job
     from apps.sources.services import import_benchmark
     from tests.fakes.llm_server import FakeLLMServer

@@ -6,7 +6,10 @@ AutoSchema adds the answers every endpoint shares, all in the one error shape (a
 400 when it takes a body or query parameters, 401/403 unless anyone may call it, 404 when its path names
 an object (or a paginated list, for a page past its end). Request bodies are documented as JSON only, the one format clients are expected to send."""
 
+from drf_spectacular.contrib.pydantic import PydanticExtension
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
+from drf_spectacular.plumbing import ResolvedComponent
+from pydantic.json_schema import GenerateJsonSchema, model_json_schema
 from rest_framework.permissions import AllowAny
 
 from apps.core.api import error_responses
@@ -62,3 +65,27 @@ def forbid_nul_in_request_text(result, generator, request, public):
         if name.endswith("Request"):  # COMPONENT_SPLIT_REQUEST names the request side so
             walk(schema)
     return result
+
+
+class _OpenApi30JsonSchema(GenerateJsonSchema):
+    """pydantic writes "may be null" as JSON Schema does (anyOf with {"type": "null"}, OpenAPI 3.1); Sori's
+    schema is OpenAPI 3.0, which says `nullable: true`."""
+
+    def nullable_schema(self, schema):
+        inner = self.generate_inner(schema["schema"])
+        return {"allOf": [inner], "nullable": True} if "$ref" in inner else {**inner, "nullable": True}
+
+
+class PydanticResponses(PydanticExtension):
+    """A response that is a pydantic model (e.g. apps.evaluation.leaderboard.board.Board) documented by the
+    model itself, in OpenAPI 3.0's words (drf_spectacular.contrib.pydantic, with the generator above)."""
+
+    priority = 1
+
+    def map_serializer(self, auto_schema, direction):
+        schema = model_json_schema(self.target, ref_template="#/components/schemas/{model}", mode="serialization",
+                                   schema_generator=_OpenApi30JsonSchema)
+        for name, sub_schema in schema.pop("$defs", {}).items():
+            auto_schema.registry.register_on_missing(
+                ResolvedComponent(name=name, type=ResolvedComponent.SCHEMA, object=name, schema=sub_schema))
+        return schema

@@ -16,11 +16,10 @@ from rest_framework.views import APIView
 from apps.accounts.permissions import Can, can
 from apps.core.api import StrictInput, error_responses
 from apps.core.errors import InvalidInput, NotFound
-from apps.evaluation import selectors, services
+from apps.core.tabular import INTEGER_RANGE
+from apps.evaluation import references, responses, selectors, services
 from apps.evaluation.models import EvalItem, EvaluatedModel, EvaluationRun
 from apps.evaluation.scoring import PROFILES
-from apps.releases.models import Release
-from apps.sources.models import SourceBenchmark
 
 _READ_OR_MANAGE = Can("evaluation.view", write="evaluation.manage")  # reads for every signed-in user, writes for admins
 _INSPECT = Can("evaluation.inspect", write="evaluation.manage")  # items, responses and judge calls: admins
@@ -84,10 +83,10 @@ class EvalModelOut(_InspectOnly, serializers.Serializer):
 
 
 class EvalRunInput(StrictInput):
-    model = serializers.IntegerField(help_text="the model under evaluation")
-    benchmark = serializers.RegexField(r"^(release|source):[0-9]{1,18}$",
-                                       help_text="release:<id> (a built spoken-QA or KMMAU release) or "
-                                                 "source:<id> (an imported English source benchmark)")
+    model = serializers.IntegerField(min_value=1, max_value=INTEGER_RANGE[1], help_text="the model under evaluation")
+    benchmark = serializers.RegexField(references.PATTERN, help_text=(
+        "release:<id> (a built spoken-QA or KMMAU release) or source:<id> (an imported English source benchmark); "
+        "by name: release:<name>[@<version>] or source:<name>"))
     decoding = EvalDecoding(required=False, help_text="default: the model's")
 
 
@@ -261,12 +260,10 @@ class RunListView(generics.ListAPIView):
         data = EvalRunInput(data=request.data)
         data.is_valid(raise_exception=True)
         fields = data.validated_data
-        kind, _, pk = fields["benchmark"].partition(":")
-        benchmark = _existing(Release if kind == "release" else SourceBenchmark, int(pk), f"{kind} benchmark")
-        run = services.create_run(
-            model=_existing(EvaluatedModel, fields["model"], "model"),
-            release=benchmark if kind == "release" else None, source_benchmark=benchmark if kind == "source" else None,
-            decoding=fields.get("decoding"), acting_user=request.user)
+        model = _existing(EvaluatedModel, fields["model"], "model")
+        release, source = references.find_benchmark(references.parse_benchmark(fields["benchmark"]))
+        run = services.create_run(model=model, release=release, source_benchmark=source,
+                                  decoding=fields.get("decoding"), acting_user=request.user)
         return Response(EvalRunOut(_run(run.pk), context={"request": request}).data, status=status.HTTP_201_CREATED)
 
 
@@ -294,7 +291,7 @@ class ResponsesView(APIView):
         upload = request.FILES.get("file")
         if upload is None:
             raise InvalidInput("attach the responses as `file`", field="file")
-        count = services.import_responses(run=_run(pk), source=upload.read(), name=upload.name, acting_user=request.user)
+        count = responses.import_responses(run=_run(pk), source=upload.read(), name=upload.name, acting_user=request.user)
         return Response({"imported": count})
 
 

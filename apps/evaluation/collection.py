@@ -40,6 +40,7 @@ from apps.agents.prompting import Prompt, load_prompt
 from apps.audio.models import AudioAsset
 from apps.core.tabular import MAX_CELL_CHARS
 from apps.evaluation.models import EvalItem, EvaluationRun, Language, RunStatus
+from apps.evaluation.status import set_status
 from apps.jobs.models import Job
 from apps.jobs.services import results_in_parallel
 
@@ -155,7 +156,7 @@ def collect_one(run: EvaluationRun, item: EvalItem, source: AudioSource, *, api_
     asked = template_meta(template) if template else {}
     messages = messages_for(item, audio, fmt, template)
     digest = request_hash(run, item, audio, messages)
-    earlier = (EvalItem.objects.filter(response_hash=digest, response__isnull=False).exclude(pk=item.pk)
+    earlier = (EvalItem.objects.answered().filter(response_hash=digest).exclude(pk=item.pk)
                .values("response", "response_meta", "run_id").first())
     if earlier is not None:
         meta = {"cached_from_run": earlier["run_id"], **{k: v for k, v in earlier["response_meta"].items()
@@ -200,7 +201,7 @@ def _store(item: EvalItem, text: str, digest: str, meta: dict) -> None:
 def _store_failure(item: EvalItem, kind: str, exc: Exception, attempts: int) -> None:
     """The item stays without a response; its meta says why, with at most EXCERPT_CHARS of the endpoint's
     words (items are for admins only)."""
-    EvalItem.objects.filter(pk=item.pk, response__isnull=True).update(response_meta={
+    EvalItem.objects.unanswered().filter(pk=item.pk).update(response_meta={
         "collect_failed": kind, "collect_excerpt": str(exc)[:EXCERPT_CHARS], "http_attempts": attempts})
 
 
@@ -239,11 +240,11 @@ def run_collection(job, progress) -> dict:
     api_key = endpoint_key(run.model)  # before any request: a key that is not set fails the job in one line
     untrusted.check_url(run.model.endpoint)
     source = AudioSource(run)
-    pending = list(EvalItem.objects.filter(run=run, response__isnull=True).select_related("run", "source_sample__audio")
+    pending = list(EvalItem.objects.filter(run=run).unanswered().select_related("run", "source_sample__audio")
                    .order_by("subset", "item_id"))
     if job.params.get("limit"):
         pending = pending[: int(job.params["limit"])]
-    answered = EvalItem.objects.filter(run=run, response__isnull=False).count()
+    answered = EvalItem.objects.filter(run=run).answered().count()
     progress.set_total(answered + len(pending), message=f"Collecting {len(pending)} responses from {run.model.served_model}"
                        + (f" ({answered} already stored)" if answered else ""))
     progress.set_done(answered)
@@ -282,11 +283,10 @@ def run_collection(job, progress) -> dict:
                               + (f", {len(missing) + len(failed)} without a response" if missing or failed else ""))
     finally:
         watch.stop()
-    left = EvalItem.objects.filter(run=run, response__isnull=True).count()
+    left = EvalItem.objects.filter(run=run).unanswered().count()
     reason = attention_reason(missing, failed)
-    EvaluationRun.objects.filter(pk=run.pk).update(
-        status=RunStatus.READY if left == 0 else (RunStatus.NEEDS_ATTENTION if reason else RunStatus.WAITING),
-        attention_reason=reason[:2000])
+    set_status(run.pk, RunStatus.READY if left == 0 else (RunStatus.NEEDS_ATTENTION if reason else RunStatus.WAITING),
+               reason=reason)
     return {"run": run.pk, "asked": len(pending) - cached - len(missing) - len(failed), "from_cache": cached,
             "missing_audio": missing, "failed": failed, "without_response": left,
             "seconds": round(time.monotonic() - started, 1)}

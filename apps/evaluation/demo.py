@@ -24,7 +24,8 @@ from apps.accounts.models import User
 from apps.authoring.demo import DEMO_SET
 from apps.authoring.models import QuestionSet
 from apps.evaluation.models import AnswerSource, EvaluatedModel, EvaluationRun
-from apps.evaluation.services import create_model, create_run, import_responses, start_evaluation
+from apps.evaluation.responses import import_responses
+from apps.evaluation.services import create_model, create_run, start_evaluation
 from apps.jobs.services import run_here
 from apps.pages.demo_provider import recorded
 from apps.releases.demo import build_kmmau, build_spoken_qa
@@ -114,7 +115,7 @@ def _seed_run(model, target: dict, admin) -> EvaluationRun | None:
     run = EvaluationRun.objects.filter(model=model, **target).first()
     if run is None:
         run = create_run(model=model, acting_user=admin, **target)
-    if not run.items.filter(response__isnull=False).exists():
+    if not run.items.answered().exists():
         data = "\n".join(json.dumps(r, ensure_ascii=False) for r in responses(model, run)).encode()
         import_responses(run=run, source=data, name=f"{run.benchmark_name}-demo-answers.jsonl", acting_user=admin,
                          answer_source=AnswerSource.DEMO)

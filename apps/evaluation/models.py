@@ -72,6 +72,14 @@ class RunStatus(models.TextChoices):
     NEEDS_ATTENTION = "needs_attention", "Needs attention"
 
 
+class BenchmarkKind(models.TextChoices):
+    """Which benchmark a run measures, as the leaderboard groups and averages it (seed 000 Tables 1, 5 and 6)."""
+
+    VOICEBENCH = "voicebench", "VoiceBench"
+    OPENAUDIOBENCH = "openaudiobench", "OpenAudioBench"
+    KMMAU = "kmmau", "KMMAU"
+
+
 class EvaluationRun(models.Model):
     """One model on one benchmark. `benchmark_name` is the name the leaderboard groups by (e.g. kvoicebench,
     voicebench, kmmau); `family` says which benchmark family it is (spoken-qa or kmmau)."""
@@ -80,6 +88,12 @@ class EvaluationRun(models.Model):
     release = models.ForeignKey("releases.Release", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     source_benchmark = models.ForeignKey("sources.SourceBenchmark", null=True, blank=True, on_delete=models.PROTECT,
                                          related_name="+")
+    # What create_run knows, stored so no reader has to work it out again: the English source benchmark the
+    # items come from (the run's own source benchmark, or the one a release was built from), so an English and
+    # a Korean run pair up subset by subset; and the benchmark's kind.
+    english_source = models.ForeignKey("sources.SourceBenchmark", null=True, blank=True, on_delete=models.PROTECT,
+                                       related_name="+", help_text="the English source benchmark of its items; empty for KMMAU")
+    kind = models.CharField(max_length=20, choices=BenchmarkKind.choices, blank=True)
     benchmark_name = models.CharField(max_length=120, db_index=True,
                                       help_text="the release's name and version, or the source benchmark's name")
     family = models.CharField(max_length=20, help_text="spoken-qa or kmmau")
@@ -125,6 +139,28 @@ class EvaluationRun(models.Model):
         return list((self.judge_sampling or {}).get("refused") or [])
 
 
+class Metric(models.TextChoices):
+    """How an item is scored (apps.evaluation.scoring.METRICS, a test keeps the two the same)."""
+
+    MCQ = "mcq", "Multiple choice"
+    QA = "qa", "Short answer"
+    OPEN = "open", "Open-ended (LLM judge)"
+    IFEVAL = "ifeval", "Instruction following (IFEval)"
+    REFUSAL = "refusal", "Refusal (AdvBench)"
+    BBH = "bbh", "BIG-Bench Hard"
+    KMMAU = "kmmau", "KMMAU multiple choice"
+
+
+class EvalItemQuerySet(models.QuerySet):
+    """null response = not answered yet; "" is a real (empty) answer, so it counts as answered."""
+
+    def answered(self):
+        return self.filter(response__isnull=False)
+
+    def unanswered(self):
+        return self.filter(response__isnull=True)
+
+
 class EvalItem(models.Model):
     """One benchmark item as the run scores it, and the model's response to it.
 
@@ -135,7 +171,7 @@ class EvalItem(models.Model):
     run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="items")
     item_id = models.CharField(max_length=300)
     subset = models.CharField(max_length=100, db_index=True)
-    metric = models.CharField(max_length=20, help_text="mcq, qa, open, ifeval, refusal, bbh or kmmau")
+    metric = models.CharField(max_length=20, choices=Metric.choices)
     question = models.TextField(help_text="what the spoken question says")
     answer = models.TextField(blank=True)
     aliases = models.JSONField(default=list, blank=True)
@@ -151,6 +187,8 @@ class EvalItem(models.Model):
     response_meta = models.JSONField(default=dict, blank=True,
                                      help_text="file and line it was imported from, or tokens, latency and attempts")
     responded_at = models.DateTimeField(null=True, blank=True)
+
+    objects = EvalItemQuerySet.as_manager()
 
     class Meta:
         ordering = ["run", "subset", "item_id"]

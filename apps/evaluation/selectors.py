@@ -2,6 +2,7 @@
 their scores, one item with its judge calls. (The leaderboard's tables have selectors of their own.)"""
 
 from django.db.models import Case, Count, Exists, JSONField, OuterRef, Prefetch, Q, Subquery, Value, When
+from django.db.models.functions import Coalesce
 
 from apps.evaluation.models import (
     EvalItem,
@@ -27,7 +28,8 @@ def runs(*, model: EvaluatedModel | None = None):
     if model is not None:
         qs = qs.filter(model=model)
     return qs.annotate(
-        answered=Count("items", filter=Q(items__response__isnull=False), distinct=True),
+        answered=Coalesce(Subquery(EvalItem.objects.answered().filter(run=OuterRef("pk")).order_by().values("run")
+                                   .annotate(n=Count("pk")).values("n")), 0),
         scored=Count("items", filter=Q(items__scores__isnull=False), distinct=True),
         judged=Exists(ItemScore.objects.filter(item__run=OuterRef("pk"), method=ScoreMethod.JUDGE, current=True)),
     ).order_by("-created_at", "-id")

@@ -1,57 +1,44 @@
-"""What writes evaluations: models under evaluation, runs and their items, imported responses, the starts
-of the collection and evaluation jobs, and the evaluation itself (rule-based scores, the LLM judge, subset
-scores). Reads live in apps.evaluation.selectors (runs, items) and the leaderboard's own selectors.
+"""What writes evaluations at a person's request: models under evaluation, runs and their items, and the starts
+of the jobs on a run (collection, evaluation, re-scoring), each refused while another job on the run is unfinished.
+Imported responses are apps.evaluation.responses; the jobs' bodies (rule-based scores, the LLM judge, subset
+scores) are apps.evaluation.jobs. Reads live in apps.evaluation.selectors and the leaderboard's own selectors.
 
     model = create_model(name="Qwen2.5-Omni", version="7B", acting_user=admin)
     run = create_run(model=model, release=kvoicebench, acting_user=admin)       # or source_benchmark=voicebench
-    import_responses(run=run, source=path_or_bytes, name="qwen.jsonl", acting_user=admin)
+    import_responses(run=run, source=path_or_bytes, name="qwen.jsonl", acting_user=admin)  # responses.py
     start_evaluation(run=run, acting_user=admin)                                  # a job: rules, judge, subsets
 """
 
-import json
-import logging
 import re
-from collections import defaultdict
-from pathlib import Path
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
-from django.utils import timezone
-from pydantic import field_validator
 
 from apps.agents import untrusted
-from apps.agents.services import AgentNeedsAttention, ProviderRejected, agent_config
-from apps.core.errors import ApplicationError, Conflict, FileProblem, Forbidden, InvalidInput, Unavailable
-from apps.core.tabular import RowModel, parse_table, refuse
-from apps.evaluation import judge
+from apps.core.errors import Conflict, Forbidden, InvalidInput, Unavailable
+from apps.evaluation.leaderboard.selectors import kind_subsets, subset_key
 from apps.evaluation.models import (
     DEFAULT_DECODING,
     AnswerSource,
+    BenchmarkKind,
     EvalItem,
     EvaluatedModel,
     EvaluationRun,
-    ItemScore,
     Language,
     RunStatus,
-    ScoreMethod,
-    SubsetScore,
 )
-from apps.evaluation.scoring import DEFAULT_PROFILE, PROFILES, metric_for, score_response
+from apps.evaluation.scoring import PROFILES, metric_for
+from apps.evaluation.status import set_status
 from apps.jobs.models import Job, JobStatus
-from apps.jobs.services import SubjectBusy, results_in_parallel, start_job
+from apps.jobs.services import SubjectBusy, start_job
 from apps.releases.models import ReleaseKind, ReleaseStatus
-from apps.sources import catalogue
 from apps.sources.models import SourceSample
 from apps.transfer.selectors import effective_answer
-
-log = logging.getLogger(__name__)
 
 COLLECT_JOB = "evaluation.collect"
 EVALUATE_JOB = "evaluation.evaluate"
 RESCORE_JOB = "evaluation.rescore"
 KMMAU = "kmmau"
-JUDGED_METRICS = ("open", "qa")  # the LLM judge scores these (open: only the judge; qa: judge beside the match)
 
 # An http(s) URL as the API's schema states it: a host name or IPv4 address (no userinfo, so no @), an optional
 # port from 0 to 65535, then a path and query in URL characters. Where the host may be is policy, not syntax
@@ -151,10 +138,13 @@ def create_run(*, model: EvaluatedModel, release=None, source_benchmark=None, de
         name = source_benchmark.name
     if not items:
         raise Conflict(f"{release or source_benchmark} has no items to evaluate", code="no_items")
+    english_source = source_benchmark or next(
+        (i.source_sample.benchmark for i in items if i.source_sample is not None), None)
     with transaction.atomic():
         run = EvaluationRun.objects.create(
-            model=model, release=release, source_benchmark=source_benchmark, benchmark_name=name, family=family,
-            language=language, answer_source=model.answer_source,
+            model=model, release=release, source_benchmark=source_benchmark, english_source=english_source,
+            kind=kind_of(family, english_source, [i.subset for i in items]),
+            benchmark_name=name, family=family, language=language, answer_source=model.answer_source,
             decoding=clean_decoding(decoding if decoding is not None else model.decoding),
             item_count=len(items), created_by=acting_user,
         )
@@ -162,6 +152,18 @@ def create_run(*, model: EvaluatedModel, release=None, source_benchmark=None, de
             item.run = run
         EvalItem.objects.bulk_create(items, batch_size=2000)
     return run
+
+
+def kind_of(family: str, english_source, subsets: list[str]) -> str:
+    """The benchmark a run measures: KMMAU, or its English source's format; a release whose items have no
+    source sample is known by its subsets (all OpenAudioBench's, or VoiceBench)."""
+    if family == KMMAU:
+        return BenchmarkKind.KMMAU
+    if english_source is not None and english_source.format in BenchmarkKind.values:
+        return english_source.format
+    oab = set(kind_subsets(BenchmarkKind.OPENAUDIOBENCH))
+    openaudiobench = subsets and all(subset_key(BenchmarkKind.OPENAUDIOBENCH, s) in oab for s in subsets)
+    return BenchmarkKind.OPENAUDIOBENCH if openaudiobench else BenchmarkKind.VOICEBENCH
 
 
 def _release_items(release) -> tuple[list[EvalItem], str, str]:
@@ -236,83 +238,7 @@ def _checker_kwargs(raw: dict, *, row: dict | None = None, korean: bool = False)
     return carried
 
 
-# --- importing responses -----------------------------------------------------------------------------------
-class ResponseRow(RowModel):
-    id: str
-    response: str
-
-    @field_validator("id")
-    @classmethod
-    def _id_not_blank(cls, value: str) -> str:
-        if not value:
-            raise ValueError("an id is required")
-        return value
-
-    @field_validator("response", mode="before")
-    @classmethod
-    def _response_is_text(cls, value):
-        # A model answers in text: a JSON or Parquet number is a broken export, not the answer "42". (A CSV
-        # cell is always text, kept as written.)
-        if isinstance(value, str):
-            return value
-        if isinstance(value, bool):
-            raise ValueError(f"a response is text, not {json.dumps(value)}")
-        if isinstance(value, int | float):
-            raise ValueError(f"a response is text, not the number {value}")
-        kind = {dict: "an object", list: "a list"}.get(type(value), f"a {type(value).__name__} value")
-        raise ValueError(f"a response is text, not {kind}")
-
-
-def import_responses(*, run: EvaluationRun, source: Path | str | bytes, name: str | None = None,
-                     acting_user=None, answer_source: str = AnswerSource.IMPORTED) -> int:
-    """Store a model's responses from a CSV, JSONL or Parquet file with `id` and `response` columns. The file
-    is checked against the run's items first: an unknown id, a repeated id and every item left without a
-    response are each named, and the whole file is refused (nothing written). An empty response is a real
-    answer (the model said nothing) and is kept. Importing again replaces the responses and their scores.
-
-    The run's answer source follows the file, not the model: imported responses (a person's file), or demo
-    answers only when the demo seeding says so, so a demo model given real responses no longer reads as scripted."""
-    if answer_source not in (AnswerSource.IMPORTED, AnswerSource.DEMO):
-        raise InvalidInput("imported responses are imported or demo answers", field="answer_source")
-    run = _current_if_free(run)
-    rows, problems = parse_table(source, ResponseRow, name=name, unique="id", blank_is_missing=False)
-    file = name or (Path(source).name if not isinstance(source, bytes) else "upload")
-    known = dict(EvalItem.objects.filter(run=run).values_list("item_id", "pk"))
-    answered: dict[int, tuple[int, str]] = {}
-    for line, row in rows:
-        pk = known.get(row.id)
-        if pk is None:
-            unit = "row" if file.lower().endswith(".parquet") else "line"
-            problems.append(FileProblem(file=file, line=line, unit=unit, field="id",
-                                        reason=f"{row.id!r} is not an item of {run.benchmark_name}"))
-            continue
-        answered[pk] = (line, row.response)
-    if not any(p.line is None for p in problems):  # the file was read: name every item it leaves unanswered
-        missing = [item_id for item_id, pk in known.items() if pk not in answered]
-        problems += [FileProblem(file=file, field="id", reason=f"no response for item {item_id!r}") for item_id in sorted(missing)]
-    refuse(problems)
-    now = timezone.now()
-    with transaction.atomic():
-        locked = EvaluationRun.objects.select_for_update().get(pk=run.pk)
-        _refuse_busy(locked)
-        ItemScore.objects.filter(item__run=run).delete()
-        SubsetScore.objects.filter(run=run).delete()
-        items = list(EvalItem.objects.filter(run=run))
-        for item in items:
-            line, text = answered[item.pk]
-            item.response, item.response_hash = text, ""
-            item.response_meta = {"imported_from": file, "line": line}
-            item.responded_at = now
-        EvalItem.objects.bulk_update(items, ["response", "response_hash", "response_meta", "responded_at"], batch_size=2000)
-        EvaluationRun.objects.filter(pk=run.pk).update(
-            status=RunStatus.READY, answer_source=answer_source, attention_reason="", evaluated_at=None)
-    return len(items)
-
-
-def _current_if_free(run: EvaluationRun) -> EvaluationRun:
-    run = EvaluationRun.objects.get(pk=run.pk)
-    _refuse_busy(run)
-    return run
+# --- busy runs ---------------------------------------------------------------------------------------------
 
 
 def job_subject(run_pk: int) -> str:
@@ -323,7 +249,7 @@ def job_subject(run_pk: int) -> str:
 _DOING = {COLLECT_JOB: "collecting responses", EVALUATE_JOB: "evaluating"}
 
 
-def _refuse_busy(run: EvaluationRun) -> None:
+def refuse_busy(run: EvaluationRun) -> None:
     """Refuse (409 run_busy, naming the job) while any job on the run is unfinished, whatever its kind: scoring
     responses still being collected, or importing over a run being scored, would mix two states. The jobs are
     read here, in a query of their own (a fresh snapshot under READ COMMITTED), never through a join made with
@@ -339,9 +265,10 @@ def _refuse_busy(run: EvaluationRun) -> None:
 
 
 # --- jobs --------------------------------------------------------------------------------------------------
-def _start(run: EvaluationRun, check, start_kind: str, title: str, params: dict, acting_user, **run_fields):
+def _start(run: EvaluationRun, check, start_kind: str, title: str, params: dict, acting_user, starting: RunStatus,
+           **run_fields):
     """Start a job on the run: every job on a run (collection, evaluation, re-scoring) starts here. The run's
-    row is locked, then its unfinished jobs are read afresh (_refuse_busy), so of two starts at once the second
+    row is locked, then its unfinished jobs are read afresh (refuse_busy), so of two starts at once the second
     waits for the first to commit and is refused naming its job; the jobs' subject constraint (one unfinished
     job per run) holds should anything skip this. When the job queue is down the start answers Unavailable
     (503) and leaves the run as it was, with no job row. Durable: the job starts when this commits, so a
@@ -351,19 +278,20 @@ def _start(run: EvaluationRun, check, start_kind: str, title: str, params: dict,
     try:
         with transaction.atomic(durable=True):
             locked = EvaluationRun.objects.select_for_update(of=("self",)).select_related("model").get(pk=run.pk)
-            _refuse_busy(locked)
+            refuse_busy(locked)
             check(locked)
-            before = {name: getattr(locked, name) for name in {f"{job_field}_id", "status", *run_fields}}
+            before = {name: getattr(locked, name) for name in {f"{job_field}_id", *run_fields}}
+            before_status, reason = locked.status, locked.attention_reason
             try:
                 job = start_job(kind=start_kind, title=title, params=params, acting_user=acting_user,
                                 subject=job_subject(run.pk))
             except SubjectBusy as exc:
                 raise Conflict(f"the run is already busy: {exc.message}", code="run_busy") from None
-            EvaluationRun.objects.filter(pk=run.pk).update(**{job_field: job}, **run_fields)
+            set_status(run.pk, starting, reason=reason, **{job_field: job}, **run_fields)
     except Unavailable:
         if job is not None:  # committed, then the queue refused it (apps.jobs marked it failed): undo both
             with transaction.atomic():
-                EvaluationRun.objects.filter(pk=run.pk, **{job_field: job}).update(**before)
+                set_status(run.pk, before_status, reason=reason, where={job_field: job}, **before)
                 Job.objects.filter(pk=job.pk, status=JobStatus.FAILED).delete()
         raise
     return job
@@ -377,123 +305,18 @@ def start_collection(*, run: EvaluationRun, acting_user=None, limit: int | None 
 
     return _start(run, check, COLLECT_JOB, f"Collect {run.model}'s responses to {run.benchmark_name}",
                   {"run": run.pk, "limit": limit}, acting_user,
-                  status=RunStatus.COLLECTING, answer_source=AnswerSource.ENDPOINT)
+                  RunStatus.COLLECTING, answer_source=AnswerSource.ENDPOINT)
 
 
 def start_evaluation(*, run: EvaluationRun, acting_user=None, budget_usd: float | None = None):
     """Score the run's responses as a job: rules first, then the judge (every call through apps.agents)."""
     def check(locked):
-        if not EvalItem.objects.filter(run=locked, response__isnull=False).exists():
+        if not EvalItem.objects.filter(run=locked).answered().exists():
             raise Conflict("the run has no responses yet; import or collect them first", code="no_responses")
 
     params = {"run": run.pk, **({"budget_usd": budget_usd} if budget_usd is not None else {})}
     return _start(run, check, EVALUATE_JOB, f"Evaluate {run.model} on {run.benchmark_name}", params, acting_user,
-                  status=RunStatus.EVALUATING)
-
-
-# --- the evaluation ----------------------------------------------------------------------------------------
-def item_input(item: EvalItem) -> dict:
-    """What eval-scorers' score_response reads from an item."""
-    return {"question": item.question, "answer": item.answer, "aliases": list(item.aliases or []), **(item.extra or {})}
-
-
-def rule_score(item: EvalItem, profile: str = DEFAULT_PROFILE) -> tuple[float | None, dict, str, str]:
-    """(score 0..1 or None, detail, evaluator, version) by the item's rule-based evaluator under a reading
-    profile (KMMAU included: apps.evaluation.scoring.kmmau)."""
-    scored = score_response(item.metric, item_input(item), item.response or "", language=item.run.language,
-                            profile=profile)
-    return scored.score, dict(scored.detail), scored.evaluator, str(scored.version)
-
-
-def _score_by_rule(items: list[EvalItem], profile: str) -> tuple[list[ItemScore], list[str]]:
-    """Each item's rule-based score under one profile (unsaved), and the ids of the items whose evaluator failed."""
-    rows, failed = [], []
-    for item in items:
-        try:
-            score, detail, evaluator, version = rule_score(item, profile)
-        except ApplicationError as exc:  # the scorer says the item cannot be scored (e.g. no instruction left)
-            score, detail, evaluator, version = None, {"unscorable": exc.message}, item.metric, "-"
-        except Exception as exc:  # one item's checker failing (odd kwargs) must not stop the run: shown on the item
-            log.exception("rule-based scoring of %s (%s) failed", item.item_id, profile)
-            score, detail, evaluator, version = None, {"error": f"{type(exc).__name__}: {exc}"}, item.metric, "failed"
-            failed.append(item.item_id)
-        rows.append(ItemScore(item=item, method=ScoreMethod.RULE, profile=profile, current=True, score=score,
-                              detail=json.loads(json.dumps(detail, default=str)), evaluator=evaluator, version=version))
-    return rows, failed
-
-
-def store_rule_scores(run: EvaluationRun, profile: str, rows: list[ItemScore]) -> None:
-    """Make `rows` the current rule-based scores of their items under `profile`. A current score of the same
-    version is replaced; one of another version is kept beside the new one, no longer current (so a new reader
-    version never silently overwrites what an earlier one said)."""
-    by_version: dict[str, list[int]] = defaultdict(list)
-    for row in rows:
-        by_version[row.version].append(row.item_id)
-    mine = ItemScore.objects.filter(item__run=run, method=ScoreMethod.RULE, profile=profile)
-    with transaction.atomic():
-        # Lock the run's row: two evaluations storing at once must not both think a score is theirs to replace.
-        EvaluationRun.objects.select_for_update().filter(pk=run.pk).first()
-        for version, item_ids in by_version.items():
-            mine.filter(item_id__in=item_ids, version=version).delete()
-            mine.filter(item_id__in=item_ids, current=True).update(current=False)
-        ItemScore.objects.bulk_create(rows, batch_size=2000)
-
-
-def _rescore_rules(run: EvaluationRun, items: list[EvalItem], profiles: tuple[str, ...], progress, done: int) -> tuple[int, list[str]]:
-    failed: list[str] = []
-    for profile in profiles:
-        progress.set_done(done, message=f"Scoring {len(items)} responses by rule ({profile} reading)")
-        rows, failed_here = _score_by_rule(items, profile)
-        store_rule_scores(run, profile, rows)
-        failed += [f for f in failed_here if f not in failed]
-        done += len(items)
-    return done, failed
-
-
-def run_evaluation(job, progress) -> dict:
-    """The evaluation job's body. Rules cost nothing and go first, every time and under every reading profile
-    (so a new version of an evaluator applies to a run evaluated again, beside the old scores); then the judge,
-    in parallel within settings.EVALUATION_JUDGE_WORKERS (the provider's slots still cap requests in flight),
-    only for the items without a judge score: a resumed or repeated evaluation asks nothing twice (the judge's
-    answers are cached by input too)."""
-    run = EvaluationRun.objects.select_related("model").get(pk=job.params["run"])
-    items = list(EvalItem.objects.filter(run=run, response__isnull=False).select_related("run"))
-    done_judge = set(ItemScore.objects.filter(item__run=run, method=ScoreMethod.JUDGE, current=True)
-                     .values_list("item_id", flat=True))
-    to_judge = [i for i in items if i.metric in JUDGED_METRICS and i.pk not in done_judge]
-    rules = [i for i in items if i.metric != "open"]
-    progress.set_total(len(PROFILES) * len(rules) + len(to_judge) + 1, message=f"Scoring {len(rules)} responses by rule")
-    done, rule_failed = _rescore_rules(run, rules, PROFILES, progress, 0)
-    progress.set_done(done, message=f"Judging {len(to_judge)} responses ({', '.join(JUDGED_METRICS)})")
-    if to_judge:  # a run scored by rule alone (KMMAU, multiple choice) names no judge
-        provider, model = agent_config("judge")
-        EvaluationRun.objects.filter(pk=run.pk).update(judge_model=f"{provider}:{model}")
-    failed = 0
-    for _item, outcome in results_in_parallel(to_judge, lambda i: _judge_safely(i, job), workers=settings.EVALUATION_JUDGE_WORKERS,
-                                             name="judge"):
-        if isinstance(outcome, AgentNeedsAttention):
-            failed += 1
-        done += 1
-        progress.set_done(done, message=f"Judged {done - len(PROFILES) * len(rules)} of {len(to_judge)}"
-                          + (f"; {failed} left unscored (needs attention)" if failed else ""))
-    subsets = compute_subset_scores(run)
-    progress.set_done(done + 1, message=f"Scored {len({s.subset for s in subsets})} subsets")
-    reasons = []
-    if rule_failed:
-        reasons.append(_rule_failure_reason(rule_failed))
-    if failed:
-        reasons.append(f"{failed} judge scores could not be read; evaluate again to retry them")
-    EvaluationRun.objects.filter(pk=run.pk).update(
-        status=RunStatus.NEEDS_ATTENTION if reasons else RunStatus.EVALUATED, evaluated_at=timezone.now(),
-        attention_reason="; ".join(reasons))
-    return {"run": run.pk, "rule_scored": len(rules) - len(rule_failed), "rule_failed": rule_failed,
-            "profiles": list(PROFILES), "judged": len(to_judge) - failed, "judge_failed": failed,
-            "subsets": {f"{s.subset}:{s.method}": round(s.score, 2) for s in subsets if s.profile == DEFAULT_PROFILE}}
-
-
-def _rule_failure_reason(rule_failed: list[str]) -> str:
-    return (f"the rule-based evaluator failed on {len(rule_failed)} items ({', '.join(rule_failed[:5])}"
-            f"{', ...' if len(rule_failed) > 5 else ''}); their error is on each item's page")
+                  RunStatus.EVALUATING)
 
 
 def start_rescoring(*, run: EvaluationRun, profile: str, acting_user=None):
@@ -503,137 +326,8 @@ def start_rescoring(*, run: EvaluationRun, profile: str, acting_user=None):
         raise InvalidInput(f"profile must be one of {', '.join(PROFILES)}", field="profile")
 
     def check(locked):
-        if not EvalItem.objects.filter(run=locked, response__isnull=False).exists():
+        if not EvalItem.objects.filter(run=locked).answered().exists():
             raise Conflict("the run has no responses yet; import or collect them first", code="no_responses")
 
     return _start(run, check, RESCORE_JOB, f"Re-score {run.model} on {run.benchmark_name} ({profile} reading)",
-                  {"run": run.pk, "profile": profile}, acting_user, status=RunStatus.EVALUATING)
-
-
-def run_rescoring(job, progress) -> dict:
-    """The re-scoring job's body: the rules of one profile, then that profile's subset scores."""
-    run = EvaluationRun.objects.get(pk=job.params["run"])
-    profile = job.params["profile"]
-    rules = list(EvalItem.objects.filter(run=run, response__isnull=False).exclude(metric="open").select_related("run"))
-    progress.set_total(len(rules) + 1, message=f"Scoring {len(rules)} responses by rule ({profile} reading)")
-    done, rule_failed = _rescore_rules(run, rules, (profile,), progress, 0)
-    subsets = compute_subset_scores(run, profiles=(profile,))
-    progress.set_done(done + 1, message=f"Scored {len({s.subset for s in subsets})} subsets ({profile} reading)")
-    EvaluationRun.objects.filter(pk=run.pk).update(
-        status=RunStatus.NEEDS_ATTENTION if rule_failed else RunStatus.EVALUATED, evaluated_at=timezone.now(),
-        attention_reason=_rule_failure_reason(rule_failed) if rule_failed else "")
-    return {"run": run.pk, "profile": profile, "rule_scored": len(rules) - len(rule_failed), "rule_failed": rule_failed,
-            "versions": sorted({s.version for s in subsets if s.method == ScoreMethod.RULE})}
-
-
-def _judge_safely(item: EvalItem, job):
-    """One item's judge score, stored. When the judge could not give an answer (invalid twice, or the
-    provider kept failing) the item is left without a judge score, so evaluating again retries it; the error
-    is returned and counted, and the other items go on. Budget, missing provider and a rejected request stop
-    the job."""
-    try:
-        judge.judge_item(item, job=job)
-    except ProviderRejected:
-        raise
-    except AgentNeedsAttention as exc:
-        return exc
-    return None
-
-
-def _subset_value(metric: str, method: str, scored: list[ItemScore]) -> tuple[float, dict]:
-    """(0-100 score, detail) of one subset by one method, by apps.evaluation.aggregate.subset_score: the
-    open-ended judge's every 1-5 rating (VoiceBench averages every sample of every item, x 20); IFEval's
-    instruction- and prompt-level results read from the items' details; the items' 0/1 scores otherwise."""
-    from apps.evaluation.aggregate import subset_score  # on first use: it loads scipy (seconds)
-
-    if metric == "open" and method == ScoreMethod.JUDGE:
-        ratings = [r for s in scored for r in s.detail.get("scores", [])]
-        return subset_score("open", ratings), {"ratings": len(ratings)}
-    if metric == "ifeval":
-        # On first use: IFEval's checkers load datasets and nltk (seconds).
-        from apps.evaluation.scoring import ifeval
-
-        instruction, prompt = ifeval.levels([s.detail for s in scored])
-        return (subset_score("ifeval", instruction, prompt_level=prompt),
-                {"prompt_level": round(100 * sum(prompt) / len(prompt), 2),
-                 "instruction_level": round(100 * sum(instruction) / len(instruction), 2)})
-    return subset_score(metric, [s.score for s in scored]), {}
-
-
-def is_sd_qa(subset: str) -> bool:
-    """SD-QA, or one of its regional splits ("sd-qa-usa")."""
-    found = catalogue.match(subset)
-    return found is not None and found[0].name == "sd-qa"
-
-
-def _versions(scored: list[ItemScore]) -> str:
-    return " + ".join(sorted({s.version for s in scored}))[:200]
-
-
-def _rule_and_judge(rule: list[ItemScore], judge: list[ItemScore]) -> tuple[float, int, dict] | None:
-    """SD-QA as VoiceBench reports it, (rule + judge) / 2, over the items both scored; None if none did."""
-    judged = {s.item_id: s.score for s in judge}
-    pairs = [(s.score, judged[s.item_id]) for s in rule if s.item_id in judged]
-    if not pairs:
-        return None
-    rule_mean = 100 * sum(r for r, _ in pairs) / len(pairs)
-    judge_mean = 100 * sum(j for _, j in pairs) / len(pairs)
-    return (rule_mean + judge_mean) / 2, len(pairs), {
-        "formula": "(rule + judge) / 2, as VoiceBench reports SD-QA", "rule": round(rule_mean, 2),
-        "judge": round(judge_mean, 2), "rule_reader": _versions(rule), "rule_evaluator": rule[0].evaluator}
-
-
-def compute_subset_scores(run: EvaluationRun, *, profiles: tuple[str, ...] = PROFILES) -> list[SubsetScore]:
-    """Each subset's score per method (0-100) under each reading profile, from the current item scores: the
-    rule's of that profile, the judge's (shared by both), and for SD-QA (rule + judge) / 2. They become the
-    current subset scores; earlier ones of another version stay, no longer current. Primary (what the
-    leaderboard reports): the judge for open-ended and short-answer subsets, (rule + judge) / 2 for SD-QA, the
-    rule otherwise."""
-    counts: dict[str, int] = defaultdict(int)
-    for subset in EvalItem.objects.filter(run=run).values_list("subset", flat=True):
-        counts[subset] += 1
-    current = list(ItemScore.objects.filter(item__run=run, current=True, profile__in=("", *profiles))
-                   .select_related("item"))
-    rows = []
-    for profile in profiles:
-        cells: dict[tuple[str, str, str], list[ItemScore]] = defaultdict(list)
-        for score in current:
-            if score.method == ScoreMethod.JUDGE or score.profile == profile:
-                cells[(score.item.subset, score.item.metric, score.method)].append(score)
-        for (subset, metric, method), scores in sorted(cells.items()):
-            scored = [s for s in scores if s.score is not None]
-            if not scored:
-                continue
-            value, detail = _subset_value(metric, method, scored)
-            rows.append(SubsetScore(run=run, subset=subset, metric=metric, method=method, profile=profile,
-                                    version=_versions(scored), score=value, n=len(scored),
-                                    unscored=counts[subset] - len(scored), detail=detail))
-            if metric == "qa" and method == ScoreMethod.RULE and is_sd_qa(subset):
-                judge = [s for s in cells.get((subset, metric, ScoreMethod.JUDGE), []) if s.score is not None]
-                both = _rule_and_judge(scored, judge)
-                if both:
-                    rows.append(SubsetScore(
-                        run=run, subset=subset, metric=metric, method=ScoreMethod.RULE_AND_JUDGE, profile=profile,
-                        version=f"{_versions(scored)} + {_versions(judge)}"[:200], score=both[0], n=both[1],
-                        unscored=counts[subset] - both[1], detail=both[2]))
-    _mark_primary(rows)
-    with transaction.atomic():
-        EvaluationRun.objects.select_for_update().filter(pk=run.pk).first()
-        mine = SubsetScore.objects.filter(run=run, profile__in=profiles)
-        fresh = {(r.subset, r.method, r.profile, r.version) for r in rows}
-        for old in mine:
-            if (old.subset, old.method, old.profile, old.version) in fresh:
-                old.delete()  # the same version computed again: replaced
-        mine.filter(current=True).update(current=False)  # another version, or a subset no longer scored: kept
-        SubsetScore.objects.bulk_create(rows)
-    return rows
-
-
-def _mark_primary(rows: list[SubsetScore]) -> None:
-    methods = {(r.profile, r.subset, r.method) for r in rows}
-    for row in rows:
-        if row.metric == "qa" and is_sd_qa(row.subset) and (row.profile, row.subset, ScoreMethod.RULE_AND_JUDGE) in methods:
-            wanted = ScoreMethod.RULE_AND_JUDGE
-        else:
-            wanted = ScoreMethod.JUDGE if row.metric in JUDGED_METRICS else ScoreMethod.RULE
-        row.primary = row.method == wanted
+                  {"run": run.pk, "profile": profile}, acting_user, RunStatus.EVALUATING)

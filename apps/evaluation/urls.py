@@ -2,7 +2,9 @@
 
 from django.urls import path
 
-from apps.evaluation import api, leaderboard_api, leaderboard_views, views
+from apps.evaluation import api, views
+from apps.evaluation.leaderboard import api as leaderboard_api
+from apps.evaluation.leaderboard import views as leaderboard_views
 
 app_name = "evaluation"
 urlpatterns = [

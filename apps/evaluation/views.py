@@ -15,7 +15,7 @@ from apps.accounts.permissions import can, require
 from apps.core import posted
 from apps.core.errors import ApplicationError, InvalidInput, NotFound
 from apps.core.uploads import upload_limit
-from apps.evaluation import selectors, services
+from apps.evaluation import references, responses, selectors, services
 from apps.evaluation.judge import INJECTION_REASONS
 from apps.evaluation.models import AnswerSource, EvalItem, EvaluatedModel, EvaluationRun, Profile, ScoreMethod
 from apps.releases.models import Release, ReleaseKind, ReleaseStatus
@@ -77,18 +77,17 @@ def create_model(request):
 @require_POST
 def create_run(request):
     require(request.user, "evaluation.manage")
-    kind, _, pk = request.POST.get("benchmark", "").partition(":")
     model_pk = request.POST.get("model", "")
     model = EvaluatedModel.objects.filter(pk=int(model_pk)).first() if model_pk.isdigit() and len(model_pk) < 19 else None
     try:
         if model is None:
             raise InvalidInput("choose a model", field="model")
-        if not pk.isdigit() or len(pk) > 18 or kind not in ("release", "source"):
-            raise InvalidInput("choose a benchmark", field="benchmark")
-        release = Release.objects.filter(pk=pk).first() if kind == "release" else None
-        source = SourceBenchmark.objects.filter(pk=pk).first() if kind == "source" else None
-        if release is None and source is None:
-            raise InvalidInput("that benchmark does not exist any more", field="benchmark")
+        try:
+            release, source = references.find_benchmark(references.parse_benchmark(request.POST.get("benchmark", "")))
+        except InvalidInput:
+            raise InvalidInput("choose a benchmark", field="benchmark") from None
+        except NotFound:
+            raise InvalidInput("that benchmark does not exist any more", field="benchmark") from None
         run = services.create_run(model=model, release=release, source_benchmark=source, acting_user=request.user)
     except ApplicationError as exc:
         messages.error(request, exc.message)
@@ -135,7 +134,7 @@ def import_responses(request, pk):
     try:
         if upload is None:
             raise InvalidInput("choose a CSV, JSONL or Parquet file with id and response", field="responses")
-        count = services.import_responses(run=run, source=upload.read(), name=upload.name, acting_user=request.user)
+        count = responses.import_responses(run=run, source=upload.read(), name=upload.name, acting_user=request.user)
     except ApplicationError as exc:
         for line in exc.lines():
             messages.error(request, line)

@@ -6,6 +6,7 @@ type and body, and valid requests must be accepted and invalid ones refused (all
 Examples are bounded (EXAMPLES per operation and generation mode) so the test stays well under two minutes;
 raise SORI_SCHEMA_EXAMPLES to fuzz harder."""
 
+import json
 import os
 import re
 
@@ -22,12 +23,17 @@ from schemathesis.specs.openapi.checks import ignored_auth
 
 from apps.audio import playback
 from apps.authoring import services as authoring
+from apps.core.errors import ApplicationError
+from apps.evaluation import jobs as evaluation
+from apps.evaluation.models import ItemScore
+from apps.evaluation.responses import import_responses
 from apps.listening.services import record_consent
 
 # The fixtures that build a listening test, a verification project, a consultation question, a KMMAU
-# question set with a corpus, and a built release.
+# question set with a corpus, a built release, and an evaluation run.
 from tests.authoring.conftest import corpus_folder, heard, kss_corpus, make_agent_question, question_set  # noqa: F401
 from tests.consultations.conftest import make_question, rulebooks, samples  # noqa: F401
+from tests.evaluation.conftest import english_run, qwen, voicebench  # noqa: F401
 from tests.listening.conftest import make_test, write_manifest  # noqa: F401
 from tests.releases.conftest import build, rated_test  # noqa: F401
 from tests.verification.conftest import hpsu, make_project  # noqa: F401
@@ -59,6 +65,7 @@ def world(request, admin, listener):
     heard(clip, admin)
     playback.report_playback(asset=clip.audio, acting_user=admin)  # and has played its clip, as a review requires
     release = request.getfixturevalue("build")("mos", request.getfixturevalue("rated_test"))
+    run = _scored_run(request.getfixturevalue("english_run"), admin)
     ids = {
         "/api/authoring/questions/{id}/reviews/": in_review.pk,  # an operation's own object before its prefix's
         "/api/listening/tests/": test.pk,
@@ -70,8 +77,32 @@ def world(request, admin, listener):
         "/api/authoring/questions/": manual.pk,
         "/api/authoring/clips/": clip.pk,
         "/api/releases/": release.pk,
+        "/api/evaluation/models/": run.model_id,
+        "/api/evaluation/runs/": run.pk,
     }
-    return {"ids": ids, "slug": version.rulebook.slug, "number": version.number, "release": release.pk}
+    return {"ids": ids, "slug": version.rulebook.slug, "number": version.number, "release": release.pk,
+            "item": run.items.order_by("pk").first().pk}
+
+
+def _scored_run(run, admin):
+    """The evaluation run with every item answered, scored by its rule (Sori's reading), the open-ended and
+    short answers also by a judge score, and its subset scores computed, so the run, item, leaderboard and
+    compare operations have scores to show."""
+    answers = "\n".join(json.dumps({"id": item_id, "response": "B"}) for item_id in run.items.values_list("item_id", flat=True))
+    import_responses(run=run, source=answers.encode(), name="world.jsonl", acting_user=admin)
+    for item in run.items.select_related("run"):
+        if item.metric != "open":
+            try:
+                score, detail, evaluator, version = evaluation.rule_score(item)
+            except ApplicationError as exc:  # an item its checker cannot read, stored as the evaluation stores it
+                score, detail, evaluator, version = None, {"unscorable": exc.message}, item.metric, "-"
+            ItemScore.objects.create(item=item, method="rule", profile="sori", score=score, detail=detail,
+                                     evaluator=evaluator, version=version)
+        if item.metric in evaluation.JUDGED_METRICS:
+            ItemScore.objects.create(item=item, method="judge", score=0.8, detail={"scores": [4, 4, 4]},
+                                     evaluator="judge_open", version="1", judge_model="openai:world")
+    evaluation.compute_subset_scores(run, profiles=("sori",))
+    return run
 
 
 @pytest.fixture(autouse=True)
@@ -85,15 +116,22 @@ def _keep_the_test_connection():
     request_finished.connect(close_old_connections)
 
 
+def _valid_id(value) -> bool:
+    """An id the schema allows (apps.core.converters: up to 18 digits); a larger one stays, to be refused."""
+    return isinstance(value, int) and 0 <= value < 10**18
+
+
 def _aim(case, world) -> None:
     """Point a valid path parameter at an object that exists (an invalid one is left for the refusal)."""
     params = case.path_parameters or {}
-    if isinstance(params.get("id"), int) and params["id"] >= 0:
+    if _valid_id(params.get("id")):
         prefix = re.sub(r"\{id\}.*", "", case.operation.path)
         for key in (case.operation.path, prefix):
             if key in world["ids"]:
                 params["id"] = world["ids"][key]
                 break
+    if _valid_id(params.get("item_pk")):  # /api/evaluation/runs/{id}/items/{item_pk}/
+        params["item_pk"] = world["item"]
     for name in ("old_pk", "new_pk"):  # /api/releases/diff/{old_pk}/{new_pk}/
         if isinstance(params.get(name), int) and params[name] >= 0:
             params[name] = world["release"]
@@ -145,6 +183,9 @@ def test_the_api_keeps_its_schema_for_an_admin(world, admin):
     assert any("/api/releases/{id}/" in label and 200 in statuses for label, statuses in seen.items())
     # The world's agent question, held by the admin, lets a review be stored (201) and sent again (200).
     assert {200, 201} <= seen["POST /api/authoring/questions/{id}/reviews/"]
+    # The world's scored run lets the evaluation reads answer with what lies behind a score.
+    assert 200 in seen["GET /api/evaluation/runs/{id}/items/{item_pk}/"]
+    assert 200 in seen["GET /api/evaluation/runs/{id}/"] and 200 in seen["GET /api/evaluation/leaderboard/"]
 
 
 @pytest.mark.django_db

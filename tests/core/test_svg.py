@@ -4,7 +4,7 @@ however long, a shortened label keeping its full text in a <title>, Hangul measu
 import re
 
 from apps.core.svg import Figure, shorten, text_width
-from apps.evaluation.leaderboard_figures import ranks_svg
+from apps.evaluation.leaderboard.figures import ranks_svg
 
 
 def _view_box(svg: str) -> list[float]:

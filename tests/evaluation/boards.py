@@ -65,22 +65,26 @@ def release(name: str, kind: str, admin, version: str = "1.0.0"):
 
 def run_with_scores(m: EvaluatedModel, scores: dict[str, tuple[float, int]], *, benchmark=None, korean_of=None,
                     kmmau=None, metric: str = "mcq") -> EvaluationRun:
-    """A run of `m` with one stored primary SubsetScore per subset. `benchmark`: an English source benchmark;
+    """A run of `m` with one stored primary SubsetScore per subset, and what create_run stores of its benchmark.
+    `benchmark`: an English source benchmark;
     `korean_of`: (Korean release, its English source benchmark), the run's items linked to the source's samples;
     `kmmau`: a KMMAU release."""
     from apps.sources.models import SourceSample
 
     if benchmark is not None:
-        run = EvaluationRun.objects.create(model=m, source_benchmark=benchmark, benchmark_name=benchmark.name,
-                                           family="spoken-qa", language="en")
+        run = EvaluationRun.objects.create(model=m, source_benchmark=benchmark, english_source=benchmark,
+                                           kind=benchmark.format, benchmark_name=benchmark.name, family="spoken-qa",
+                                           language="en")
     elif korean_of is not None:
         rel, source = korean_of
-        run = EvaluationRun.objects.create(model=m, release=rel, benchmark_name=rel.name, family="spoken-qa", language="ko")
+        run = EvaluationRun.objects.create(model=m, release=rel, english_source=source, kind=source.format,
+                                           benchmark_name=rel.name, family="spoken-qa", language="ko")
         sample = SourceSample.objects.get_or_create(benchmark=source, subset="x", source_id="anchor", defaults={
             "task_type": "short_answer", "transcription": "anchor", "raw": {}, "line_number": 1})[0]
         EvalItem.objects.create(run=run, item_id="x/anchor", subset="x", metric="qa", question="q", source_sample=sample)
     else:
-        run = EvaluationRun.objects.create(model=m, release=kmmau, benchmark_name=kmmau.name, family="kmmau", language="ko")
+        run = EvaluationRun.objects.create(model=m, release=kmmau, kind="kmmau", benchmark_name=kmmau.name,
+                                           family="kmmau", language="ko")
     for subset, (score, n) in scores.items():
         SubsetScore.objects.create(run=run, subset=subset, metric=metric, method="rule", score=score, n=n, primary=True)
     EvaluationRun.objects.filter(pk=run.pk).update(status="evaluated")

@@ -8,8 +8,8 @@ import csv
 import pytest
 
 from apps.core.errors import InvalidInput
-from apps.evaluation import leaderboard
 from apps.evaluation.aggregate import OPENAUDIOBENCH_SUBSETS, benchmark_score
+from apps.evaluation.leaderboard import selectors as leaderboard
 from apps.evaluation.scoring import metric_for
 from apps.sources import formats
 from apps.sources.catalogue import TaskType
@@ -82,17 +82,17 @@ def test_the_leaderboard_shows_either_name_as_alpacaeval_and_kalpacaeval(admin, 
 
     board = leaderboard.leaderboard()
 
-    row = next(r for r in board.table1 if r["label"] == "OpenAudioBench")
-    assert row["cells"][0].score == pytest.approx((80 + 60 + 50 + 77.4) / 4) and not row["cells"][0].missing
-    korean = next(r for r in board.table1 if r["label"] == "KOpenAudioBench")
-    assert korean["cells"][0].score == pytest.approx((80 + 60 + 50 + 65.0) / 4)
-    pair = next(p for p in board.table5 if p["kind"] == "openaudiobench")
-    alpaca = next(r for r in pair["rows"] if r["key"] == "alpacaeval_full")
-    assert (alpaca["label"], alpaca["ko_label"]) == ("AlpacaEval", "KAlpacaEval")
-    assert (alpaca["en"][0].score, alpaca["en"][0].n, alpaca["ko"][0].score, alpaca["ko"][0].n) == (77.4, 636, 65.0, 614)
-    assert alpaca["gap"][0].score == pytest.approx(65.0 - 77.4)
-    assert alpaca["en"][0].subset == stored  # the cell links to the subset as the run stored it
-    assert [r["label"] for r in pair["rows"]] == ["LlamaQ", "TriviaQA", "WebQ", "AlpacaEval"]
+    row = next(r for r in board.table1 if r.label == "OpenAudioBench")
+    assert row.cells[0].score == pytest.approx((80 + 60 + 50 + 77.4) / 4) and not row.cells[0].missing
+    korean = next(r for r in board.table1 if r.label == "KOpenAudioBench")
+    assert korean.cells[0].score == pytest.approx((80 + 60 + 50 + 65.0) / 4)
+    pair = next(p for p in board.table5 if p.kind == "openaudiobench")
+    alpaca = next(r for r in pair.rows if r.key == "alpacaeval_full")
+    assert (alpaca.label, alpaca.ko_label) == ("AlpacaEval", "KAlpacaEval")
+    assert (alpaca.en[0].score, alpaca.en[0].n, alpaca.ko[0].score, alpaca.ko[0].n) == (77.4, 636, 65.0, 614)
+    assert alpaca.gap[0].score == pytest.approx(65.0 - 77.4)
+    assert alpaca.en[0].subset == stored  # the cell links to the subset as the run stored it
+    assert [r.label for r in pair.rows] == ["LlamaQ", "TriviaQA", "WebQ", "AlpacaEval"]
 
 
 @pytest.mark.django_db
@@ -100,6 +100,6 @@ def test_a_benchmark_without_alpacaeval_names_it_by_the_new_name(admin):
     run_with_scores(model("Qwen2.5-Omni"), {"llama_questions": (70.0, 3)},
                     benchmark=source_benchmark("openaudiobench", "openaudiobench"))
 
-    cell = next(r for r in leaderboard.leaderboard().table1 if r["label"] == "OpenAudioBench")["cells"][0]
+    cell = next(r for r in leaderboard.leaderboard().table1 if r.label == "OpenAudioBench").cells[0]
 
     assert cell.score is None and cell.missing == ("trivia_qa", "web_questions", "alpacaeval_full")

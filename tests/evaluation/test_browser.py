@@ -5,7 +5,8 @@ to an item with its response, score and judge calls."""
 
 import pytest
 
-from apps.evaluation.services import create_model, create_run, import_responses, start_evaluation
+from apps.evaluation.responses import import_responses
+from apps.evaluation.services import create_model, create_run, start_evaluation
 from apps.jobs.services import run_job
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -7,7 +7,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from apps.evaluation import leaderboard
+from apps.evaluation.leaderboard import selectors as leaderboard
 from apps.evaluation.models import SubsetScore
 from tests.evaluation.boards import model, run_with_scores, scored_items, source_benchmark
 

@@ -44,7 +44,7 @@ from django.test import Client
 from django.urls import reverse
 from apps.accounts.models import User
 from apps.agents.models import AgentCall
-from apps.evaluation import leaderboard
+from apps.evaluation.leaderboard import selectors as leaderboard
 from apps.evaluation.models import EvaluationRun, ItemScore
 from apps.releases.models import Release
 from apps.sources.models import SourceSample
@@ -59,16 +59,16 @@ strong, middling = (EvaluationRun.objects.get(model__name=n, benchmark_name="voi
 print(json.dumps({
     "models": [str(m) for m in board.models],
     "demo_models": [str(m) for m in board.demo_models],
-    "table1": {r["label"]: [None if c.score is None else round(c.score, 2) for c in r["cells"]] for r in board.table1},
-    "missing": sorted({s for r in board.table1 for c in r["cells"] for s in c.missing}),
-    "table5": {p["label"]: [[row["key"], [c.score is not None for c in row["gap"]]] for row in p["rows"]]
+    "table1": {r.label: [None if c.score is None else round(c.score, 2) for c in r.cells] for r in board.table1},
+    "missing": sorted({s for r in board.table1 for c in r.cells for s in c.missing}),
+    "table5": {p.label: [[row.key, [c.score is not None for c in row.gap]] for row in p.rows]
                for p in board.table5},
     "gaps": len(board.gaps),
     "korean": sorted({(str(r.model), r.benchmark_name) for r in runs if r.language == "ko"}),
     "judges": sorted({r.judge_model for r in runs if r.family == "spoken-qa"}),
     "statuses": sorted({r.status for r in runs}),
     "compare": leaderboard.compare(strong, middling, resamples=200)["overall"]["n"],
-    "table6": board.table6 and {row["key"]: [c.score for c in row["cells"]] for row in board.table6["rows"]},
+    "table6": board.table6 and {row.key: [c.score for c in row.cells] for row in board.table6.rows},
     "leaderboard": [page.status_code, 'id="kmmau-empty"' in page.content.decode(), "Number of Speakers" in page.content.decode()],
     "agreements": [(a["spoken"], a["audio"], a.get("n"), a.get("spearman"), a.get("refused")) for a in board.agreements],
     "counts": [len(runs), ItemScore.objects.count(), AgentCall.objects.count(), Release.objects.count(),

@@ -5,7 +5,8 @@ each subset's score is stored per method with its n, the judge primary where Voi
 import pytest
 
 from apps.evaluation.models import EvalItem, ItemScore, RunStatus, SubsetScore
-from apps.evaluation.services import import_responses, start_evaluation
+from apps.evaluation.responses import import_responses
+from apps.evaluation.services import start_evaluation
 
 
 @pytest.fixture
@@ -119,7 +120,7 @@ def test_the_budget_cap_stops_the_judge_and_says_so(english_run, response_file, 
 @pytest.mark.django_db
 def test_an_evaluator_failing_on_one_item_leaves_that_item_unscored_with_the_error(
         english_run, response_file, fake_llm, judge_model, inline_jobs, admin, monkeypatch):
-    from apps.evaluation import services
+    from apps.evaluation import jobs as services
 
     _import(english_run, response_file, {q: "B, Canberra" for q in english_run.items.values_list("question", flat=True)})
     fake_llm.always({"answer": "Yes"})

@@ -8,7 +8,8 @@ import json
 import pytest
 
 from apps.evaluation.models import ItemScore, SubsetScore
-from apps.evaluation.services import create_run, import_responses, start_evaluation
+from apps.evaluation.responses import import_responses
+from apps.evaluation.services import create_run, start_evaluation
 from tests.releases.conftest import build  # noqa: F401 (fixture)
 from tests.releases.test_spoken_qa import synthesize, versions  # noqa: F401 (fixtures)
 

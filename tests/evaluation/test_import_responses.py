@@ -6,7 +6,7 @@ import pytest
 
 from apps.core.errors import Conflict, FileRefused
 from apps.evaluation.models import EvalItem, ItemScore, RunStatus, SubsetScore
-from apps.evaluation.services import import_responses
+from apps.evaluation.responses import import_responses
 
 
 def _answers(run):

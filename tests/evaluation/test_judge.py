@@ -13,7 +13,7 @@ from apps.agents.models import AgentCall, CachedResponse, CallStatus
 from apps.agents.services import AgentNeedsAttention, forget_refused_settings
 from apps.evaluation.judge import judge_item
 from apps.evaluation.models import EvalItem, EvaluationRun, ItemScore
-from apps.evaluation.services import import_responses
+from apps.evaluation.responses import import_responses
 
 
 @pytest.fixture(autouse=True)

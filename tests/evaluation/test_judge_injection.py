@@ -26,7 +26,8 @@ from apps.evaluation.judge import (
     neutralise,
 )
 from apps.evaluation.models import EvalItem, EvaluationRun, ItemScore
-from apps.evaluation.services import import_responses, start_evaluation
+from apps.evaluation.responses import import_responses
+from apps.evaluation.services import start_evaluation
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,8 @@ from django.urls import reverse
 
 from apps.agents.services import forget_refused_settings
 from apps.evaluation.models import EvaluationRun, ItemScore
-from apps.evaluation.services import import_responses, start_evaluation
+from apps.evaluation.responses import import_responses
+from apps.evaluation.services import start_evaluation
 from tests.evaluation.boards import model, run_with_scores, source_benchmark
 
 

@@ -11,8 +11,9 @@ import pytest
 
 from apps.consultations.rulebooks import load_rulebooks
 from apps.evaluation.models import ItemScore, SubsetScore
+from apps.evaluation.responses import import_responses
 from apps.evaluation.scoring import score_response
-from apps.evaluation.services import create_run, import_responses, start_evaluation
+from apps.evaluation.services import create_run, start_evaluation
 from apps.sources.models import SourceBenchmark, SourceSample
 from apps.sources.services import import_benchmark
 from apps.transfer.hypertranslation.services import start_translation_run

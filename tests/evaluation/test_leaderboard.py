@@ -5,14 +5,14 @@ SpokenQA and audio-understanding rankings compared."""
 
 import pytest
 
-from apps.evaluation import leaderboard
+from apps.evaluation.leaderboard import selectors as leaderboard
 from tests.evaluation.boards import MODELS, TABLE1, model, paper_board, run_with_scores, source_benchmark
 
 pytestmark = pytest.mark.django_db
 
 
 def _row(board, label):
-    return next(r for r in board.table1 if r["label"] == label)
+    return next(r for r in board.table1 if r.label == label)
 
 
 def _columns(board):
@@ -27,7 +27,7 @@ def test_table5_gives_table1_for_the_eight_models_except_one_printed_cell(admin)
     columns = _columns(board)
     off = []
     for label, printed in TABLE1.items():
-        cells = dict(zip(columns, _row(board, label)["cells"], strict=True))
+        cells = dict(zip(columns, _row(board, label).cells, strict=True))
         for name, value in zip(MODELS, printed, strict=True):
             if abs(cells[name].score - value) > 0.1:
                 off.append((label, name, round(cells[name].score, 2), value))
@@ -41,17 +41,17 @@ def test_it_marks_the_best_and_second_best_per_row_and_shows_n(admin):
 
     board = leaderboard.leaderboard()
 
-    kvb = dict(zip(_columns(board), _row(board, "KVoiceBench")["cells"], strict=True))
+    kvb = dict(zip(_columns(board), _row(board, "KVoiceBench").cells, strict=True))
     assert kvb["Raon-Speech"].mark == "best"                # 66.6
     assert kvb["Fun-Audio Chat"].mark == "second"           # 50.1
     assert {c.mark for n, c in kvb.items() if n not in ("Raon-Speech", "Fun-Audio Chat")} == {""}
     assert kvb["Raon-Speech"].n == 900                      # nine subsets of 100 scored items
-    oab = dict(zip(_columns(board), _row(board, "OpenAudioBench")["cells"], strict=True))
+    oab = dict(zip(_columns(board), _row(board, "OpenAudioBench").cells, strict=True))
     assert oab["MiniCPM-o 4.5"].mark == "best" and oab["Fun-Audio Chat"].mark == "second"
 
 
 def test_tied_scores_share_their_mark():
-    cells = [leaderboard.Cell(70.0), leaderboard.Cell(70.0), leaderboard.Cell(60.0), leaderboard.Cell(None)]
+    cells = [leaderboard.Cell(score=70.0), leaderboard.Cell(score=70.0), leaderboard.Cell(score=60.0), leaderboard.Cell()]
 
     leaderboard.mark_row(cells)
 
@@ -65,7 +65,7 @@ def test_a_benchmark_with_a_subset_missing_names_it_instead_of_a_smaller_mean(ad
 
     board = leaderboard.leaderboard()
 
-    cell = _row(board, "VoiceBench")["cells"][0]
+    cell = _row(board, "VoiceBench").cells[0]
     assert cell.score is None and cell.missing == ("advbench",) and cell.run_id == run.pk
     assert len(cell.subsets) == 8 and cell.n == 80
 
@@ -78,9 +78,9 @@ def test_regional_splits_count_as_their_subset_weighted_by_items(admin):
 
     board = leaderboard.leaderboard()
 
-    sdqa = next(r for r in board.table5[0]["rows"] if r["key"] == "sd-qa")["en"][0]
+    sdqa = next(r for r in board.table5[0].rows if r.key == "sd-qa").en[0]
     assert sdqa.score == pytest.approx(80.0) and sdqa.n == 40 and sdqa.subset == ""  # (90*30 + 50*10) / 40
-    assert _row(board, "VoiceBench")["cells"][0].score == pytest.approx((8 * 50 + 80) / 9)
+    assert _row(board, "VoiceBench").cells[0].score == pytest.approx((8 * 50 + 80) / 9)
 
 
 def test_english_and_korean_subsets_sit_side_by_side_with_the_gap(admin):
@@ -88,15 +88,15 @@ def test_english_and_korean_subsets_sit_side_by_side_with_the_gap(admin):
 
     board = leaderboard.leaderboard()
 
-    voicebench = next(p for p in board.table5 if p["kind"] == "voicebench")
-    assert (voicebench["en"], voicebench["ko"]) == ("voicebench", "kvoicebench")
-    advbench = next(r for r in voicebench["rows"] if r["key"] == "advbench")
-    by_model = dict(zip(_columns(board), zip(advbench["en"], advbench["ko"], advbench["gap"], strict=True), strict=True))
+    voicebench = next(p for p in board.table5 if p.kind == "voicebench")
+    assert (voicebench.en, voicebench.ko) == ("voicebench", "kvoicebench")
+    advbench = next(r for r in voicebench.rows if r.key == "advbench")
+    by_model = dict(zip(_columns(board), zip(advbench.en, advbench.ko, advbench.gap, strict=True), strict=True))
     en, ko, gap = by_model["Audio Flamingo3"]
     assert (en.score, ko.score) == (48.7, 5.7) and gap.score == pytest.approx(-43.0)  # seed 000 5.2's safety drop
     assert en.subset == "advbench" and en.run_id != ko.run_id
-    assert advbench["label"] == "AdvBench" and advbench["ko_label"] == "KAdvBench"
-    assert {g["model"] for g in board.gaps} == {m.pk for m in board.models}
+    assert advbench.label == "AdvBench" and advbench.ko_label == "KAdvBench"
+    assert {g["model"] for g in board.gaps} == {m.id for m in board.models}
 
 
 def test_kmmau_by_capability_with_its_average(admin):
@@ -104,11 +104,11 @@ def test_kmmau_by_capability_with_its_average(admin):
 
     board = leaderboard.leaderboard()
 
-    rows = {r["key"]: r for r in board.table6["rows"]}
-    assert [r["category"] for r in board.table6["rows"]].count("Acoustic") == 3
-    word_order = dict(zip(_columns(board), rows["word_order"]["cells"], strict=True))
+    rows = {r.key: r for r in board.table6.rows}
+    assert [r.category for r in board.table6.rows].count("Acoustic") == 3
+    word_order = dict(zip(_columns(board), rows["word_order"].cells, strict=True))
     assert word_order["Step-Audio 2 Mini"].score == 94.0 and word_order["Step-Audio 2 Mini"].mark == "second"
-    average = dict(zip(_columns(board), board.table6["average"], strict=True))
+    average = dict(zip(_columns(board), board.table6.average, strict=True))
     assert average["Raon-Speech"].score == pytest.approx(71.83, abs=0.01) and average["Raon-Speech"].mark == "best"
 
 
@@ -146,5 +146,5 @@ def test_a_model_shows_its_newest_scored_run_per_benchmark(admin):
 
     board = leaderboard.leaderboard()
 
-    mmsu = next(r for r in board.table5[0]["rows"] if r["key"] == "mmsu")["en"][0]
+    mmsu = next(r for r in board.table5[0].rows if r.key == "mmsu").en[0]
     assert mmsu.score == 60.0 and mmsu.run_id == newer.pk

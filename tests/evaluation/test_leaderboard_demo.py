@@ -8,7 +8,8 @@ import io
 import pytest
 from django.urls import reverse
 
-from apps.evaluation import demo, leaderboard
+from apps.evaluation import demo
+from apps.evaluation.leaderboard import selectors as leaderboard
 from apps.evaluation.models import EvaluationRun, ItemScore
 from apps.pages import demo_provider
 
@@ -49,9 +50,9 @@ def test_three_demo_models_are_scored_by_the_evaluation_and_shown_as_demo_answer
     names = ["Demo middling scripted", "Demo strong scripted", "Demo weak scripted"]
     assert [str(m) for m in board.demo_models] == names
     for row in board.table1:  # a mean for every model on every benchmark, strong > middling > weak
-        middling, strong, weak = (c.score for c in row["cells"])
-        assert not any(c.missing for c in row["cells"]) and strong > middling > weak, row["label"]
-    subsets = {row["key"]: row["en"] for pair in board.table5 for row in pair["rows"]}
+        middling, strong, weak = (c.score for c in row.cells)
+        assert not any(c.missing for c in row.cells) and strong > middling > weak, row.label
+    subsets = {row.key: row.en for pair in board.table5 for row in pair.rows}
     assert len(subsets) == 13 and all(c.score is not None for cells in subsets.values() for c in cells)
     assert subsets["sd-qa"][1].n == 4
     judged = ItemScore.objects.filter(item__run__in=runs, method="judge")

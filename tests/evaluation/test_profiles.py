@@ -8,14 +8,12 @@ import dataclasses
 import pytest
 from django.urls import reverse
 
-from apps.evaluation import leaderboard, leaderboard_export
+from apps.evaluation.jobs import compute_subset_scores
+from apps.evaluation.leaderboard import export as leaderboard_export
+from apps.evaluation.leaderboard import selectors as leaderboard
 from apps.evaluation.models import ItemScore, RunStatus, SubsetScore
-from apps.evaluation.services import (
-    compute_subset_scores,
-    import_responses,
-    start_evaluation,
-    start_rescoring,
-)
+from apps.evaluation.responses import import_responses
+from apps.evaluation.services import start_evaluation, start_rescoring
 from tests.evaluation import boards
 
 ANSWERS = {
@@ -49,7 +47,7 @@ def evaluated(english_run, response_file, fake_llm, judge_model, inline_jobs, ad
 
 def _newer_sori_reader(monkeypatch, version="reader-2"):
     """The sori reader as a new version would be: the same reading, another version string."""
-    from apps.evaluation import services
+    from apps.evaluation import jobs as services
 
     real = services.score_response
 
@@ -127,7 +125,7 @@ def test_the_leaderboard_reads_one_profile_and_names_each_cells_versions(evaluat
     sori, voicebench = leaderboard.leaderboard(), leaderboard.leaderboard(profile="voicebench")
 
     assert (sori.profile, voicebench.profile) == ("sori", "voicebench")
-    mmsu = {b.profile: next(r for r in b.table5[0]["rows"] if r["key"] == "mmsu")["en"][0] for b in (sori, voicebench)}
+    mmsu = {b.profile: next(r for r in b.table5[0].rows if r.key == "mmsu").en[0] for b in (sori, voicebench)}
     assert mmsu["sori"].version == "reader-2" and mmsu["voicebench"].version not in ("", "reader-2")
     exported = leaderboard_export.as_json(voicebench)
     assert exported["profile"] == "voicebench"
@@ -146,12 +144,12 @@ def test_a_gap_is_only_between_runs_read_the_same_way(admin):
                                score=55.0, n=10, primary=True)
 
     def mmsu_row(profile):
-        pair = next(p for p in leaderboard.leaderboard(profile=profile).table5 if p["kind"] == "voicebench")
-        return next(r for r in pair["rows"] if r["key"] == "mmsu")
+        pair = next(p for p in leaderboard.leaderboard(profile=profile).table5 if p.kind == "voicebench")
+        return next(r for r in pair.rows if r.key == "mmsu")
 
-    assert mmsu_row("sori")["gap"][0].score == pytest.approx(-20.0)
+    assert mmsu_row("sori").gap[0].score == pytest.approx(-20.0)
     row = mmsu_row("voicebench")
-    assert row["en"][0].score == 55.0 and row["ko"][0].score is None and row["gap"][0].score is None
+    assert row.en[0].score == 55.0 and row.ko[0].score is None and row.gap[0].score is None
 
 
 @pytest.mark.django_db

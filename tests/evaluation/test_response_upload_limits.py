@@ -96,7 +96,7 @@ def test_two_million_dictionary_encoded_rows_are_refused_from_the_row_count(as_a
 def test_a_column_the_import_does_not_read_is_never_decoded(english_run, response_file):
     """Within the limits an unknown column is ignored, as in a CSV, and not read at all: a broken value in
     it (a text over the cell limit) does not refuse the file."""
-    from apps.evaluation.services import import_responses
+    from apps.evaluation.responses import import_responses
 
     ids = _items(english_run)
     body = _parquet(pa.table({"id": ids, "response": [f"answer {n}" for n in range(len(ids))],
@@ -198,7 +198,7 @@ def test_text_responses_in_every_register_and_form_are_kept_as_written(as_admin,
 def test_a_number_as_an_id_is_still_read_as_its_text(english_run):
     """The id keeps the reader's convention (a JSON 7 is the id "7"); only the response must be text."""
     from apps.core.errors import FileRefused
-    from apps.evaluation.services import import_responses
+    from apps.evaluation.responses import import_responses
 
     rows = [{"id": i, "response": "x"} for i in _items(english_run)] + [{"id": 7, "response": "x"}]
     with pytest.raises(FileRefused) as refused:

@@ -5,7 +5,7 @@ import pytest
 
 from apps.core.errors import InvalidInput
 from apps.evaluation import aggregate, leaderboard, scoring
-from apps.evaluation.services import is_sd_qa
+from apps.evaluation.jobs import is_sd_qa
 from apps.sources import catalogue, formats
 from apps.sources.catalogue import KMMAU, OPENAUDIOBENCH, VOICEBENCH
 from apps.transfer import checker_data

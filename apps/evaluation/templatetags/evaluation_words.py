@@ -2,7 +2,7 @@
 
 from django import template
 
-from apps.evaluation.leaderboard import subset_name as _subset_name
+from apps.evaluation.leaderboard.selectors import subset_name as _subset_name
 from apps.evaluation.models import ScoreMethod
 
 register = template.Library()

@@ -4,11 +4,9 @@ from django.core.management.base import CommandError
 
 from apps.accounts.models import User
 from apps.core.errors import ApplicationError
-from apps.evaluation import services
+from apps.evaluation import references, services
 from apps.evaluation.models import EvaluatedModel, EvaluationRun
 from apps.jobs.services import run_here
-from apps.releases.models import Release
-from apps.sources.models import SourceBenchmark
 
 
 def add_run_arguments(parser) -> None:
@@ -17,7 +15,7 @@ def add_run_arguments(parser) -> None:
     parser.add_argument("--model-version", default="", help="the model's version")
     parser.add_argument("--endpoint", default="", help="(new model) its OpenAI-compatible base URL, e.g. http://gpu-1:8000/v1")
     parser.add_argument("--served-model", default="", help="(new model) the model name the endpoint serves")
-    parser.add_argument("--benchmark", help="release:NAME@VERSION (a built release) or source:NAME (an English source benchmark)")
+    parser.add_argument("--benchmark", help="release:NAME[@VERSION] (a built release) or source:NAME (an English source benchmark), or either by id")
     parser.add_argument("--user", help="username of the admin acting (default: the first admin)")
 
 
@@ -55,20 +53,15 @@ def the_run(options, user) -> EvaluationRun:
 
 
 def benchmark(spec: str):
-    kind, _, rest = spec.partition(":")
-    if kind == "source":
-        found = SourceBenchmark.objects.filter(name=rest).first()
-        if found is None:
-            raise CommandError(f"no source benchmark {rest!r}")
-        return None, found
-    if kind == "release":
-        name, _, version = rest.partition("@")
-        releases = Release.objects.filter(name=name)
-        found = releases.filter(version=version).first() if version else releases.order_by("-created_at").first()
-        if found is None:
-            raise CommandError(f"no release {rest!r}")
-        return found, None
-    raise CommandError(f"--benchmark {spec!r}: use release:NAME@VERSION or source:NAME")
+    """(release, source benchmark) as --benchmark names it (apps.evaluation.references)."""
+    try:
+        ref = references.parse_benchmark(spec)
+    except ApplicationError:
+        raise CommandError(f"--benchmark {spec!r}: use release:NAME@VERSION or source:NAME (or either by id)") from None
+    try:
+        return references.find_benchmark(ref)
+    except ApplicationError as exc:
+        raise CommandError(exc.message) from None
 
 
 def run_inline(start):

@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from apps.core.errors import ApplicationError
-from apps.evaluation import services
+from apps.evaluation import responses
 from apps.evaluation.management.commands._common import acting_user, add_run_arguments, the_run
 
 
@@ -20,7 +20,7 @@ class Command(BaseCommand):
         user = acting_user(options.get("user"))
         run = the_run(options, user)
         try:
-            count = services.import_responses(run=run, source=file, acting_user=user)
+            count = responses.import_responses(run=run, source=file, acting_user=user)
         except ApplicationError as exc:
             raise CommandError("\n".join(exc.lines())) from None
         self.stdout.write(f"Imported {count} responses into run {run.pk} ({run}). "

@@ -9,8 +9,9 @@ from django.shortcuts import render
 
 from apps.accounts.permissions import require
 from apps.core.errors import ApplicationError, NotFound
-from apps.evaluation import leaderboard, leaderboard_export
-from apps.evaluation.leaderboard_figures import gap_svg, ranks_svg
+from apps.evaluation.leaderboard import export as leaderboard_export
+from apps.evaluation.leaderboard import selectors as leaderboard
+from apps.evaluation.leaderboard.figures import gap_svg, ranks_svg
 from apps.evaluation.models import EvaluationRun, Profile
 from apps.evaluation.scoring import DEFAULT_PROFILE, PROFILES
 
@@ -30,17 +31,18 @@ def _profile(request) -> str:
 def board(request):
     require(request.user, "evaluation.view")
     data = leaderboard.leaderboard(profile=_profile(request))
-    names = [str(m) for m in data.models]
-    table5 = [{**pair, "rows": [{**row, "triples": list(zip(row["en"], row["ko"], row["gap"], strict=True))}
-                                for row in pair["rows"]]} for pair in data.table5]
+    names = [m.label for m in data.models]
+    # Table 5 on the page: per subset row, each model's English, Korean and gap cells side by side.
+    table5 = [(pair, [(row, list(zip(row.en, row.ko, row.gap, strict=True))) for row in pair.rows])
+              for pair in data.table5]
     # A subset two benchmarks share (AlpacaEval) is named with its benchmark the second time.
     gap_rows, seen = [], set()
     for pair in data.table5:
-        for row in pair["rows"]:
-            label = row["ko_label"] if row["ko_label"] not in seen else f"{row['ko_label']} ({pair['ko_label']})"
-            seen.add(row["ko_label"])
-            gap_rows.append({"label": label, "gaps": [c.score for c in row["gap"]]})
-    models = {m.pk: str(m) for m in data.models}
+        for row in pair.rows:
+            label = row.ko_label if row.ko_label not in seen else f"{row.ko_label} ({pair.ko_label})"
+            seen.add(row.ko_label)
+            gap_rows.append({"label": label, "gaps": [c.score for c in row.gap]})
+    models = {m.id: m.label for m in data.models}
     agreements = [{**a, "figure": ranks_svg(a, models)} if "refused" not in a else a for a in data.agreements]
     return render(request, "evaluation/leaderboard.html", {
         "board": data, "table5": table5, "gap_figure": gap_svg(gap_rows, names), "agreements": agreements,

@@ -1,6 +1,6 @@
 """The leaderboard as files: JSON (what the API returns), CSV (one row per score, for a spreadsheet or pandas) and
 Markdown (Tables 1, 5 and 6 laid out as seed 000 prints them, best in bold and second underlined, ready to paste
-into a paper). All three are made from one leaderboard.Board, so they never disagree with the page.
+into a paper). All three are made from one typed board (leaderboard.board.Board), so they never disagree with the page.
 
 Each also says how the judge of every run on the board was asked (EvaluationRun.judge_model and judge_sampling):
 VoiceBench's judge samples n=3 at temperature 0.5, top-p 0.95, and a judge model that refused a setting sampled
@@ -14,8 +14,7 @@ import html
 import io
 
 from apps.core import csvsafe
-from apps.evaluation.leaderboard import Board, Cell
-from apps.evaluation.models import EvaluationRun
+from apps.evaluation.leaderboard.board import Board, Cell
 
 CSV_COLUMNS = ["table", "section", "benchmark", "language", "subset", "model", "version", "demo", "score", "n", "mark",
                "missing", "run", "profile", "reader_version", "judge", "judge_refused"]
@@ -26,47 +25,9 @@ PROFILE_NOTES = {
 }
 
 
-def _model(m, board: Board) -> dict:
-    return {"id": m.pk, "name": m.name, "version": m.version, "label": str(m), "demo": m in board.demo_models}
-
-
-def _cells(board: Board, cells: list[Cell]) -> list[dict]:
-    return [{"model": m.pk, **c.as_dict()} for m, c in zip(board.models, cells, strict=True)]
-
-
-def judges(board: Board) -> dict[int, dict]:
-    """run id -> how its judge was asked, for the board's runs that were judged: {"run", "benchmark", "model",
-    "judge_model", "temperature", "top_p", "n", "requests", "refused"} (sampling keys absent for a run judged
-    before they were recorded)."""
-    shown = {c.run_id: (r["name"], str(m)) for r in board.table1 for m, c in zip(board.models, r["cells"], strict=True)
-             if c.run_id}
-    rows = EvaluationRun.objects.filter(pk__in=shown).exclude(judge_model="").values_list("pk", "judge_model", "judge_sampling")
-    return {pk: {"run": pk, "benchmark": shown[pk][0], "model": shown[pk][1], "judge_model": judge,
-                 **{k: v for k, v in (sampling or {}).items() if k in ("temperature", "top_p", "n", "requests")},
-                 "refused": list((sampling or {}).get("refused") or [])}
-            for pk, judge, sampling in sorted(rows)}
-
-
 def as_json(board: Board) -> dict:
-    return {
-        "profile": board.profile,
-        "models": [_model(m, board) for m in board.models],
-        "benchmarks": [{"name": r["name"], "label": r["label"], "section": r["section"], "kind": r["kind"],
-                        "language": r["language"], "subsets": r["subsets"], "scores": _cells(board, r["cells"])}
-                       for r in board.table1],
-        "subsets": [{"kind": p["kind"], "source": p["source"], "english": p["en"], "korean": p["ko"],
-                     "rows": [{"subset": row["key"], "label": row["label"], "korean_label": row["ko_label"],
-                               "english": _cells(board, row["en"]), "korean": _cells(board, row["ko"]),
-                               "gap": _cells(board, row["gap"])} for row in p["rows"]]}
-                    for p in board.table5],
-        "kmmau": None if board.table6 is None else {
-            "name": board.table6["name"],
-            "capabilities": [{"capability": r["key"], "label": r["label"], "category": r["category"],
-                              "scores": _cells(board, r["cells"])} for r in board.table6["rows"]],
-            "average": _cells(board, board.table6["average"])},
-        "rank_agreement": [dict(a) for a in board.agreements],
-        "judges": list(judges(board).values()),
-    }
+    """The API's answer: the typed board as its schema says."""
+    return board.as_json()
 
 
 def _fmt(value: float | None) -> str:
@@ -78,26 +39,26 @@ def as_csv(board: Board) -> str:
     out = io.StringIO()
     writer = csvsafe.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
-    judged = judges(board)
+    judged = {j["run"]: j for j in board.judges}
 
     def rows(table, section, benchmark, language, subset, cells):
         for m, c in zip(board.models, cells, strict=True):
             if c.score is None and not c.missing:
                 continue
             judge = judged.get(c.run_id) or {}
-            writer.writerow([table, section, benchmark, language, subset, m.name, m.version, "yes" if m in board.demo_models else "",
+            writer.writerow([table, section, benchmark, language, subset, m.name, m.version, "yes" if m.demo else "",
                              _fmt(c.score), c.n, c.mark, " ".join(c.missing), c.run_id or "", board.profile, c.version,
                              judge.get("judge_model", ""), " ".join(judge.get("refused", []))])
 
     for r in board.table1:
-        rows("benchmark", r["section"], r["name"], r["language"], "", r["cells"])
+        rows("benchmark", r.section, r.name, r.language, "", r.cells)
     for p in board.table5:
-        for row in p["rows"]:
-            rows("subset", "SpokenQA", p["en"], "en", row["key"], row["en"])
-            rows("subset", "SpokenQA", p["ko"], "ko", row["key"], row["ko"])
+        for row in p.rows:
+            rows("subset", "SpokenQA", p.en, "en", row.key, row.en)
+            rows("subset", "SpokenQA", p.ko, "ko", row.key, row.ko)
     if board.table6:
-        for row in board.table6["rows"]:
-            rows("capability", row["category"], board.table6["name"], "ko", row["key"], row["cells"])
+        for row in board.table6.rows:
+            rows("capability", row.category, board.table6.name, "ko", row.key, row.cells)
     return out.getvalue()
 
 
@@ -134,23 +95,23 @@ def as_markdown(board: Board) -> str:
            "Table 1: Benchmark-level results. Bold and underline mark the best and second best per row.", ""]
     lines, section = [], None
     for r in board.table1:
-        if r["section"] != section:
-            section = r["section"]
+        if r.section != section:
+            section = r.section
             lines.append([f"*{section}*"] + [""] * len(names))
-        lines.append([r["label"] if r["label"] != r["kind"] else r["name"]] + [_md_cell(c) for c in r["cells"]])
+        lines.append([r.label if r.label != r.kind else r.name] + [_md_cell(c) for c in r.cells])
     out += _md_table(["Benchmark", *names], lines)
     for p in board.table5:
-        out += ["", f"Table 5 ({p['label']} / {p['ko_label']}): subset scores, English then Korean, and the gap "
+        out += ["", f"Table 5 ({p.label} / {p.ko_label}): subset scores, English then Korean, and the gap "
                     "(Korean minus English).", ""]
-        lines = [[row["label"]] + [_md_cell(c) for c in row["en"]] for row in p["rows"]]
-        lines += [[row["ko_label"]] + [_md_cell(c) for c in row["ko"]] for row in p["rows"]]
-        lines += [[f"Gap {row['label']}"] + [("–" if c.score is None else f"{c.score:+.1f}") for c in row["gap"]]
-                  for row in p["rows"]]
+        lines = [[row.label] + [_md_cell(c) for c in row.en] for row in p.rows]
+        lines += [[row.ko_label] + [_md_cell(c) for c in row.ko] for row in p.rows]
+        lines += [[f"Gap {row.label}"] + [("–" if c.score is None else f"{c.score:+.1f}") for c in row.gap]
+                  for row in p.rows]
         out += _md_table(["Subset", *names], lines)
     if board.table6:
         out += ["", "Table 6: KMMAU accuracy (%) by capability.", ""]
-        lines = [[f"{r['category']}: {r['label']}"] + [_md_cell(c) for c in r["cells"]] for r in board.table6["rows"]]
-        lines.append(["Average"] + [_md_cell(c) for c in board.table6["average"]])
+        lines = [[f"{r.category}: {r.label}"] + [_md_cell(c) for c in r.cells] for r in board.table6.rows]
+        lines.append(["Average"] + [_md_cell(c) for c in board.table6.average])
         out += _md_table(["Capability", *names], lines)
     if demo:
         out += ["", f"Demo answers, not a real model: {', '.join(map(_md_text, demo))}."]
@@ -161,7 +122,7 @@ def as_markdown(board: Board) -> str:
 def _judge_notes(board: Board) -> list[str]:
     """One line per judge model (and what it refused) under the tables, naming the runs it judged."""
     groups: dict[tuple[str, bool, tuple[str, ...]], list[str]] = {}
-    for j in judges(board).values():
+    for j in board.judges:
         key = (j["judge_model"], "n" in j, tuple(j["refused"]))
         groups.setdefault(key, []).append(_md_text(f"{j['model']} on {j['benchmark']}"))
     lines = []

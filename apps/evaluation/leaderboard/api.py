@@ -1,6 +1,7 @@
-"""The leaderboard API: GET /api/evaluation/leaderboard/ (Tables 1, 5 and 6, the gaps and the rank agreements,
-the same JSON as the page's export) and GET /api/evaluation/compare/?a=<run>&b=<run> (two runs on the same
-items, a paired bootstrap interval per subset and over all paired items). Reads only; any signed-in user."""
+"""The leaderboard API: GET /api/evaluation/leaderboard/ (Tables 1, 5 and 6 and the rank agreements: the typed
+board of apps.evaluation.leaderboard.board, which is also its schema and the page's JSON export) and GET
+/api/evaluation/compare/?a=<run>&b=<run> (two runs on the same items, a paired bootstrap interval per subset and
+over all paired items). Reads only; any signed-in user."""
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -10,84 +11,13 @@ from rest_framework.views import APIView
 from apps.accounts.permissions import Can
 from apps.core.api import StrictInput, error_responses
 from apps.core.errors import NotFound
-from apps.evaluation import leaderboard, leaderboard_export
+from apps.evaluation.leaderboard import selectors as leaderboard
+from apps.evaluation.leaderboard.board import Board
 from apps.evaluation.models import EvaluationRun
 from apps.evaluation.scoring import DEFAULT_PROFILE, PROFILES
 
 
 # --- serializers -------------------------------------------------------------------------------------------
-class LeaderboardCellOut(serializers.Serializer):
-    model = serializers.IntegerField()
-    score = serializers.FloatField(allow_null=True, help_text="0-100; null when not scored or a subset is missing")
-    n = serializers.IntegerField(help_text="scored items behind the score")
-    run = serializers.IntegerField(allow_null=True, help_text="the run it comes from (its items: /api/evaluation/runs/<run>/items/)")
-    subsets = serializers.ListField(child=serializers.CharField(), help_text="the subsets a benchmark mean has")
-    missing = serializers.ListField(child=serializers.CharField(), help_text="the subsets a benchmark mean lacks")
-    mark = serializers.ChoiceField(choices=["best", "second", ""], help_text="bold (best) or underlined (second) in the row")
-    version = serializers.CharField(help_text="the reader (and judge) versions behind the score")
-
-
-class LeaderboardModelOut(serializers.Serializer):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-    version = serializers.CharField()
-    label = serializers.CharField()
-    demo = serializers.BooleanField(help_text="demo answers, not a real model")
-
-
-class LeaderboardBenchmarkOut(serializers.Serializer):
-    name = serializers.CharField()
-    label = serializers.CharField(help_text="VoiceBench, KVoiceBench, OpenAudioBench, KOpenAudioBench or KMMAU")
-    section = serializers.CharField()
-    kind = serializers.CharField()
-    language = serializers.CharField()
-    subsets = serializers.ListField(child=serializers.CharField(), help_text="the subsets its mean is over")
-    scores = LeaderboardCellOut(many=True)
-
-
-class LeaderboardSubsetRowOut(serializers.Serializer):
-    subset = serializers.CharField()
-    label = serializers.CharField()
-    korean_label = serializers.CharField()
-    english = LeaderboardCellOut(many=True)
-    korean = LeaderboardCellOut(many=True)
-    gap = LeaderboardCellOut(many=True, help_text="Korean minus English")
-
-
-class LeaderboardPairOut(serializers.Serializer):
-    kind = serializers.CharField()
-    source = serializers.CharField(help_text="the English source benchmark")
-    english = serializers.CharField(help_text="the English benchmark's name, empty when not evaluated")
-    korean = serializers.CharField(help_text="the Korean benchmark's name, empty when not evaluated")
-    rows = LeaderboardSubsetRowOut(many=True)
-
-
-class LeaderboardCapabilityOut(serializers.Serializer):
-    capability = serializers.CharField()
-    label = serializers.CharField()
-    category = serializers.CharField()
-    scores = LeaderboardCellOut(many=True)
-
-
-class LeaderboardKmmauOut(serializers.Serializer):
-    name = serializers.CharField()
-    capabilities = LeaderboardCapabilityOut(many=True)
-    average = LeaderboardCellOut(many=True)
-
-
-class LeaderboardOut(serializers.Serializer):
-    profile = serializers.ChoiceField(choices=PROFILES, help_text="the reading profile of every number")
-    models = LeaderboardModelOut(many=True)
-    benchmarks = LeaderboardBenchmarkOut(many=True, help_text="Table 1")
-    subsets = LeaderboardPairOut(many=True, help_text="Table 5")
-    kmmau = LeaderboardKmmauOut(allow_null=True, help_text="Table 6")
-    rank_agreement = serializers.ListField(child=serializers.DictField(), help_text=(
-        "per SpokenQA and audio-understanding benchmark pair: spearman, kendall, n and ranks, or `refused`"))
-    judges = serializers.ListField(child=serializers.DictField(), help_text=(
-        "per judged run: run, benchmark, model, judge_model, n, temperature, top_p, requests, and `refused`: the "
-        "sampling settings the judge model refused (then it sampled at its own default, not as VoiceBench's judge)"))
-
-
 class ProfileField(serializers.ChoiceField):
     """A reading profile in a query string; `?profile=` is refused (DRF would read a blank one as left out)."""
 
@@ -147,13 +77,13 @@ class CompareOut(serializers.Serializer):
 class LeaderboardView(APIView):
     permission_classes = [Can("evaluation.view", write="evaluation.manage")]
 
-    @extend_schema(parameters=[LeaderboardInput], responses={200: LeaderboardOut, **error_responses(400, 401, 403)})
+    @extend_schema(parameters=[LeaderboardInput], responses={200: Board, **error_responses(400, 401, 403)})
     def get(self, request):
         """The leaderboard under one reading profile: each model's newest scored run per benchmark, benchmark
         means, subsets English and Korean with the gap, KMMAU by capability, and the rank agreements."""
         data = LeaderboardInput(data=request.query_params)
         data.is_valid(raise_exception=True)
-        return Response(leaderboard_export.as_json(leaderboard.leaderboard(profile=data.validated_data["profile"])))
+        return Response(leaderboard.leaderboard(profile=data.validated_data["profile"]).as_json())
 
 
 class CompareView(APIView):

@@ -10,9 +10,9 @@ Every number is read under one reading profile (apps.evaluation.scoring.PROFILES
 `voicebench`), which the board names, and each cell names the reader versions behind it: English and Korean are
 only ever set side by side, and a gap only ever computed, under the same profile.
 
-A model's column holds, per benchmark, its newest run with subset scores under that profile. Which source benchmark a run measures
-is its source benchmark (English) or the source benchmark of its items (a Korean release keeps the English ids
-and links each item to its source sample), so KVoiceBench lines up with VoiceBench subset by subset."""
+A model's column holds, per benchmark, its newest run with subset scores under that profile. Which English source
+benchmark and which kind of benchmark a run measures are the run's own columns (english_source, kind: what
+create_run knew), so KVoiceBench lines up with VoiceBench subset by subset."""
 
 from __future__ import annotations
 
@@ -24,9 +24,18 @@ from django.db.models import F
 
 from apps.authoring.capabilities import SPECS, Capability
 from apps.core.errors import Conflict, InvalidInput
+from apps.evaluation.leaderboard.board import (
+    BenchmarkRow,
+    Board,
+    CapabilityRow,
+    Cell,
+    KmmauTable,
+    ModelColumn,
+    SourcePair,
+    SubsetRow,
+)
 from apps.evaluation.models import (
     AnswerSource,
-    EvalItem,
     EvaluatedModel,
     EvaluationRun,
     ItemScore,
@@ -101,31 +110,6 @@ def subset_name(stored: str) -> str:
 
 
 # --- pure building blocks ----------------------------------------------------------------------------------
-@dataclass
-class Cell:
-    """One score on the board: 0-100, the items behind it (n), the run and subset it links to, its mark among
-    the row's models ("best", "second" or ""), and for a benchmark mean the subsets it lacks."""
-
-    score: float | None = None
-    n: int = 0
-    run_id: int | None = None
-    subset: str = ""
-    subsets: tuple[str, ...] = ()
-    missing: tuple[str, ...] = ()
-    mark: str = ""
-    version: str = ""  # the reader (and judge) versions behind the score
-    missing_labels: tuple[str, ...] = ()  # the missing subsets in words, for the page
-
-
-    @property
-    def empty(self) -> bool:
-        return self.score is None and not self.missing and self.run_id is None
-
-    def as_dict(self) -> dict:
-        return {"score": None if self.score is None else round(self.score, 4), "n": self.n, "run": self.run_id,
-                "subsets": list(self.subsets), "missing": list(self.missing), "mark": self.mark, "version": self.version}
-
-
 def combine(parts: list[tuple[float, int]]) -> tuple[float, int]:
     """One subset from its stored splits (sd-qa's regions, mmsu's domains): the mean over all their items."""
     n = sum(k for _, k in parts)
@@ -142,10 +126,10 @@ def benchmark_cell(kind: str, scores: dict[str, tuple[float, int]], run_id: int 
     n = sum(scores[s][1] for s in have)
     version = join_versions((versions or {}).get(s, "") for s in have)
     if missing:
-        return Cell(None, n, run_id, subsets=have, missing=missing, version=version,
+        return Cell(n=n, run_id=run_id, subsets=have, missing=missing, version=version,
                     missing_labels=tuple(subset_label(kind, k) for k in missing))
     value = _aggregate().benchmark_score({k: v for k, (v, _) in scores.items()}, wanted)
-    return Cell(value, n, run_id, subsets=have, version=version)
+    return Cell(score=value, n=n, run_id=run_id, subsets=have, version=version)
 
 
 def join_versions(versions) -> str:
@@ -174,18 +158,6 @@ def rank_agreement(a: dict[str, float], b: dict[str, float]) -> dict:
 
 # --- reading the runs --------------------------------------------------------------------------------------
 @dataclass
-class Board:
-    models: list[EvaluatedModel]
-    profile: str = DEFAULT_PROFILE                      # the reading profile of every number on it
-    table1: list[dict] = field(default_factory=list)   # {"section", "kind", "language", "name", "label", "cells"}
-    table5: list[dict] = field(default_factory=list)   # per source pair: {"kind", "en", "ko", "rows": [...]}
-    table6: dict | None = None                          # {"name", "rows": [...], "average": cells}
-    gaps: list[dict] = field(default_factory=list)     # {"subset", "label", "model", "gap"}
-    agreements: list[dict] = field(default_factory=list)
-    demo_models: list[EvaluatedModel] = field(default_factory=list)  # models with a demo-answers run shown
-
-
-@dataclass
 class _Benchmark:
     name: str
     kind: str
@@ -208,30 +180,8 @@ def scored_runs(profile: str | None = None):
     newest per benchmark)."""
     scored = {"subset_scores__current": True} | ({"subset_scores__profile": profile} if profile else {})
     return (EvaluationRun.objects.filter(**scored).distinct()
-            .select_related("model", "source_benchmark")
+            .select_related("model", "english_source")
             .order_by(F("evaluated_at").desc(nulls_last=True), "-created_at", "-id"))
-
-
-def _source_of(runs: list[EvaluationRun]) -> dict[int, tuple[str, str]]:
-    """run id -> (source benchmark name, its format) for spoken-QA runs: the run's own source benchmark, else the
-    benchmark of its items' source samples (one query for all runs)."""
-    out = {r.pk: (r.source_benchmark.name, r.source_benchmark.format) for r in runs if r.source_benchmark_id}
-    others = [r.pk for r in runs if not r.source_benchmark_id and r.family != KMMAU]
-    for run_id, name, fmt in (EvalItem.objects.filter(run_id__in=others, source_sample__isnull=False)
-                              .values_list("run_id", "source_sample__benchmark__name", "source_sample__benchmark__format")
-                              .distinct()):
-        out.setdefault(run_id, (name, fmt))
-    return out
-
-
-def _kind_of(run: EvaluationRun, source: tuple[str, str] | None, subsets: list[str]) -> str:
-    if run.family == KMMAU:
-        return KMMAU
-    if source and source[1] in (VOICEBENCH, OPENAUDIOBENCH):
-        return source[1]
-    # A release whose items lost their source samples: the subsets say which benchmark it is.
-    oab = set(kind_subsets(OPENAUDIOBENCH))
-    return OPENAUDIOBENCH if subsets and all(subset_key(OPENAUDIOBENCH, s) in oab for s in subsets) else VOICEBENCH
 
 
 def _benchmarks(models: list[EvaluatedModel] | None, profile: str) -> list[_Benchmark]:
@@ -239,12 +189,11 @@ def _benchmarks(models: list[EvaluatedModel] | None, profile: str) -> list[_Benc
     rows = defaultdict(list)
     for s in SubsetScore.objects.filter(run__in=runs, primary=True, current=True, profile=profile).order_by("subset"):
         rows[s.run_id].append(s)
-    sources = _source_of(runs)
     benchmarks: dict[str, _Benchmark] = {}
     for run in runs:  # newest first: the first run of a model on a benchmark is the one shown
-        kind = _kind_of(run, sources.get(run.pk), [s.subset for s in rows[run.pk]])
+        kind = run.kind
         bench = benchmarks.setdefault(run.benchmark_name, _Benchmark(
-            run.benchmark_name, kind, run.language, (sources.get(run.pk) or ("", ""))[0]))
+            run.benchmark_name, kind, run.language, run.english_source.name if run.english_source else ""))
         if run.model_id in bench.runs:
             continue
         bench.runs[run.model_id] = run
@@ -278,7 +227,8 @@ def leaderboard(models: list[EvaluatedModel] | None = None, *, profile: str = DE
     columns = [m for m in (models if models is not None else EvaluatedModel.objects.order_by("name", "version")) if m.pk in shown]
     # Demo answers are a run's, not a model's: a demo model given real responses is not labelled as scripted.
     scripted = {m for b in benches for m, run in b.runs.items() if run.answer_source == AnswerSource.DEMO}
-    board = Board(models=columns, profile=profile, demo_models=[m for m in columns if m.pk in scripted])
+    board = Board(profile=profile, models=[ModelColumn(id=m.pk, name=m.name, version=m.version, label=str(m),
+                                                       demo=m.pk in scripted) for m in columns])
     ids = [m.pk for m in columns]
 
     for bench in sorted(benches, key=lambda b: (_section(b)[0], b.kind != VOICEBENCH, b.name)):
@@ -287,18 +237,38 @@ def leaderboard(models: list[EvaluatedModel] | None = None, *, profile: str = DE
             run = bench.runs.get(model_id)
             cells.append(benchmark_cell(bench.kind, bench.scores[model_id], run.pk, bench.versions[model_id]) if run else Cell())
         mark_row(cells)
-        board.table1.append({"section": _section(bench)[1], "kind": bench.kind, "language": bench.language,
-                             "name": bench.name, "label": BENCHMARK_LABELS.get((bench.kind, bench.language), bench.kind),
-                             "subsets": list(kind_subsets(bench.kind)), "cells": cells})
+        board.table1.append(BenchmarkRow(
+            section=_section(bench)[1], kind=bench.kind, language=bench.language, name=bench.name,
+            label=BENCHMARK_LABELS.get((bench.kind, bench.language), bench.kind), subsets=list(kind_subsets(bench.kind)),
+            cells=_columns(ids, cells)))
 
     board.table5 = _table5(benches, ids)
-    board.gaps = [{"kind": pair["kind"], "subset": row["key"], "label": row["label"], "model": model_id,
-                   "gap": cell.score}
-                  for pair in board.table5 for row in pair["rows"]
-                  for model_id, cell in zip(ids, row["gap"], strict=True) if cell.score is not None]
+    board.gaps = [{"kind": pair.kind, "subset": row.key, "label": row.label, "model": cell.model, "gap": cell.score}
+                  for pair in board.table5 for row in pair.rows for cell in row.gap if cell.score is not None]
     board.table6 = _table6(benches, ids)
     board.agreements = _agreements(board)
+    board.judges = _judges(board)
     return board
+
+
+def _columns(ids: list[int], cells: list[Cell]) -> list[Cell]:
+    """The row's cells, each naming the model of its column."""
+    for model_id, cell in zip(ids, cells, strict=True):
+        cell.model = model_id
+    return cells
+
+
+def _judges(board: Board) -> list[dict]:
+    """How the judge of each run in Table 1 was asked, for the runs that were judged: {"run", "benchmark",
+    "model", "judge_model", "temperature", "top_p", "n", "requests", "refused"} (sampling keys absent for a run
+    judged before they were recorded), by run id."""
+    names = {m.id: m.label for m in board.models}
+    shown = {c.run_id: (r.name, names[c.model]) for r in board.table1 for c in r.cells if c.run_id}
+    rows = EvaluationRun.objects.filter(pk__in=shown).exclude(judge_model="").values_list("pk", "judge_model", "judge_sampling")
+    return [{"run": pk, "benchmark": shown[pk][0], "model": shown[pk][1], "judge_model": judge,
+             **{k: v for k, v in (sampling or {}).items() if k in ("temperature", "top_p", "n", "requests")},
+             "refused": list((sampling or {}).get("refused") or [])}
+            for pk, judge, sampling in sorted(rows)]
 
 
 def _subset_cells(bench: _Benchmark | None, key: str, ids: list[int]) -> list[Cell]:
@@ -309,13 +279,13 @@ def _subset_cells(bench: _Benchmark | None, key: str, ids: list[int]) -> list[Ce
         if scored is None:
             cells.append(Cell(run_id=run.pk if run else None))
             continue
-        cells.append(Cell(scored[0], scored[1], run.pk, subset=bench.stored[model_id].get(key, ""),
+        cells.append(Cell(score=scored[0], n=scored[1], run_id=run.pk, subset=bench.stored[model_id].get(key, ""),
                           version=bench.versions[model_id].get(key, "")))
     mark_row(cells)
-    return cells
+    return _columns(ids, cells)
 
 
-def _table5(benches: list[_Benchmark], ids: list[int]) -> list[dict]:
+def _table5(benches: list[_Benchmark], ids: list[int]) -> list[SourcePair]:
     """Per spoken-QA source benchmark: each subset with the English run and the Korean run side by side, and
     the gap (Korean minus English) where both are scored."""
     spoken = [b for b in benches if b.kind != KMMAU]
@@ -329,42 +299,41 @@ def _table5(benches: list[_Benchmark], ids: list[int]) -> list[dict]:
         keys = sorted(kind_subsets(kind), key=lambda k: SUBSET_ORDER.index(k) if k in SUBSET_ORDER else 99)
         for key in keys:
             en_cells, ko_cells = _subset_cells(en, key, ids), _subset_cells(ko, key, ids)
-            gap = [Cell(k.score - e.score, min(e.n, k.n)) if e.score is not None and k.score is not None else Cell()
+            gap = [Cell(score=k.score - e.score, n=min(e.n, k.n)) if e.score is not None and k.score is not None else Cell()
                    for e, k in zip(en_cells, ko_cells, strict=True)]
-            rows.append({"key": key, "label": subset_label(kind, key), "ko_label": subset_label(kind, key, "ko"),
-                         "en": en_cells, "ko": ko_cells, "gap": gap})
-        out.append({"kind": kind, "source": source, "en": en.name if en else "", "ko": ko.name if ko else "",
-                    "label": BENCHMARK_LABELS[(kind, "en")], "ko_label": BENCHMARK_LABELS[(kind, "ko")], "rows": rows})
+            rows.append(SubsetRow(key=key, label=subset_label(kind, key), ko_label=subset_label(kind, key, "ko"),
+                                  en=en_cells, ko=ko_cells, gap=_columns(ids, gap)))
+        out.append(SourcePair(kind=kind, source=source, en=en.name if en else "", ko=ko.name if ko else "",
+                              label=BENCHMARK_LABELS[(kind, "en")], ko_label=BENCHMARK_LABELS[(kind, "ko")], rows=rows))
     return out
 
 
-def _table6(benches: list[_Benchmark], ids: list[int]) -> dict | None:
+def _table6(benches: list[_Benchmark], ids: list[int]) -> KmmauTable | None:
     """KMMAU by capability, grouped Acoustic and Contextual as Table 6, with the average (the benchmark mean)."""
     kmmau = [b for b in benches if b.kind == KMMAU]
     if not kmmau:
         return None
     bench = sorted(kmmau, key=lambda b: -len(b.runs))[0]
-    rows = [{"key": key, "category": SPECS[key].category, "label": subset_label(KMMAU, key),
-             "cells": _subset_cells(bench, key, ids)} for key in kind_subsets(KMMAU)]
+    rows = [CapabilityRow(key=key, category=SPECS[key].category, label=subset_label(KMMAU, key),
+                          cells=_subset_cells(bench, key, ids)) for key in kind_subsets(KMMAU)]
     average = [benchmark_cell(KMMAU, bench.scores[m], bench.runs[m].pk, bench.versions[m]) if m in bench.runs else Cell()
                for m in ids]
     mark_row(average)
-    return {"name": bench.name, "rows": rows, "average": average}
+    return KmmauTable(name=bench.name, rows=rows, average=_columns(ids, average))
 
 
 def _agreements(board: Board) -> list[dict]:
     """Each SpokenQA benchmark's ranking against each audio-understanding benchmark's, over the models scored on
     both (seed 000: the two rankings diverge)."""
-    ids = [m.pk for m in board.models]
-    names = {m.pk: str(m) for m in board.models}
-    spoken = [r for r in board.table1 if r["kind"] != KMMAU]
-    audio = [r for r in board.table1 if r["kind"] == KMMAU]
+    names = {m.id: m.label for m in board.models}
+    spoken = [r for r in board.table1 if r.kind != KMMAU]
+    audio = [r for r in board.table1 if r.kind == KMMAU]
     out = []
     for s in spoken:
         for a in audio:
-            sa = {m: c.score for m, c in zip(ids, s["cells"], strict=True) if c.score is not None}
-            aa = {m: c.score for m, c in zip(ids, a["cells"], strict=True) if c.score is not None}
-            entry = {"spoken": s["name"], "audio": a["name"]}
+            sa = {c.model: c.score for c in s.cells if c.score is not None}
+            aa = {c.model: c.score for c in a.cells if c.score is not None}
+            entry = {"spoken": s.name, "audio": a.name}
             try:
                 result = rank_agreement(sa, aa)
             except InvalidInput as exc:
