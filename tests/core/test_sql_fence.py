@@ -13,9 +13,6 @@ RAW_CALLS = {"cursor", "execute", "executemany", "raw", "extra", "RawSQL", "prep
 
 # The cursor itself (its subclass and factory).
 CURSOR_MODULE = "core/prepared.py"
-# apps/audio's statements move to apps/audio/sql.py with the split of apps/audio/services.py (branch h-audio);
-# remove this line once that has landed.
-AUDIO_SERVICES_SPLIT_PENDING = {"audio/services.py"}
 
 
 def raw_sql_calls(path: Path, root: Path = APPS.parent) -> list[str]:
@@ -35,8 +32,6 @@ def test_no_module_but_an_apps_sql_py_opens_a_cursor_or_runs_sql_text():
     for path in sorted(APPS.rglob("*.py")):
         relative = path.relative_to(APPS).as_posix()
         if path.name == "sql.py" or "/migrations/" in relative or relative == CURSOR_MODULE:
-            continue
-        if relative in AUDIO_SERVICES_SPLIT_PENDING:
             continue
         outside += raw_sql_calls(path)
     assert not outside, "raw SQL outside an app's sql.py:\n" + "\n".join(outside)
