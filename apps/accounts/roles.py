@@ -9,3 +9,7 @@ class Role(models.TextChoices):
     EXPERT = "expert", "Expert"
     LISTENER = "listener", "Listener"
     ANNOTATOR = "annotator", "Annotator"
+
+
+# The people who do the work of a test or a rulebook (as opposed to running Sori): they read Sori in Korean.
+PARTICIPANT_ROLES = frozenset({Role.LISTENER.value, Role.ANNOTATOR.value, Role.EXPERT.value})
