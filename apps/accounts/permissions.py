@@ -13,6 +13,7 @@ admin-only action is registered with no roles (`role_rule("releases.manage")`).
 
 from collections.abc import Callable
 
+from django.utils.translation import gettext
 from rest_framework.permissions import BasePermission
 
 from apps.accounts.roles import Role
@@ -46,7 +47,7 @@ def can(user, action: str, obj=None) -> bool:
 def require(user, action: str, obj=None) -> None:
     """`can`, or refuse with Forbidden."""
     if not can(user, action, obj):
-        raise Forbidden(f"Your roles do not allow this ({action}).")
+        raise Forbidden(gettext("Your roles do not allow this (%(action)s).") % {"action": action})
 
 
 def role_rule(action: str, *roles: Role) -> None:

@@ -1,5 +1,7 @@
 from django.apps import AppConfig
 from django.urls import reverse
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from apps.accounts.navigation import NavLink, Panel, Stage, Todo
 from apps.accounts.roles import Role
@@ -17,9 +19,9 @@ class ListeningConfig(AppConfig):
     def nav_links(self, user):
         links = []
         if user.has_role(Role.LISTENER) and not user.is_sori_admin:
-            links.append(NavLink("Listening", reverse("listening:index"), group="mos", order=10))
+            links.append(NavLink(_("Listening"), reverse("listening:index"), group="mos", order=10))
         if user.is_sori_admin:
-            links.append(NavLink("MOS listening tests", reverse("listening:manage"), group="mos", order=10))
+            links.append(NavLink(_("MOS listening tests"), reverse("listening:manage"), group="mos", order=10))
         return links
 
     def home_panels(self, user):
@@ -30,13 +32,13 @@ class ListeningConfig(AppConfig):
             for test, left, _done in tests_for_listener(user):
                 if left:
                     panels.append(Panel(
-                        title=f"Listening test: {test.name}", url=reverse("listening:start", args=[test.pk]),
-                        description="Rate the overall quality of short clips, 1 to 5.", count=left, role="listener",
+                        title=gettext("Listening test: %(name)s") % {"name": test.name}, url=reverse("listening:start", args=[test.pk]),
+                        description=_("Rate the overall quality of short clips, 1 to 5."), count=left, role="listener",
                     ))
         if user.is_sori_admin:
             panels.append(Panel(
-                title="MOS listening tests", url=reverse("listening:manage"),
-                description="Import tests, watch completion and quality, export ratings, evaluate predictors.",
+                title=_("MOS listening tests"), url=reverse("listening:manage"),
+                description=_("Import tests, watch completion and quality, export ratings, evaluate predictors."),
                 role="admin",
             ))
         return panels

@@ -1,5 +1,7 @@
 from django.apps import AppConfig
 from django.urls import reverse
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from apps.accounts.navigation import NavLink, Panel, Stage, Todo
 from apps.accounts.roles import Role
@@ -18,7 +20,7 @@ class VerificationConfig(AppConfig):
 
     def nav_links(self, user):
         if user.is_sori_admin or user.has_role(Role.ANNOTATOR):
-            return [NavLink("HPSU verification", reverse("verification:projects"), group="hpsu", order=10)]
+            return [NavLink(_("HPSU verification"), reverse("verification:projects"), group="hpsu", order=10)]
         return []
 
     def home_panels(self, user):
@@ -31,13 +33,13 @@ class VerificationConfig(AppConfig):
                 waiting = waiting_for(project, user)
                 if waiting:
                     panels.append(Panel(
-                        title=f"Verify: {project.name}", url=reverse("verification:review", args=[project.pk]),
-                        description="Approve or reject benchmark items (keys A, R, 1-6).", count=waiting,
+                        title=gettext("Verify: %(name)s") % {"name": project.name}, url=reverse("verification:review", args=[project.pk]),
+                        description=_("Approve or reject benchmark items (keys A, R, 1-6)."), count=waiting,
                         role="annotator",
                     ))
         if user.is_sori_admin:
-            panels.append(Panel(title="Verification projects", url=reverse("verification:projects"),
-                                description="Acceptance, agreement, exports, human baselines.", role="admin"))
+            panels.append(Panel(title=_("Verification projects"), url=reverse("verification:projects"),
+                                description=_("Acceptance, agreement, exports, human baselines."), role="admin"))
         return panels
 
     def pipeline_stages(self, user):

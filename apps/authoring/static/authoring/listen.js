@@ -10,7 +10,7 @@
   const token = form.querySelector("input[name=csrfmiddlewaretoken]").value;
 
   audio.addEventListener("ended", async () => {
-    status.textContent = "Saving that you listened…";
+    status.textContent = gettext("Saving that you listened…");
     try {
       const response = await fetch(root.dataset.playbackUrl, {
         method: "POST", credentials: "same-origin",
@@ -18,13 +18,13 @@
       });
       if (response.ok) {
         fieldset.disabled = false;
-        status.textContent = "Unlocked: you may answer now.";
+        status.textContent = gettext("Unlocked: you may answer now.");
         return;
       }
       const body = await response.json().catch(() => ({}));
-      status.textContent = body.detail || "The server did not accept the playback. Reload the page.";
+      status.textContent = body.detail || gettext("The server did not accept the playback. Reload the page.");
     } catch (err) {
-      status.textContent = "Network error: play the clip again to retry.";
+      status.textContent = gettext("Network error: play the clip again to retry.");
     }
   });
 })();

@@ -18,9 +18,9 @@
   }
 
   function send(value) {
-    if (decision.disabled || sent) { hint.textContent = "Play the clip to its end first."; return; }
+    if (decision.disabled || sent) { hint.textContent = gettext("Play the clip to its end first."); return; }
     if (value === "reject" && !reasons().some((r) => r.checked)) {
-      hint.textContent = "Choose at least one reason (keys 1-" + reasons().length + "), then press R again.";
+      hint.textContent = interpolate(gettext("Choose at least one reason (keys 1-%s), then press R again."), [reasons().length]);
       reasons()[0].focus();
       return;
     }
@@ -61,7 +61,7 @@
     if (/^[1-9]$/.test(key) && !box) return;
     event.preventDefault();
     event.stopPropagation();
-    if (decision.disabled) { hint.textContent = "Play the clip to its end first."; return; }
+    if (decision.disabled) { hint.textContent = gettext("Play the clip to its end first."); return; }
     if (key === "a") send("approve");
     else if (key === "r") send("reject");
     else if (key === "e") openEdit(true);

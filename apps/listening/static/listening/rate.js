@@ -17,7 +17,7 @@
 
   function enable() {
     buttons.forEach((b) => { b.disabled = false; });
-    status.textContent = "Choose a score: click a button or press 1-5.";
+    status.textContent = gettext("Choose a score: click a button or press 1-5.");
   }
 
   audio.addEventListener("timeupdate", () => {
@@ -27,13 +27,13 @@
   audio.addEventListener("seeking", () => {
     if (played || audio.currentTime <= furthest + 0.25) return;
     audio.currentTime = furthest;
-    status.textContent = "Seeking forward is off on the first listen: the clip goes on from where you were.";
+    status.textContent = gettext("Seeking forward is off on the first listen: the clip goes on from where you were.");
   });
 
   audio.addEventListener("ended", async () => {
     const duration = audio.duration || parseFloat(root.dataset.duration) || 0;
     if (!played && furthest < duration - 0.5) return; // reached the end by seeking, not by listening
-    status.textContent = "Saving that you listened…";
+    status.textContent = gettext("Saving that you listened…");
     try {
       const response = await fetch(root.dataset.playbackUrl, {
         method: "POST", credentials: "same-origin",
@@ -41,9 +41,9 @@
       });
       if (response.ok) { played = true; enable(); return; }
       const body = await response.json().catch(() => ({}));
-      status.textContent = body.detail || "The server did not accept the playback. Play the clip again.";
+      status.textContent = body.detail || gettext("The server did not accept the playback. Play the clip again.");
     } catch (err) {
-      status.textContent = "Network error: play the clip again to retry.";
+      status.textContent = gettext("Network error: play the clip again to retry.");
     }
   });
 
@@ -77,6 +77,6 @@
     event.stopPropagation();
     const button = root.querySelector(`button[data-score="${event.key}"]`);
     if (button && !button.disabled) button.click();
-    else status.textContent = "Play the clip to its end first; then press 1-5.";
+    else status.textContent = gettext("Play the clip to its end first; then press 1-5.");
   }, true);
 })();

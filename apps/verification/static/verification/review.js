@@ -13,12 +13,12 @@
   function submit(value) {
     const checked = reasons().filter((r) => r.checked);
     if (value === "reject" && checked.length === 0) {
-      hint.textContent = "Choose at least one reason (keys 1-6), then press R again.";
+      hint.textContent = gettext("Choose at least one reason (keys 1-6), then press R again.");
       reasons()[0].focus();
       return false;
     }
     if (value === "reject" && checked.some((r) => r.value === "other") && !comment.value.trim()) {
-      hint.textContent = "Say in the comment what is wrong (reason: other).";
+      hint.textContent = gettext("Say in the comment what is wrong (reason: other).");
       comment.focus();
       return false;
     }
