@@ -24,6 +24,12 @@ def capability(code) -> str:
 
 
 @register.filter
+def capabilities(codes) -> str:
+    """Capabilities as a list a person reads: "Fact Extraction, Topic Summary"."""
+    return ", ".join(capability(code) for code in codes)
+
+
+@register.filter
 def method(code) -> str:
     """A construction method as people read it: "agent" -> "Agent-generated with human review"."""
     return str(Method(code).label) if code in Method.values else str(code or "")
