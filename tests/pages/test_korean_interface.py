@@ -22,7 +22,10 @@ PARTICIPANT_SOURCES = (
     *[f"apps/listening/templates/listening/{n}.html" for n in ("index", "start", "rate", "done")],
     *[f"apps/verification/templates/verification/{n}.html" for n in ("project_list", "review", "_review_form", "_item", "item")],
     *[f"apps/authoring/templates/authoring/{n}.html" for n in ("set_list", "review", "author", "answer")],
-    "apps/consultations/templates/consultations/", "apps/transfer/templates/transfer/normalize.html",
+    *[f"apps/consultations/templates/consultations/{n}.html"
+      for n in ("inbox", "question", "_rules", "_save_status", "_stats", "rulebooks", "version", "diff", "draft")],
+    *[f"apps/verification/templates/verification/{n}.html" for n in ("baseline",)],
+    "apps/transfer/templates/transfer/normalize.html", "apps/transfer/templates/transfer/_agent_call.html",
     "apps/transfer/templates/transfer/translation_runs.html", "apps/transfer/templates/transfer/translation_run.html",
     "apps/transfer/templates/transfer/translation_detail.html", "apps/listening/static/", "apps/verification/static/",
     "apps/authoring/static/", "apps/consultations/static/", "apps/listening/views.py", "apps/verification/taxonomy.py",
