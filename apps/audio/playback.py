@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from apps.audio.models import AudioAsset, AudioServing
 from apps.core.errors import Conflict
@@ -36,7 +37,8 @@ def require_time_to_play(*, duration_seconds: float, served_at: datetime | None,
     slack = settings.LISTENING_PLAYBACK_TOLERANCE_SECONDS
     if served_at is None or now < served_at + timedelta(seconds=max(0.0, duration_seconds - slack)):
         raise Conflict(
-            f"The clip is {duration_seconds:.1f} s long and has not had time to play to its end; listen to all of it.",
+            gettext("The clip is %(seconds).1f s long and has not had time to play to its end; listen to all of it.")
+            % {"seconds": duration_seconds},
             code="playback_too_early",
         )
 

@@ -31,7 +31,8 @@ PARTICIPANT_SOURCES = (
     "apps/authoring/static/", "apps/consultations/static/", "apps/listening/views.py", "apps/verification/taxonomy.py",
     "apps/verification/templatetags/", "apps/authoring/templatetags/", "apps/consultations/labels.py",
     "apps/consultations/templatetags/", "apps/consultations/models.py", "apps/verification/models.py",
-    "apps/authoring/models.py", "apps/transfer/forms.py",
+    "apps/authoring/models.py", "apps/transfer/forms.py", "apps/listening/services.py", "apps/verification/services.py",
+    "apps/audio/playback.py",
 )
 
 
