@@ -63,6 +63,12 @@ METRICS = {"SC_type_eval", "SC_notype_eval", "MC_eval", "JB_eval"}
 TIERS = ["similar", "middle", "opposite"]  # a distractor's distance from the true answer
 # What each tier means to an annotator checking a distractor (the codes above are the release's words).
 TIER_LABELS = {
+    "similar": "close to the answer (a plausible confusion)",
+    "middle": "somewhat related",
+    "opposite": "clearly wrong (opposite of the answer)",
+}
+# The same on pages, in the reader's language (the API and exports keep TIER_LABELS' English).
+TIER_NAMES = {
     "similar": _("close to the answer (a plausible confusion)"),
     "middle": _("somewhat related"),
     "opposite": _("clearly wrong (opposite of the answer)"),

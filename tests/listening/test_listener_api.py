@@ -154,6 +154,8 @@ def test_the_rate_page_needs_consent_first_and_keeps_buttons_disabled_until_play
     korean = client.get(f"/listening/tests/{test.pk}/rate/").content.decode()
     for label in ("아주 좋음", "좋음", "보통", "나쁨", "아주 나쁨"):
         assert label in korean
+    listener.language = "en"
+    listener.save(update_fields=["language"])
     assert page.count('" disabled>') == 5
     # A form post before the clip could have played is refused by the server too.
     clip = test.clips.get()

@@ -53,7 +53,7 @@ def label(code) -> str:
     text = str(code)
     known = _known_labels().get(text)
     if known:
-        return known
+        return str(known)
     text = text.replace("_", " ").replace("-", " ").strip()
     return text[:1].upper() + text[1:]
 

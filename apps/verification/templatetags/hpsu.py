@@ -3,7 +3,7 @@ them, in the active language."""
 
 from django import template
 
-from apps.verification.taxonomy import DOMAIN_LABELS, LANGUAGES, PROMPT_VARIANT_LABELS, TASK_LABELS
+from apps.verification.taxonomy import DOMAIN_LABELS, LANGUAGES, PROMPT_VARIANT_LABELS, TASK_LABELS, TIER_NAMES
 
 register = template.Library()
 
@@ -21,6 +21,11 @@ def domain_label(code) -> str:
 @register.filter
 def language_label(code) -> str:
     return str(LANGUAGES.get(code, code))
+
+
+@register.filter
+def tier_label(code) -> str:
+    return str(TIER_NAMES.get(code, code))
 
 
 @register.filter
