@@ -3,7 +3,13 @@ them, in the active language."""
 
 from django import template
 
-from apps.verification.taxonomy import DOMAIN_LABELS, LANGUAGES, PROMPT_VARIANT_LABELS, TASK_LABELS, TIER_NAMES
+from apps.verification.taxonomy import (
+    DOMAIN_LABELS,
+    LANGUAGES,
+    PROMPT_VARIANT_LABELS,
+    TASK_LABELS,
+    TIER_NAMES,
+)
 
 register = template.Library()
 
