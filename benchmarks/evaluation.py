@@ -113,9 +113,9 @@ def rule_cases(n: int, rng: random.Random) -> list[tuple[str, str, dict, str]]:
 
 
 def bench_rules(n: int) -> None:
+    from apps.evaluation.jobs import rule_score
     from apps.evaluation.models import EvalItem, EvaluationRun
     from apps.evaluation.scoring import PROFILES
-    from apps.evaluation.jobs import rule_score
 
     rng = random.Random(20260102)
     runs = {lang: EvaluationRun(language=lang) for lang in ("en", "ko")}

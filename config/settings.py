@@ -64,9 +64,13 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The language from the language cookie or the browser's Accept-Language; a signed-in person's own setting
+    # overrides it below (apps.accounts.middleware.UserLanguageMiddleware, after authentication).
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "apps.accounts.middleware.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -92,6 +96,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "apps.accounts.context_processors.navigation",
@@ -237,7 +242,13 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Pages, static and media ----------------------------------------------------------------------------
+# Sori's participants read Korean; English is there for those who choose it. LANGUAGE_CODE is only the
+# fallback for a request that states no language at all (no cookie, no Accept-Language, nobody signed in).
 LANGUAGE_CODE = "en"
+LANGUAGES = [("ko", "한국어"), ("en", "English")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+# Dates in each language's own formats (config/formats/<lang>/formats.py), times in TIME_ZONE (KST in use).
+FORMAT_MODULE_PATH = ["config.formats"]
 TIME_ZONE = env_str("TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True

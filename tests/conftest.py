@@ -86,8 +86,13 @@ def _isolated(settings, tmp_path):
 def make_user(db):
     from apps.accounts.services import user_upsert
 
-    def make(username: str, *roles: str, password: str = "pw-for-tests-1"):
+    # The cast reads Sori in English, the source language the suite's assertions quote; a participant made
+    # made with language=None keeps the account's own default (Korean for participants, as in use).
+    def make(username: str, *roles: str, password: str = "pw-for-tests-1", language: str | None = "en"):
         user, _ = user_upsert(username=username, roles=list(roles), password=password)
+        if language is not None and language != user.language:
+            user.language = language
+            user.save(update_fields=["language"])
         return user
 
     return make

@@ -4,6 +4,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.contrib.auth.models import UserManager as DjangoUserManager
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from apps.accounts.roles import Role
 
@@ -21,6 +22,10 @@ class User(AbstractUser):
     """A person who works in Sori. Roles are group memberships (see apps.accounts.roles)."""
 
     display_name = models.CharField(max_length=150, blank=True)
+    # The language of Sori's pages for this person (apps.accounts.middleware). Blank until known: a participant
+    # starts in Korean (apps.accounts.services.user_upsert); anyone else takes the browser's language at their
+    # first sign-in (apps.accounts.signals).
+    language = models.CharField(_("language"), max_length=8, choices=settings.LANGUAGES, blank=True)
 
     objects = UserManager()
 

@@ -13,15 +13,16 @@ from dataclasses import dataclass
 from itertools import groupby
 
 from django.apps import apps
+from django.utils.translation import gettext_lazy as _
 
 # The workflows in the order a person meets them: the top menu's groups and the home page's pipelines.
 WORKFLOWS = {
-    "spoken_qa": "Spoken QA",
+    "spoken_qa": _("Spoken QA"),
     "mos": "MOS",
     "hpsu": "HPSU",
     "kmmau": "KMMAU",
-    "evaluation": "Evaluation",
-    "system": "System",
+    "evaluation": _("Evaluation"),
+    "system": _("System"),
 }
 
 

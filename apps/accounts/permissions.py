@@ -14,6 +14,7 @@ admin-only action is registered with no roles (`role_rule("releases.manage")`).
 
 from collections.abc import Callable
 
+from django.utils.translation import gettext
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
 from apps.accounts.roles import Role
@@ -47,7 +48,7 @@ def can(user, action: str, obj=None) -> bool:
 def require(user, action: str, obj=None) -> None:
     """`can`, or refuse with Forbidden."""
     if not can(user, action, obj):
-        raise Forbidden(f"Your roles do not allow this ({action}).")
+        raise Forbidden(gettext("Your roles do not allow this (%(action)s).") % {"action": action})
 
 
 def role_rule(action: str, *roles: Role) -> None:

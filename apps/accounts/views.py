@@ -2,10 +2,13 @@ from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
+from django.views.decorators.http import require_POST
+from django.views.i18n import set_language
 
 from apps.accounts.demo import demo_password
 from apps.accounts.models import User
 from apps.accounts.navigation import home_panels, pipelines, todos
+from apps.accounts.services import user_set_language
 
 # One demo login per role, listed on the login page in demo mode.
 DEMO_LOGINS = [("admin", "admin"), ("listener1", "listener"), ("annotator1", "annotator"), ("expert", "expert")]
@@ -36,3 +39,13 @@ class LoginView(auth_views.LoginView):
 
     def get_context_data(self, **kwargs):
         return super().get_context_data(**kwargs) | {"demo_logins": demo_logins()}
+
+
+@require_POST
+def choose_language(request):
+    """The header's language switch, on every page and on the login page: saves a signed-in person's choice,
+    then lets Django's set_language set the language cookie and go back to the page (a safe `next` only)."""
+    language = request.POST.get("language", "")
+    if request.user.is_authenticated and language in dict(settings.LANGUAGES):
+        user_set_language(request.user, language)
+    return set_language(request)

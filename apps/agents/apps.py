@@ -1,5 +1,6 @@
 from django.apps import AppConfig
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from apps.accounts.navigation import NavLink, Panel
 from apps.accounts.permissions import can
@@ -19,7 +20,7 @@ class AgentsConfig(AppConfig):
 
     def nav_links(self, user):
         if can(user, "agents.manage"):
-            return [NavLink("Agents", reverse("agents:overview"), group="system", order=20)]
+            return [NavLink(_("Agents"), reverse("agents:overview"), group="system", order=20)]
         return []
 
     def home_panels(self, user):
@@ -33,4 +34,4 @@ class AgentsConfig(AppConfig):
             "No provider is configured for: " + ", ".join(s["label"] for s in missing)
             if missing else "Every agent role has a configured provider."
         )
-        return [Panel("Agents and LLM cost", reverse("agents:overview"), description=description, role="admin")]
+        return [Panel(_("Agents and LLM cost"), reverse("agents:overview"), description=description, role="admin")]

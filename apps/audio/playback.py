@@ -19,6 +19,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from apps.audio.models import AudioAsset, AudioPlayback, AudioServing
 from apps.core.errors import Conflict
@@ -83,7 +84,8 @@ def require_time_to_play(*, duration_seconds: float, served_at: datetime | None,
     """Refuse (409 playback_too_early) a playback end reported before the clip could have played through."""
     if not had_time_to_play(duration_seconds=duration_seconds, served_at=served_at, now=now):
         raise Conflict(
-            f"The clip is {duration_seconds:.1f} s long and has not had time to play to its end; listen to all of it.",
+            gettext("The clip is %(seconds).1f s long and has not had time to play to its end; listen to all of it.")
+            % {"seconds": duration_seconds},
             code="playback_too_early",
         )
 

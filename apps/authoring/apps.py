@@ -1,5 +1,6 @@
 from django.apps import AppConfig
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from apps.accounts.navigation import NavLink, Panel, Stage, Todo
 from apps.accounts.permissions import can
@@ -19,9 +20,9 @@ class AuthoringConfig(AppConfig):
     def nav_links(self, user):
         links = []
         if can(user, "authoring.work"):
-            links.append(NavLink("KMMAU question sets", reverse("authoring:sets"), group="kmmau", order=10))
+            links.append(NavLink(_("KMMAU question sets"), reverse("authoring:sets"), group="kmmau", order=10))
         if can(user, "authoring.manage"):
-            links.append(NavLink("Escalations", reverse("authoring:escalations"), group="kmmau", order=20))
+            links.append(NavLink(_("Escalations"), reverse("authoring:escalations"), group="kmmau", order=20))
         return links
 
     def home_panels(self, user):
@@ -58,10 +59,10 @@ class AuthoringConfig(AppConfig):
         c = waiting_for_admin()
         todos = []
         if c["escalated"]:
-            todos.append(Todo("KMMAU questions escalated: the blind answer differs from the author's; decide which is right",
+            todos.append(Todo(_("KMMAU questions escalated: the blind answer differs from the author's; decide which is right"),
                               reverse("authoring:escalations"), c["escalated"], "kmmau"))
         if c["attention"]:
-            todos.append(Todo("KMMAU questions needing attention (generation failed or left them incomplete)",
+            todos.append(Todo(_("KMMAU questions needing attention (generation failed or left them incomplete)"),
                               reverse("authoring:sets"), c["attention"], "kmmau"))
         return todos
 

@@ -10,6 +10,7 @@ was made. Reviews and blind answers are one row per (question, person)."""
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.utils.translation import gettext_lazy as _
 
 from apps.authoring.capabilities import AgeGroup, Capability, Gender, Method
 
@@ -161,11 +162,11 @@ class Decision(models.TextChoices):
 
 
 class RejectReason(models.TextChoices):
-    NOT_ANSWERABLE = "not_answerable", "Not answerable from the audio"
-    OUTSIDE_KNOWLEDGE = "outside_knowledge", "Needs outside knowledge"
-    HALLUCINATED = "hallucinated", "Hallucinated detail"
-    AMBIGUOUS_DISTRACTOR = "ambiguous_distractor", "Ambiguous distractor"
-    UNNATURAL_KOREAN = "unnatural_korean", "Unnatural Korean"
+    NOT_ANSWERABLE = "not_answerable", _("Not answerable from the audio")
+    OUTSIDE_KNOWLEDGE = "outside_knowledge", _("Needs outside knowledge")
+    HALLUCINATED = "hallucinated", _("Hallucinated detail")
+    AMBIGUOUS_DISTRACTOR = "ambiguous_distractor", _("Ambiguous distractor")
+    UNNATURAL_KOREAN = "unnatural_korean", _("Unnatural Korean")
 
 
 class Review(models.Model):

@@ -203,7 +203,7 @@ def review(request, pk):
         "playback_url": reverse("authoring-api:playback", args=[question.clip_id]) if question else "",
         # An empty queue says where questions come from: an admin has agents write them on the dashboard.
         "dashboard_url": reverse("authoring:dashboard", args=[pk]) if can(request.user, "authoring.manage") else "",
-        "agent_capabilities": [capability_label(c) for c in AGENT_CAPABILITIES],
+        "agent_capabilities": AGENT_CAPABILITIES,
         "instructions": services.set_instructions(question_set) if question else None,
     })
 

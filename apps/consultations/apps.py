@@ -1,5 +1,6 @@
 from django.apps import AppConfig
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from apps.accounts.navigation import NavLink, Panel, Todo
 from apps.accounts.permissions import can
@@ -19,11 +20,11 @@ class ConsultationsConfig(AppConfig):
     def nav_links(self, user):
         links = []
         if can(user, "consultations.manage"):
-            links.append(NavLink("Consultations", reverse("consultations:rounds"), group="spoken_qa", order=45))
+            links.append(NavLink(_("Consultations"), reverse("consultations:rounds"), group="spoken_qa", order=45))
         elif can(user, "consultations.answer"):
-            links.append(NavLink("Questions", reverse("consultations:inbox"), group="spoken_qa", order=5))
+            links.append(NavLink(_("Questions"), reverse("consultations:inbox"), group="spoken_qa", order=5))
         if can(user, "consultations.read_rulebooks"):
-            links.append(NavLink("Rulebooks", reverse("consultations:rulebooks"), group="spoken_qa", order=50))
+            links.append(NavLink(_("Rulebooks"), reverse("consultations:rulebooks"), group="spoken_qa", order=50))
         return links
 
     def home_panels(self, user):
@@ -32,14 +33,14 @@ class ConsultationsConfig(AppConfig):
         panels = []
         if can(user, "consultations.answer") and not can(user, "consultations.manage"):
             panels.append(Panel(
-                title="Decision questions", url=reverse("consultations:inbox"), role="expert",
-                description="Questions agents raised while building a rulebook, waiting for your answer.",
+                title=_("Decision questions"), url=reverse("consultations:inbox"), role="expert",
+                description=_("Questions agents raised while building a rulebook, waiting for your answer."),
                 count=selectors.open_questions_for(user).count(),
             ))
             disputed = selectors.disputed_questions_for(user).count()
             if disputed:
-                panels.append(Panel(title="Disagreements to settle", url=reverse("consultations:inbox"), role="expert",
-                                    description="Questions of rounds you lead where the experts disagree.", count=disputed))
+                panels.append(Panel(title=_("Disagreements to settle"), url=reverse("consultations:inbox"), role="expert",
+                                    description=_("Questions of rounds you lead where the experts disagree."), count=disputed))
             drafts = selectors.drafts_for(user).count()
             if drafts:
                 panels.append(Panel(title="Rules to approve", url=reverse("consultations:inbox"), role="expert",
@@ -48,8 +49,8 @@ class ConsultationsConfig(AppConfig):
             from apps.consultations.models import QuestionStatus
 
             panels.append(Panel(
-                title="Rulebook consultations", url=reverse("consultations:rounds"), role="admin",
-                description="Rounds, disagreements to settle, statistics and history.",
+                title=_("Rulebook consultations"), url=reverse("consultations:rounds"), role="admin",
+                description=_("Rounds, disagreements to settle, statistics and history."),
                 count=selectors.disputed_questions_for(user).filter(status=QuestionStatus.DISPUTED).count(),
             ))
         return panels
@@ -63,7 +64,7 @@ class ConsultationsConfig(AppConfig):
                       reverse("consultations:round", args=[round.pk]), workflow="spoken_qa")
                  for round in selectors.rounds_ready_to_codify()[:5]]
         if disputed := selectors.disputed_questions_for(user).count():
-            todos.append(Todo("Decision questions where the experts disagree: settle them", reverse("consultations:rounds"),
+            todos.append(Todo(_("Decision questions where the experts disagree: settle them"), reverse("consultations:rounds"),
                               disputed, "spoken_qa"))
         return todos
 

@@ -7,6 +7,7 @@ carried over plus the rules approved in a consultation round, each with its prov
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from apps.core.errors import Conflict
 from apps.sources.models import SourceSample
@@ -137,11 +138,11 @@ FLAGGED_ACTIONS = {"equivalent_replacement", "deletion"}
 
 
 class RoundStatus(models.TextChoices):
-    DRAFT = "draft", "Not started"
-    ANALYSING = "analysing", "Analysing samples"
-    ANSWERING = "answering", "Questions open for experts"
-    CODIFYING = "codifying", "Codifying answers into rules"
-    CLOSED = "closed", "Closed: new version published"
+    DRAFT = "draft", _("Not started")
+    ANALYSING = "analysing", _("Analysing samples")
+    ANSWERING = "answering", _("Questions open for experts")
+    CODIFYING = "codifying", _("Codifying answers into rules")
+    CLOSED = "closed", _("Closed: new version published")
 
 
 class Round(models.Model):
@@ -222,10 +223,10 @@ class AnalysisResult(models.Model):
 
 
 class QuestionStatus(models.TextChoices):
-    OPEN = "open", "Open for answers"
-    DISPUTED = "disputed", "Experts disagree: waiting for the admin or lead expert"
-    DECIDED = "decided", "Decided"
-    WITHDRAWN = "withdrawn", "Withdrawn"
+    OPEN = "open", _("Open for answers")
+    DISPUTED = "disputed", _("Experts disagree: waiting for the admin or lead expert")
+    DECIDED = "decided", _("Decided")
+    WITHDRAWN = "withdrawn", _("Withdrawn")
 
 
 class QuestionOrigin(models.TextChoices):
@@ -337,10 +338,10 @@ class ExpertAnswer(models.Model):
 
 
 class DraftStatus(models.TextChoices):
-    DRAFTED = "drafted", "Drafted, waiting for approval"
-    APPROVED = "approved", "Approved"
-    REJECTED = "rejected", "Rejected"
-    NEEDS_ATTENTION = "needs_attention", "Needs attention"
+    DRAFTED = "drafted", _("Drafted, waiting for approval")
+    APPROVED = "approved", _("Approved")
+    REJECTED = "rejected", _("Rejected")
+    NEEDS_ATTENTION = "needs_attention", _("Needs attention")
 
 
 class RuleDraft(models.Model):

@@ -17,6 +17,7 @@ from apps.accounts.roles import Role
 from apps.agents.models import AgentCall
 from apps.agents.services import NoProviderConfigured, require_configured
 from apps.consultations import agent_steps, rulebooks, selectors, services
+from apps.consultations.labels import category_name
 from apps.consultations.models import (
     ANALYSIS_JOB,
     CODIFY_JOB,
@@ -32,7 +33,7 @@ from apps.consultations.models import (
     RulebookVersion,
     RuleDraft,
 )
-from apps.consultations.rulebook_files import category_label, provenance_text
+from apps.consultations.rulebook_files import provenance_text
 from apps.core import posted
 from apps.core.errors import ApplicationError, Conflict, Forbidden, InvalidInput
 from apps.jobs.models import Job
@@ -210,13 +211,13 @@ def version_detail(request, slug: str, number: int):
         rules = rules.filter(Q(statement__icontains=query) | Q(rule_id__icontains=query) | Q(category__icontains=query))
     stats = selectors.version_stats(version) if request.user.is_sori_admin else None
     rules = [
-        {"rule": r, "provenance": provenance_text(r.provenance), "category_label": category_label(r.category),
+        {"rule": r, "provenance": provenance_text(r.provenance), "category_label": category_name(r.category),
          "cited": stats.citations.get(r.rule_id, 0) if stats else None}
         for r in rules
     ]
     context = {
         "version": version, "rulebook": version.rulebook, "rules": rules, "category": category, "query": query,
-        "categories": [(c, category_label(c)) for c in categories],
+        "categories": [(c, category_name(c)) for c in categories],
         "versions": version.rulebook.versions.all(), "total": len(all_rules),
     }
     if stats is not None:

@@ -1,5 +1,6 @@
 from django.apps import AppConfig
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from apps.accounts.navigation import NavLink, Panel, Stage, Todo
 from apps.accounts.permissions import can
@@ -16,18 +17,18 @@ class EvaluationConfig(AppConfig):
 
     def nav_links(self, user):
         if can(user, "evaluation.manage"):  # every user may read scores; the menu leads those who run them
-            return [NavLink("Runs", reverse("evaluation:runs"), group="evaluation", order=10),
-                    NavLink("Leaderboard", reverse("evaluation:leaderboard"), group="evaluation", order=20)]
+            return [NavLink(_("Runs"), reverse("evaluation:runs"), group="evaluation", order=10),
+                    NavLink(_("Leaderboard"), reverse("evaluation:leaderboard"), group="evaluation", order=20)]
         return []
 
     def home_panels(self, user):
         if not can(user, "evaluation.manage"):
             return []
         return [
-            Panel("Evaluation runs", reverse("evaluation:runs"), role="admin",
-                  description="Score SpeechLMs on what Sori built: import or collect responses, evaluate, read each item."),
-            Panel("Leaderboard", reverse("evaluation:leaderboard"), role="admin",
-                  description="The paper's tables: English and Korean side by side, the gap, rank correlations."),
+            Panel(_("Evaluation runs"), reverse("evaluation:runs"), role="admin",
+                  description=_("Score SpeechLMs on what Sori built: import or collect responses, evaluate, read each item.")),
+            Panel(_("Leaderboard"), reverse("evaluation:leaderboard"), role="admin",
+                  description=_("The paper's tables: English and Korean side by side, the gap, rank correlations.")),
         ]
 
     def pipeline_stages(self, user):

@@ -1,5 +1,6 @@
 from django.apps import AppConfig
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from apps.accounts.navigation import NavLink, Panel, Todo
 from apps.accounts.permissions import can
@@ -15,7 +16,7 @@ class JobsConfig(AppConfig):
         from apps.jobs import rules  # noqa: F401  (registers the permission rules)
 
     def nav_links(self, user):
-        return [NavLink("Jobs", reverse("jobs:list"), group="system", order=10)] if can(user, "jobs.list") else []
+        return [NavLink(_("Jobs"), reverse("jobs:list"), group="system", order=10)] if can(user, "jobs.list") else []
 
     def home_panels(self, user):
         from apps.jobs.models import Job, JobStatus
@@ -24,7 +25,7 @@ class JobsConfig(AppConfig):
             return []
         active = Job.objects.active().count()
         failed = Job.objects.filter(status=JobStatus.FAILED).count()
-        return [Panel("Background jobs", reverse("jobs:list"), f"{failed} failed", count=active, role="admin")]
+        return [Panel(_("Background jobs"), reverse("jobs:list"), f"{failed} failed", count=active, role="admin")]
 
     def todos(self, user):
         from apps.jobs.models import Job, JobStatus
@@ -32,4 +33,4 @@ class JobsConfig(AppConfig):
         if not can(user, "jobs.list"):
             return []
         failed = Job.objects.filter(status=JobStatus.FAILED).count()
-        return [Todo("Failed background jobs: read why, then resume or start again", reverse("jobs:list"), failed)] if failed else []
+        return [Todo(_("Failed background jobs: read why, then resume or start again"), reverse("jobs:list"), failed)] if failed else []

@@ -1,5 +1,7 @@
 from django.apps import AppConfig
 from django.urls import reverse
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from apps.accounts.navigation import NavLink, Panel, Stage, Todo
 from apps.accounts.permissions import can
@@ -16,9 +18,9 @@ class ListeningConfig(AppConfig):
 
     def nav_links(self, user):
         if can(user, "listening.manage"):
-            return [NavLink("MOS listening tests", reverse("listening:manage"), group="mos", order=10)]
+            return [NavLink(_("MOS listening tests"), reverse("listening:manage"), group="mos", order=10)]
         if can(user, "listening.rate"):
-            return [NavLink("Listening", reverse("listening:index"), group="mos", order=10)]
+            return [NavLink(_("Listening"), reverse("listening:index"), group="mos", order=10)]
         return []
 
     def home_panels(self, user):
@@ -29,13 +31,13 @@ class ListeningConfig(AppConfig):
             for test, left, _done in tests_for_listener(user):
                 if left:
                     panels.append(Panel(
-                        title=f"Listening test: {test.name}", url=reverse("listening:start", args=[test.pk]),
-                        description="Rate the overall quality of short clips, 1 to 5.", count=left, role="listener",
+                        title=gettext("Listening test: %(name)s") % {"name": test.name}, url=reverse("listening:start", args=[test.pk]),
+                        description=_("Rate the overall quality of short clips, 1 to 5."), count=left, role="listener",
                     ))
         if can(user, "listening.manage"):
             panels.append(Panel(
-                title="MOS listening tests", url=reverse("listening:manage"),
-                description="Import tests, watch completion and quality, export ratings, evaluate predictors.",
+                title=_("MOS listening tests"), url=reverse("listening:manage"),
+                description=_("Import tests, watch completion and quality, export ratings, evaluate predictors."),
                 role="admin",
             ))
         return panels

@@ -22,6 +22,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F, OuterRef, Subquery
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from apps.accounts.models import User
@@ -296,7 +297,7 @@ def next_assignment(*, test: ListeningTest, acting_user, now: datetime | None = 
 def next_clip(*, test: ListeningTest, acting_user, now: datetime | None = None) -> tuple[Assignment, Clip] | None:
     """next_assignment with its clip (and the clip's audio asset) read in the same query: (lease, clip)."""
     if not test.is_open_to(acting_user):
-        raise NotFound("There is no listening test here for you.", code="test_not_open")
+        raise NotFound(gettext("There is no listening test here for you."), code="test_not_open")
     assignment = queues.claim_next(test.pool, acting_user, now=now)
     if assignment is None:
         return None
@@ -347,8 +348,8 @@ def report_playback(*, clip: Clip, acting_user, now: datetime | None = None) -> 
     now = now or timezone.now()
     if not _has_live_lease(clip, acting_user, now):
         if Rating.objects.filter(clip=clip, listener=acting_user).exists():
-            raise Conflict("You have already rated this clip.", code="already_rated")
-        raise Conflict("This clip is not assigned to you (or your time for it ran out).", code="no_lease")
+            raise Conflict(gettext("You have already rated this clip."), code="already_rated")
+        raise Conflict(gettext("This clip is not assigned to you (or your time for it ran out)."), code="no_lease")
     served = ClipServing.objects.filter(clip=clip, listener=acting_user).values_list("served_at", flat=True).first()
     if served is None:  # never the case with a live lease; an unserved clip must not fall back on other servings
         playback.require_time_to_play(duration_seconds=clip.asset.duration_seconds, served_at=None, now=now)
@@ -364,7 +365,7 @@ def rate_clip(*, clip: Clip, acting_user, score: int, now: datetime | None = Non
     rating itself, so a client need not report playback first (the page still does, to unlock its buttons;
     a reported playback end passed the same gate earlier)."""
     if not isinstance(score, int) or isinstance(score, bool) or not 1 <= score <= 5:
-        raise InvalidInput("must be a whole number from 1 to 5", field="score")
+        raise InvalidInput(gettext("must be a whole number from 1 to 5"), field="score")
     now = now or timezone.now()
     rating = _rate_in_one_statement(clip, acting_user, score, now)
     if rating is not None:
@@ -377,7 +378,7 @@ def rate_clip(*, clip: Clip, acting_user, score: int, now: datetime | None = Non
             if state["score"] is not None:
                 if state["score"] == score:
                     return Rating.objects.get(clip=clip, listener=acting_user), False
-                raise Conflict(f"You already rated this clip {state['score']}; a rating cannot be changed.",
+                raise Conflict(gettext("You already rated this clip %(score)s; a rating cannot be changed.") % {"score": state["score"]},
                                code="score_conflict")
             assignment = queues.lease_for_submission(item, acting_user, now=now, locked=True)  # or a queue Conflict
             playback.require_played(duration_seconds=state["duration"], served_at=state["served_at"], now=now,
@@ -394,7 +395,7 @@ def rate_clip(*, clip: Clip, acting_user, score: int, now: datetime | None = Non
         existing = Rating.objects.get(clip=clip, listener=acting_user)
         if existing.score == score:
             return existing, False
-        raise Conflict("You already rated this clip; a rating cannot be changed.", code="score_conflict") from None
+        raise Conflict(gettext("You already rated this clip; a rating cannot be changed."), code="score_conflict") from None
 
 
 def _rate_in_one_statement(clip: Clip, listener, score: int, now: datetime) -> Rating | None:

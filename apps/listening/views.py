@@ -12,6 +12,8 @@ from django.core.files.storage import default_storage
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from apps.accounts.models import User
@@ -28,12 +30,13 @@ from apps.listening.jobs import BUNDLE_FOLDER
 from apps.listening.models import Clip, Consent, ListeningTest, Predictor, TestStatus
 from apps.queues.selectors import unreachable_items
 
+# The ACR scale's labels; in Korean as KOMOS's listeners saw them (아주 좋음 ... 아주 나쁨), from the catalogue.
 ACR_SCALE = [
-    (5, "Excellent", "아주 좋음"),
-    (4, "Good", "좋음"),
-    (3, "Fair", "보통"),
-    (2, "Poor", "나쁨"),
-    (1, "Bad", "아주 나쁨"),
+    (5, gettext_lazy("Excellent")),
+    (4, gettext_lazy("Good")),
+    (3, gettext_lazy("Fair")),
+    (2, gettext_lazy("Poor")),
+    (1, gettext_lazy("Bad")),
 ]
 
 
@@ -57,7 +60,7 @@ def start(request, pk):
     test = _open_test(request, pk)
     if request.method == "POST":
         if request.POST.get("agree") != "yes":
-            messages.error(request, "Please confirm that you have read the instructions.")
+            messages.error(request, _("Please confirm that you have read the instructions."))
         else:
             services.record_consent(test=test, acting_user=request.user)
             return redirect("listening:rate", pk=test.pk)
@@ -106,11 +109,12 @@ def submit_rating(request, pk, clip_pk):
     try:
         score = posted.number(request.POST, "score", whole=True)
         _rating, created = services.rate_clip(clip=clip, acting_user=request.user, score=score)
-        labels = {value: f"{value} ({en} · {ko})" for value, en, ko in ACR_SCALE}
+        labels = {value: f"{value} ({label})" for value, label in ACR_SCALE}
         number = selectors.rated_by(test, request.user)
-        messages.success(request, f"Saved: clip {number} rated {labels[score]}." if created else "That rating was already saved.")
+        messages.success(request, _("Saved: clip %(number)s rated %(score)s.") % {"number": number, "score": labels[score]}
+                         if created else _("That rating was already saved."))
     except (KeyError, InvalidInput):
-        messages.error(request, "Choose a score from 1 to 5.")
+        messages.error(request, _("Choose a score from 1 to 5."))
     except Conflict as refused:
         messages.error(request, str(refused))
     return redirect("listening:rate", pk=test.pk)

@@ -1,5 +1,6 @@
 from django.apps import AppConfig
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from apps.accounts.navigation import NavLink, Panel, Stage, Todo
 from apps.accounts.permissions import can
@@ -16,14 +17,14 @@ class ReleasesConfig(AppConfig):
 
     def nav_links(self, user):
         if can(user, "releases.manage"):
-            return [NavLink("Releases", reverse("releases:list"), group="spoken_qa", order=70)]
+            return [NavLink(_("Releases"), reverse("releases:list"), group="spoken_qa", order=70)]
         return []
 
     def home_panels(self, user):
         if not can(user, "releases.manage"):
             return []
-        return [Panel("Dataset releases", reverse("releases:list"),
-                      description="Build, publish and download versioned releases with card, licences and checksums.",
+        return [Panel(_("Dataset releases"), reverse("releases:list"),
+                      description=_("Build, publish and download versioned releases with card, licences and checksums."),
                       role="admin")]
 
     # Where a release of each kind stands in its workflow's pipeline on the home page (its last stage but one

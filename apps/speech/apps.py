@@ -1,5 +1,6 @@
 from django.apps import AppConfig
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from apps.accounts.navigation import NavLink, Panel, Stage, Todo
 from apps.accounts.permissions import can
@@ -16,15 +17,15 @@ class SpeechConfig(AppConfig):
 
     def nav_links(self, user):
         if can(user, "speech.manage"):
-            return [NavLink("Speech", reverse("speech:home"), group="spoken_qa", order=60)]
+            return [NavLink(_("Speech"), reverse("speech:home"), group="spoken_qa", order=60)]
         return []
 
     def home_panels(self, user):
         if not can(user, "speech.manage"):
             return []
-        return [Panel("Speech synthesis", reverse("speech:home"),
-                      description="TTS with Korean reference voices, checked by ASR; samples over the CER "
-                                  "threshold after every attempt wait here.", role="admin")]
+        return [Panel(_("Speech synthesis"), reverse("speech:home"),
+                      description=_("TTS with Korean reference voices, checked by ASR; samples over the CER "
+                                    "threshold after every attempt wait here."), role="admin")]
 
     def pipeline_stages(self, user):
         if not can(user, "speech.manage"):
@@ -41,7 +42,7 @@ class SpeechConfig(AppConfig):
         attention = samples_needing_attention()
         if not attention:
             return []
-        return [Todo("Samples that missed the ASR check on every attempt: listen, then accept, or edit and re-run",
+        return [Todo(_("Samples that missed the ASR check on every attempt: listen, then accept, or edit and re-run"),
                      reverse("speech:home"), attention, "spoken_qa")]
 
     def seed_demo(self, stdout):

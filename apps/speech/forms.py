@@ -1,5 +1,6 @@
 from django import forms
 from django.conf import settings
+from django.utils.translation import gettext_lazy as _
 
 from apps.core import limits
 from apps.sources.models import SourceBenchmark
@@ -10,9 +11,9 @@ class StartRunForm(forms.Form):
     subset = forms.CharField(required=False, max_length=100)
     limit = forms.IntegerField(required=False, min_value=1)
     cer_threshold = forms.FloatField(min_value=0, initial=lambda: settings.SPEECH_CER_THRESHOLD,
-                                     help_text="a sample passes at or under this character error rate")
+                                     help_text=_("a sample passes at or under this character error rate"))
     max_attempts = forms.IntegerField(min_value=1, max_value=10, initial=lambda: settings.SPEECH_MAX_ATTEMPTS)
-    seed = forms.IntegerField(min_value=0, initial=0, help_text="decides the voice assignment and attempt seeds")
+    seed = forms.IntegerField(min_value=0, initial=0, help_text=_("decides the voice assignment and attempt seeds"))
 
 
 class EditTextForm(forms.Form):

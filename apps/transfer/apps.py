@@ -1,5 +1,6 @@
 from django.apps import AppConfig
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from apps.accounts.navigation import NavLink, Panel, Stage, Todo
 from apps.accounts.permissions import can
@@ -26,11 +27,11 @@ class TransferConfig(AppConfig):
     def nav_links(self, user):
         links = []
         if can(user, "transfer.manage"):
-            links += [NavLink("Source benchmarks", reverse("transfer:home"), group="spoken_qa", order=10),
-                      NavLink("Ground truth", reverse("transfer:ground_truth"), group="spoken_qa", order=20)]
+            links += [NavLink(_("Source benchmarks"), reverse("transfer:home"), group="spoken_qa", order=10),
+                      NavLink(_("Ground truth"), reverse("transfer:ground_truth"), group="spoken_qa", order=20)]
         if can(user, "transfer.review"):
-            links += [NavLink("Hypertranslation", reverse("transfer:translation_runs"), group="spoken_qa", order=30),
-                      NavLink("Normalization", reverse("transfer:normalize"), group="spoken_qa", order=40)]
+            links += [NavLink(_("Hypertranslation"), reverse("transfer:translation_runs"), group="spoken_qa", order=30),
+                      NavLink(_("Normalization"), reverse("transfer:normalize"), group="spoken_qa", order=40)]
         return links
 
     def home_panels(self, user):
@@ -38,8 +39,8 @@ class TransferConfig(AppConfig):
             return []
         # What needs attention is on the home page's to-do list (todos below), only when there is some.
         return [
-            Panel("Ground-truth correction", reverse("transfer:ground_truth"),
-                  description="Reviewer and meta-reviewer agents audit source answers; progress, cost and report.",
+            Panel(_("Ground-truth correction"), reverse("transfer:ground_truth"),
+                  description=_("Reviewer and meta-reviewer agents audit source answers; progress, cost and report."),
                   role="admin"),
         ]
 
@@ -67,15 +68,15 @@ class TransferConfig(AppConfig):
         counts = attention_counts()
         todos = []
         if counts["review"]:
-            todos.append(Todo("Ground-truth reviews or corrections needing attention (the agent's answer stayed "
-                              "invalid or its provider kept failing)",
+            todos.append(Todo(_("Ground-truth reviews or corrections needing attention (the agent's answer stayed "
+                                "invalid or its provider kept failing)"),
                               reverse("transfer:corrections") + "?status=needs_attention", counts["review"],
                               "spoken_qa"))
         if counts["translation"]:
-            todos.append(Todo("Samples with no usable translation: the translator agent failed on them",
+            todos.append(Todo(_("Samples with no usable translation: the translator agent failed on them"),
                               reverse("transfer:translation_runs"), counts["translation"], "spoken_qa"))
         if counts["normalization"]:
-            todos.append(Todo("Normalized texts needing attention before speech", reverse("transfer:normalize"),
+            todos.append(Todo(_("Normalized texts needing attention before speech"), reverse("transfer:normalize"),
                               counts["normalization"], "spoken_qa"))
         return todos
 

@@ -1,6 +1,7 @@
 import json
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from apps.core import limits
 from apps.sources.catalogue import SourceFormat
@@ -30,25 +31,25 @@ def budget(value):
 
 class ImportForm(forms.Form):
     format = forms.ChoiceField(choices=SourceFormat.choices)
-    subset = forms.CharField(max_length=100, help_text="e.g. sd-qa, mmsu, openbookqa, bbh, web_questions, trivia_qa")
-    benchmark = forms.SlugField(max_length=100, required=False, help_text="default: the format name")
-    file = forms.FileField(help_text="VoiceBench .jsonl or .parquet; OpenAudioBench .csv")
+    subset = forms.CharField(max_length=100, help_text=_("e.g. sd-qa, mmsu, openbookqa, bbh, web_questions, trivia_qa"))
+    benchmark = forms.SlugField(max_length=100, required=False, help_text=_("default: the format name"))
+    file = forms.FileField(help_text=_("VoiceBench .jsonl or .parquet; OpenAudioBench .csv"))
 
 
 class AudioImportForm(forms.Form):
     benchmark = forms.ModelChoiceField(queryset=SourceBenchmark.objects.all(), to_field_name="name")
-    file = forms.FileField(label="Audio (zip)", help_text="the benchmark's audio files, named as its records name them or "
+    file = forms.FileField(label=_("Audio (zip)"), help_text="the benchmark's audio files, named as its records name them or "
                                                           "SUBSET/SOURCE_ID.wav (e.g. sd-qa/sd-qa-00001.wav)")
 
 
 class StartReviewForm(forms.Form):
     benchmark = forms.ModelChoiceField(queryset=SourceBenchmark.objects.all(), to_field_name="name")
-    subset = forms.CharField(max_length=100, required=False, help_text="empty: every subset")
-    limit = forms.IntegerField(min_value=1, required=False, help_text="only the first N deterministic samples")
+    subset = forms.CharField(max_length=100, required=False, help_text=_("empty: every subset"))
+    limit = forms.IntegerField(min_value=1, required=False, help_text=_("only the first N deterministic samples"))
     on_unresolved = forms.ChoiceField(choices=UnresolvedPolicy.choices, initial=UnresolvedPolicy.EXCLUDE,
-                                      label="A rejected or unresolved correction")
-    budget_usd = forms.DecimalField(min_value=0, decimal_places=2, required=False, label="Budget cap (USD)",
-                                    help_text="the job stops before its cost would pass this")
+                                      label=_("A rejected or unresolved correction"))
+    budget_usd = forms.DecimalField(min_value=0, decimal_places=2, required=False, label=_("Budget cap (USD)"),
+                                    help_text=_("the job stops before its cost would pass this"))
 
 
 class OverturnForm(forms.Form):
@@ -59,25 +60,25 @@ class OverturnForm(forms.Form):
 
 class StartTranslationForm(forms.Form):
     benchmark = forms.ModelChoiceField(queryset=SourceBenchmark.objects.all(), to_field_name="name")
-    subset = forms.CharField(max_length=100, required=False, help_text="empty: every subset")
-    limit = forms.IntegerField(min_value=1, required=False, help_text="only the first N included samples")
-    version = forms.IntegerField(min_value=1, required=False, label="Rulebook version",
-                                 help_text="a published hypertranslation version; empty: the latest")
-    budget_usd = forms.DecimalField(min_value=0, decimal_places=2, required=False, label="Budget cap (USD)")
+    subset = forms.CharField(max_length=100, required=False, help_text=_("empty: every subset"))
+    limit = forms.IntegerField(min_value=1, required=False, help_text=_("only the first N included samples"))
+    version = forms.IntegerField(min_value=1, required=False, label=_("Rulebook version"),
+                                 help_text=_("a published hypertranslation version; empty: the latest"))
+    budget_usd = forms.DecimalField(min_value=0, decimal_places=2, required=False, label=_("Budget cap (USD)"))
 
 
 class CorrectTranslationForm(forms.Form):
-    transcription_ko = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), label="Korean transcription",
+    transcription_ko = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), label=_("Korean transcription"),
                                        max_length=limits.SAMPLE_TEXT)
-    answer_ko = forms.CharField(required=False, label="Korean answer", max_length=limits.SAMPLE_TEXT)
-    aliases_ko = forms.CharField(required=False, label="Korean aliases", help_text="one per line",
+    answer_ko = forms.CharField(required=False, label=_("Korean answer"), max_length=limits.SAMPLE_TEXT)
+    aliases_ko = forms.CharField(required=False, label=_("Korean aliases"), help_text=_("one per line"),
                                  widget=forms.Textarea(attrs={"rows": 3}), max_length=limits.SAMPLE_TEXT)
     checker = forms.CharField(
-        required=False, label="Korean checker data (JSON)", widget=forms.Textarea(attrs={"rows": 8, "spellcheck": "false"}),
+        required=False, label=_("Korean checker data (JSON)"), widget=forms.Textarea(attrs={"rows": 8, "spellcheck": "false"}),
         max_length=limits.SAMPLE_TEXT,
         help_text='IFEval: {"instruction_id_list": [...], "kwargs": [{...}, ...], "removed_instructions": '
                   '[{"instruction_id": ..., "rule": ...}]}; BBH: {"task": ..., "choices": [...]}')
-    note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), label="Why", max_length=limits.NOTE)
+    note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), label=_("Why"), max_length=limits.NOTE)
 
     def __init__(self, *args, checker: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
@@ -101,15 +102,15 @@ class CorrectTranslationForm(forms.Form):
 
 
 class NormalizeTextForm(forms.Form):
-    text = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=MAX_CHARS, label="Korean text")
-    preserve = forms.CharField(required=False, label="Keep as written", help_text="English terms, comma-separated")
-    use_agent = forms.BooleanField(required=False, initial=True, label="Ask the normalizer agent for context-dependent spans")
+    text = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=MAX_CHARS, label=_("Korean text"))
+    preserve = forms.CharField(required=False, label=_("Keep as written"), help_text=_("English terms, comma-separated"))
+    use_agent = forms.BooleanField(required=False, initial=True, label=_("Ask the normalizer agent for context-dependent spans"))
 
 
 class StartNormalizationForm(forms.Form):
     benchmark = forms.ModelChoiceField(queryset=SourceBenchmark.objects.all(), to_field_name="name")
-    subset = forms.CharField(max_length=100, required=False, help_text="empty: every subset")
+    subset = forms.CharField(max_length=100, required=False, help_text=_("empty: every subset"))
     limit = forms.IntegerField(min_value=1, required=False)
-    version = forms.IntegerField(min_value=1, required=False, label="Rulebook version",
-                                 help_text="a published normalization version; empty: the latest")
-    budget_usd = forms.DecimalField(min_value=0, decimal_places=2, required=False, label="Budget cap (USD)")
+    version = forms.IntegerField(min_value=1, required=False, label=_("Rulebook version"),
+                                 help_text=_("a published normalization version; empty: the latest"))
+    budget_usd = forms.DecimalField(min_value=0, decimal_places=2, required=False, label=_("Budget cap (USD)"))

@@ -1,5 +1,7 @@
 from django.apps import AppConfig
 from django.urls import reverse
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from apps.accounts.navigation import NavLink, Panel, Stage, Todo
 from apps.accounts.permissions import can
@@ -18,7 +20,7 @@ class VerificationConfig(AppConfig):
 
     def nav_links(self, user):
         if can(user, "verification.review"):
-            return [NavLink("HPSU verification", reverse("verification:projects"), group="hpsu", order=10)]
+            return [NavLink(_("HPSU verification"), reverse("verification:projects"), group="hpsu", order=10)]
         return []
 
     def home_panels(self, user):
@@ -31,8 +33,8 @@ class VerificationConfig(AppConfig):
                 waiting = waiting_for(project, user)
                 if waiting:
                     panels.append(Panel(
-                        title=f"Verify: {project.name}", url=reverse("verification:review", args=[project.pk]),
-                        description="Approve or reject benchmark items (keys A, R, 1-6).", count=waiting,
+                        title=gettext("Verify: %(name)s") % {"name": project.name}, url=reverse("verification:review", args=[project.pk]),
+                        description=_("Approve or reject benchmark items (keys A, R, 1-6)."), count=waiting,
                         role="annotator",
                     ))
         if can(user, "verification.manage"):

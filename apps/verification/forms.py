@@ -1,14 +1,15 @@
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from apps.core import limits
 from apps.verification.models import Reason
 
 
 class ImportForm(forms.Form):
-    name = forms.CharField(max_length=200, label="Project name", help_text="A new name creates a project; an existing one adds items to it.")
-    file = forms.FileField(label="Items file (HPSU JSON array or JSONL)")
-    media = forms.FileField(label="Media (a .zip whose paths match audio_path)")
-    settle_on_first_rejection = forms.BooleanField(required=False, label="Settle an item at its first rejection (saves work; agreement statistics then lack those items)")
+    name = forms.CharField(max_length=200, label=_("Project name"), help_text=_("A new name creates a project; an existing one adds items to it."))
+    file = forms.FileField(label=_("Items file (HPSU JSON array or JSONL)"))
+    media = forms.FileField(label=_("Media (a .zip whose paths match audio_path)"))
+    settle_on_first_rejection = forms.BooleanField(required=False, label=_("Settle an item at its first rejection (saves work; agreement statistics then lack those items)"))
 
 
 class ReviewForm(forms.Form):
@@ -20,12 +21,12 @@ class ReviewForm(forms.Form):
 
 class BaselineForm(forms.Form):
     name = forms.CharField(max_length=200)
-    size = forms.IntegerField(min_value=1, max_value=100000, initial=300, label="Sample size (stratified by task)")
+    size = forms.IntegerField(min_value=1, max_value=100000, initial=300, label=_("Sample size (stratified by task)"))
 
 
 class PredictionsForm(forms.Form):
-    name = forms.CharField(max_length=200, label="Model name")
-    file = forms.FileField(label="Predictions (CSV or JSON/JSONL with id, prediction[, variant])")
+    name = forms.CharField(max_length=200, label=_("Model name"))
+    file = forms.FileField(label=_("Predictions (CSV or JSON/JSONL with id, prediction[, variant])"))
 
 
 class SettingsForm(forms.Form):

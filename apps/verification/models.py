@@ -8,6 +8,7 @@ approvals, rejected on a rejection (at once, or after all three reviews, as the 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from apps.accounts.pseudonyms import verification_scope
 from apps.verification.taxonomy import DOMAIN_CHOICES, FORMAT_CHOICES, TASK_CHOICES
@@ -54,9 +55,9 @@ class ItemImport(models.Model):
 
 
 class ItemStatus(models.TextChoices):
-    PENDING = "pending", "Pending"
-    ACCEPTED = "accepted", "Accepted"
-    REJECTED = "rejected", "Rejected"
+    PENDING = "pending", _("Pending")
+    ACCEPTED = "accepted", _("Accepted")
+    REJECTED = "rejected", _("Rejected")
 
 
 class VerificationItem(models.Model):
@@ -115,19 +116,19 @@ class VerificationItem(models.Model):
 
 
 class Decision(models.TextChoices):
-    APPROVE = "approve", "Approve"
-    REJECT = "reject", "Reject"
+    APPROVE = "approve", _("Approve")
+    REJECT = "reject", _("Reject")
 
 
 class Reason(models.TextChoices):
     """Why an annotator rejects; the order is the keyboard order (1-6)."""
 
-    WRONG_ANSWER = "wrong_answer", "Wrong answer"
-    AMBIGUOUS_QUESTION = "ambiguous_question", "Ambiguous question"
-    DISTRACTOR_CORRECT = "distractor_correct", "Distractor also correct"
-    MEDIA_UNCLEAR = "media_unclear", "Media unclear or broken"
-    OFFENSIVE = "offensive_personal", "Offensive or personal content"
-    OTHER = "other", "Other (say what in the comment)"
+    WRONG_ANSWER = "wrong_answer", _("Wrong answer")
+    AMBIGUOUS_QUESTION = "ambiguous_question", _("Ambiguous question")
+    DISTRACTOR_CORRECT = "distractor_correct", _("Distractor also correct")
+    MEDIA_UNCLEAR = "media_unclear", _("Media unclear or broken")
+    OFFENSIVE = "offensive_personal", _("Offensive or personal content")
+    OTHER = "other", _("Other (say what in the comment)")
 
 
 class Review(models.Model):

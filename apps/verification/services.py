@@ -12,6 +12,7 @@ from django.core.files import File
 from django.db import transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from apps.audio.info import AudioInfo, AudioRejected
 from apps.audio.inspection import inspect_many
@@ -242,11 +243,11 @@ def clean_review(decision: str, reasons, comment: str) -> tuple[str, list[str], 
                            field="reasons")
     comment = bounded((comment or "").strip(), field="comment", limit=limits.COMMENT)
     if decision == Decision.APPROVE and reasons:
-        raise InvalidInput("an approval takes no rejection reasons", field="reasons")
+        raise InvalidInput(gettext("an approval takes no rejection reasons"), field="reasons")
     if decision == Decision.REJECT and not reasons:
-        raise InvalidInput("a rejection needs at least one reason", field="reasons")
+        raise InvalidInput(gettext("a rejection needs at least one reason"), field="reasons")
     if Reason.OTHER in reasons and not comment:
-        raise InvalidInput("reason 'other' needs a comment saying what is wrong", field="comment")
+        raise InvalidInput(gettext("reason 'other' needs a comment saying what is wrong"), field="comment")
     return decision, reasons, comment
 
 
@@ -263,9 +264,9 @@ def submit_review(*, item: VerificationItem, acting_user, decision: str, reasons
             # Locks the item's WorkItem row: submissions and settlement of one item are serialised.
             assignment = queues.lease_for_submission(item.work_item, acting_user, now=now)
         except queues.NoLease as exc:
-            raise Forbidden(f"You were not given item {item.external_id}; ask for the next item.", code=exc.code) from None
+            raise Forbidden(gettext("You were not given item %(item)s; ask for the next item.") % {"item": item.external_id}, code=exc.code) from None
         except queues.ItemClosed:
-            raise Conflict(f"Item {item.external_id} is already settled.", code="settled") from None
+            raise Conflict(gettext("Item %(item)s is already settled.") % {"item": item.external_id}, code="settled") from None
         # Read after the lock: the item's status and whether this annotator reviewed it, in one query (the
         # review itself only when there is one).
         item.status, own = VerificationItem.objects.filter(pk=item.pk).values_list(
@@ -275,7 +276,7 @@ def submit_review(*, item: VerificationItem, acting_user, decision: str, reasons
         if item.is_settled:
             if review is not None and (review.decision, review.reasons, review.comment) == (decision, reasons, comment):
                 return review, False  # the same review sent again (a retry after the one that settled it)
-            raise Conflict(f"Item {item.external_id} is already settled ({item.status}); decisions are final.", code="settled")
+            raise Conflict(gettext("Item %(item)s is already settled (%(status)s); decisions are final.") % {"item": item.external_id, "status": item.get_status_display()}, code="settled")
         if seconds is None or seconds < 0:
             seconds = max(0.0, min((now - assignment.leased_at).total_seconds(), item.project.pool.lease_seconds))
         seconds = float(min(seconds, 24 * 3600))
@@ -408,9 +409,9 @@ def answer_baseline(*, session: BaselineSession, item: VerificationItem, acting_
     allowed = scoring.yes_no_options(item) if item.format == "yes_no" else item.options
     bad = [c for c in chosen if c not in allowed]
     if not chosen or bad:
-        raise InvalidInput("choose one of the options shown", field="chosen")
+        raise InvalidInput(gettext("choose one of the options shown"), field="chosen")
     if item.format != "multiple" and len(chosen) != 1:
-        raise InvalidInput("this question takes exactly one answer", field="chosen")
+        raise InvalidInput(gettext("this question takes exactly one answer"), field="chosen")
     answer, _ = BaselineAnswer.objects.get_or_create(
         session=session, item=item, annotator=acting_user,
         defaults={"prediction": ",".join(chosen), "option_order": baseline_option_order(session, item, acting_user),

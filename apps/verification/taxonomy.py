@@ -3,6 +3,9 @@ distractor tiers and the three prompt variants. Names are the release's `categor
 
 from dataclasses import dataclass
 
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
+
 
 @dataclass(frozen=True)
 class Task:
@@ -53,7 +56,7 @@ DOMAIN_CHOICES = [(d, d) for d in DOMAINS]
 
 # The release's `type` values and the format each names.
 SINGLE, MULTIPLE, YES_NO = "single", "multiple", "yes_no"
-FORMAT_CHOICES = [(SINGLE, "Single choice"), (MULTIPLE, "Multiple choice"), (YES_NO, "Yes/no")]
+FORMAT_CHOICES = [(SINGLE, _("Single choice")), (MULTIPLE, _("Multiple choice")), (YES_NO, _("Yes/no"))]
 TYPE_TO_FORMAT = {"Single-Choice": SINGLE, "Multiple-Choice": MULTIPLE, "Judgment/Binary": YES_NO}
 METRICS = {"SC_type_eval", "SC_notype_eval", "MC_eval", "JB_eval"}
 
@@ -64,8 +67,32 @@ TIER_LABELS = {
     "middle": "somewhat related",
     "opposite": "clearly wrong (opposite of the answer)",
 }
+# The same on pages, in the reader's language (the API and exports keep TIER_LABELS' English).
+TIER_NAMES = {
+    "similar": _("close to the answer (a plausible confusion)"),
+    "middle": _("somewhat related"),
+    "opposite": _("clearly wrong (opposite of the answer)"),
+}
 PROMPT_VARIANTS = ["standard", "positive", "negative"]
-LANGUAGES = {"en": "English", "zh": "Chinese", "ko": "Korean"}
+PROMPT_VARIANT_LABELS = {
+    "standard": pgettext_lazy("prompt variant", "standard"),
+    "positive": pgettext_lazy("prompt variant", "positive (hints the answer)"),
+    "negative": pgettext_lazy("prompt variant", "negative (misleads)"),
+}
+LANGUAGES = {"en": _("English"), "zh": _("Chinese"), "ko": _("Korean")}
+# The task and domain names as a reviewer reads them; the codes above stay the release's English words.
+TASK_LABELS = {
+    "Age": _("Age"), "Gender": _("Gender"), "Accent": _("Accent"), "Main Emotion": _("Main Emotion"),
+    "Emotions": _("Emotions"), "Emotion Intensity": _("Emotion Intensity"), "Emotion Shift Easy": _("Emotion Shift Easy"),
+    "Emotion Shift Hard": _("Emotion Shift Hard"), "Mismatch Easy": _("Mismatch Easy"), "Mismatch Hard": _("Mismatch Hard"),
+    "Speech Style": _("Speech Style"), "Visual": _("Visual"), "Description": _("Description"), "Intent": _("Intent"),
+    "Scene": _("Scene"), "Subtext": _("Subtext"),
+}
+DOMAIN_LABELS = {
+    "Social Attributes": _("Social Attributes"), "Emotion Recognition": _("Emotion Recognition"),
+    "Emotion Reasoning": _("Emotion Reasoning"), "Nonverbal Behavior": _("Nonverbal Behavior"),
+    "Discourse Context": _("Discourse Context"),
+}
 
 # Yes/no answers as people and models write them, in the three languages.
 YES_WORDS = {"yes", "y", "true", "correct", "예", "네", "맞다", "맞아요", "是", "对", "是的", "正确"}

@@ -12,7 +12,6 @@
 // every key while a control inside them has focus, so focus goes back to the player element itself, where
 // Space/Enter still play and the page's keys still work), then on the first unlocked control.
 (() => {
-  const t = window.gettext || ((s) => s);
   const csrf = () => document.querySelector("input[name=csrfmiddlewaretoken]")?.value || "";
 
   function setUp(audio) {
@@ -40,14 +39,14 @@
     audio.addEventListener("seeking", () => {
       if (played || audio.currentTime <= furthest + 0.25) return;
       audio.currentTime = furthest;
-      say(t("Seeking forward is off on the first listen: the clip goes on from where you were."));
+      say(gettext("Seeking forward is off on the first listen: the clip goes on from where you were."));
     });
 
     audio.addEventListener("ended", async () => {
       if (!gate) return;
       const duration = audio.duration || parseFloat(audio.dataset.duration) || 0;
       if (!played && furthest < duration - 0.5) return; // reached the end by seeking, not by listening
-      say(t("Saving that you listened…"));
+      say(gettext("Saving that you listened…"));
       try {
         const response = await fetch(gate, {
           method: "POST", credentials: "same-origin",
@@ -55,9 +54,9 @@
         });
         if (response.ok) { played = true; unlock(true); return; }
         const body = await response.json().catch(() => ({}));
-        say(body.detail || t("The server did not accept the playback. Play the clip again."));
+        say(body.detail || gettext("The server did not accept the playback. Play the clip again."));
       } catch (err) {
-        say(t("Network error: play the clip again to retry."));
+        say(gettext("Network error: play the clip again to retry."));
       }
     });
 

@@ -5,7 +5,7 @@ document.addEventListener("htmx:responseError", (event) => {
   const note = document.createElement("p");
   note.className = "message message--error";
   note.setAttribute("role", "alert");
-  note.textContent = `The server answered ${status}. ${event.detail.xhr.responseText.slice(0, 200)}`;
+  note.textContent = `${interpolate(gettext("The server answered %s."), [status])} ${event.detail.xhr.responseText.slice(0, 200)}`;
   box.prepend(note);
 });
 
@@ -51,7 +51,7 @@ document.addEventListener("click", (event) => {
 });
 
 // ---- Busy states (issue 34): an action that starts work shows that it is working. ----
-// A submitted post form's button (or an htmx button) says "Working…" with a spinner (CSS on aria-busy) and
+// A submitted post form's button (or an htmx button) says gettext("Working…") with a spinner (CSS on aria-busy) and
 // every submit button of the form is disabled until the answer comes, so nobody waits on a page that looks
 // idle (the first Normalize took 6.7 s) or sends twice. This happens a tick after the submit event: a button
 // disabled (or relabelled) during it would change what the form sends. Forms
@@ -63,7 +63,7 @@ function soriSetBusy(button, busy) {
     if (button.getAttribute("aria-busy") === "true") return;
     button.dataset.idleLabel = button[text];
     button.setAttribute("aria-busy", "true");
-    button[text] = "Working…";
+    button[text] = gettext("Working…");
   } else if (button.getAttribute("aria-busy") === "true") {
     button.removeAttribute("aria-busy");
     button[text] = button.dataset.idleLabel || button[text];

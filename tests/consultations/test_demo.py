@@ -23,5 +23,8 @@ def test_seed_demo_gives_the_expert_demo_questions_and_runs_twice_without_change
     from apps.accounts.models import User
 
     expert = User.objects.get(username="expert")
+    assert expert.language == "ko"  # the demo's participants start in Korean; this test reads English
+    expert.language = "en"
+    expert.save(update_fields=["language"])
     inbox = client_for(expert).get("/consultations/inbox/")
     assert len(inbox.context["waiting"]) == 2 and "demo data" in inbox.content.decode()

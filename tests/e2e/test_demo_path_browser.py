@@ -154,6 +154,10 @@ def person(demo, chromium):
         with page.expect_navigation():
             page.click("button[type=submit]")
         assert page.url == f"{demo.url}/", f"{username} could not log in: {page.locator('main').inner_text()[:300]}"
+        # The demo's participants start in Korean; this path reads the pages in English, as a person may choose.
+        if page.locator("html").get_attribute("lang") != "en":
+            with page.expect_navigation():
+                page.click(".topbar__language button[value=en]")
         return page, watch
 
     yield log_in

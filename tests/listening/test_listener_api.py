@@ -146,8 +146,16 @@ def test_the_rate_page_needs_consent_first_and_keeps_buttons_disabled_until_play
     assert "formal or informal" in instructions and "headphones" in instructions
     client.post(f"/listening/tests/{test.pk}/", {"agree": "yes"})
     page = client.get(f"/listening/tests/{test.pk}/rate/").content.decode()
-    for label in ("아주 좋음", "좋음", "보통", "나쁨", "아주 나쁨", "Excellent", "Bad"):
+    for label in ("Excellent", "Good", "Fair", "Poor", "Bad"):
         assert label in page
+    # In Korean the scale reads as KOMOS's listeners saw it (from the catalogue, no longer inlined beside English).
+    listener.language = "ko"
+    listener.save(update_fields=["language"])
+    korean = client.get(f"/listening/tests/{test.pk}/rate/").content.decode()
+    for label in ("아주 좋음", "좋음", "보통", "나쁨", "아주 나쁨"):
+        assert label in korean
+    listener.language = "en"
+    listener.save(update_fields=["language"])
     assert page.count('" disabled>') == 5
     # A form post before the clip could have played is refused by the server too.
     clip = test.clips.get()

@@ -3,15 +3,30 @@
 The mapping itself is capabilities.capability_label, so a page and the export never disagree."""
 
 from django import template
+from django.utils.translation import gettext_lazy as _
 
 from apps.authoring.capabilities import Method, capability_label
 
 register = template.Library()
 
+# The capabilities' names on pages, in the reader's language; the export and the agents' prompts keep the
+# English labels of capabilities.Capability.
+_ON_PAGES = {
+    "age": _("Age"), "gender": _("Gender"), "num_speakers": _("Number of Speakers"), "word_order": _("Word Order"),
+    "word_frequency": _("Word Frequency"), "fact_extraction": _("Fact Extraction"), "topic_summary": _("Topic Summary"),
+    "role_profession": _("Role/Profession"), "general_counting": _("General Counting"),
+}
+
 
 @register.filter
 def capability(code) -> str:
-    return capability_label(code)
+    return str(_ON_PAGES.get(str(code), capability_label(code)))
+
+
+@register.filter
+def capabilities(codes) -> str:
+    """Capabilities as a list a person reads: "Fact Extraction, Topic Summary"."""
+    return ", ".join(capability(code) for code in codes)
 
 
 @register.filter

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 from django import template
 from django.urls import NoReverseMatch, reverse
-from django.utils import timezone
+from django.utils import formats, timezone
 from django.utils.html import format_html
 
 register = template.Library()
@@ -20,8 +20,9 @@ MIN_N_FOR_CI = 3
 
 @register.filter
 def when(value) -> str:
-    """A time as people read it, in the site's time zone and naming it: 2026-01-05 18:00 KST. Takes a
-    datetime or the ISO text a provenance file stores; anything else is shown as it is."""
+    """A time as people read it, in the site's time zone and naming it, in the active language's format
+    (config/formats): 2026-01-05 18:00 KST, 2026년 1월 5일 18:00 KST. Takes a datetime or the ISO text a
+    provenance file stores; anything else is shown as it is."""
     if isinstance(value, str):
         try:
             value = datetime.fromisoformat(value)
@@ -31,7 +32,8 @@ def when(value) -> str:
         return "" if value is None else str(value)
     if timezone.is_naive(value):
         value = timezone.make_aware(value, UTC)
-    return timezone.localtime(value).strftime("%Y-%m-%d %H:%M %Z")
+    local = timezone.localtime(value)
+    return f"{formats.date_format(local, 'SHORT_DATETIME_FORMAT')} {local.strftime('%Z')}"
 
 
 @register.filter
@@ -51,7 +53,7 @@ def label(code) -> str:
     text = str(code)
     known = _known_labels().get(text)
     if known:
-        return known
+        return str(known)
     text = text.replace("_", " ").replace("-", " ").strip()
     return text[:1].upper() + text[1:]
 

@@ -10,19 +10,18 @@
   const toggle = document.getElementById("edit-toggle");
   const hint = document.getElementById("review-hint");
   const reasons = () => [...form.querySelectorAll("input[name=reasons]")];
-  const t = window.gettext || ((s) => s);
   let sent = false;
 
   function openEdit(open) {
     edit.hidden = !open;
     toggle.setAttribute("aria-expanded", String(open));
-    if (open) { document.getElementById("edit-text").focus(); hint.textContent = t("Edit the question, then save the edit (Enter)."); }
+    if (open) { document.getElementById("edit-text").focus(); hint.textContent = gettext("Edit the question, then save the edit (Enter)."); }
   }
 
   function send(value) {
-    if (decision.disabled || sent) { hint.textContent = t("Play the clip to its end first."); return; }
+    if (decision.disabled || sent) { hint.textContent = gettext("Play the clip to its end first."); return; }
     if (value === "reject" && !reasons().some((r) => r.checked)) {
-      hint.textContent = t("Choose at least one reason (keys 1-%s), then press R again.").replace("%s", reasons().length);
+      hint.textContent = interpolate(gettext("Choose at least one reason (keys 1-%s), then press R again."), [reasons().length]);
       reasons()[0].focus();
       return;
     }
@@ -58,7 +57,7 @@
     if (/^[1-9]$/.test(key) && !box) return;
     event.preventDefault();
     event.stopPropagation();
-    if (decision.disabled) { hint.textContent = t("Play the clip to its end first."); return; }
+    if (decision.disabled) { hint.textContent = gettext("Play the clip to its end first."); return; }
     if (key === "a") send("approve");
     else if (key === "r") send("reject");
     else if (key === "e") openEdit(true);

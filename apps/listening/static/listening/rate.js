@@ -4,7 +4,6 @@
 (function () {
   const root = document.getElementById("listening-rate");
   if (!root) return;
-  const t = window.gettext || ((s) => s);
   const buttons = Array.from(root.querySelectorAll("button[data-score]"));
   const status = document.getElementById("playback-status");
   const form = document.getElementById("rating-form");
@@ -26,6 +25,6 @@
     event.stopPropagation();
     const button = root.querySelector(`button[data-score="${event.key}"]`);
     if (button && !button.disabled) button.click();
-    else status.textContent = t("Play the clip to its end first; then press 1-5.");
+    else status.textContent = gettext("Play the clip to its end first; then press 1-5.");
   }, true);
 })();

@@ -5,7 +5,6 @@
 (() => {
   const form = document.getElementById("review-form");
   if (!form) return;
-  const t = window.gettext || ((s) => s);
   const shownAt = performance.now();
   const decision = document.getElementById("decision");
   const hint = document.getElementById("review-hint");
@@ -15,12 +14,12 @@
   function submit(value) {
     const checked = reasons().filter((r) => r.checked);
     if (value === "reject" && checked.length === 0) {
-      hint.textContent = t("Choose at least one reason (keys 1-6), then press R again.");
+      hint.textContent = gettext("Choose at least one reason (keys 1-6), then press R again.");
       reasons()[0].focus();
       return false;
     }
     if (value === "reject" && checked.some((r) => r.value === "other") && !comment.value.trim()) {
-      hint.textContent = t("Say in the comment what is wrong (reason: other).");
+      hint.textContent = gettext("Say in the comment what is wrong (reason: other).");
       comment.focus();
       return false;
     }
