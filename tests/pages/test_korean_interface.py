@@ -32,7 +32,7 @@ PARTICIPANT_SOURCES = (
     "apps/verification/templatetags/", "apps/authoring/templatetags/", "apps/consultations/labels.py",
     "apps/consultations/templatetags/", "apps/consultations/models.py", "apps/verification/models.py",
     "apps/authoring/models.py", "apps/transfer/forms.py", "apps/listening/services.py", "apps/verification/services.py",
-    "apps/audio/playback.py", "apps/instructions/templates/instructions/_show.html", "static/js/player.js",
+    "apps/audio/playback.py", "apps/instructions/templates/instructions/_show.html",
 )
 
 
