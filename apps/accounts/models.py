@@ -24,8 +24,9 @@ class User(AbstractUser):
     display_name = models.CharField(max_length=150, blank=True)
     # The language of Sori's pages for this person (apps.accounts.middleware). Blank until known: a participant
     # starts in Korean (apps.accounts.services.user_upsert); anyone else takes the browser's language at their
-    # first sign-in (apps.accounts.signals).
-    language = models.CharField(_("language"), max_length=8, choices=settings.LANGUAGES, blank=True)
+    # first sign-in (apps.accounts.signals). The database default lets a row from code that predates the column (an
+    # older process during a deploy, a migration's historical model) in.
+    language = models.CharField(_("language"), max_length=8, choices=settings.LANGUAGES, blank=True, db_default="")
 
     objects = UserManager()
 

@@ -27,12 +27,12 @@ class AuthoringConfig(AppConfig):
 
     def home_panels(self, user):
         if can(user, "authoring.manage"):
-            return [Panel(title="KMMAU question sets", url=reverse("authoring:sets"),
-                          description="Corpora, generated and authored questions, reviews, exports, scores.",
+            return [Panel(title=_("KMMAU question sets"), url=reverse("authoring:sets"),
+                          description=_("Corpora, generated and authored questions, reviews, exports, scores."),
                           role="admin")]
         if can(user, "authoring.work"):
-            return [Panel(title="KMMAU questions", url=reverse("authoring:sets"),
-                          description="Review generated questions, author questions by listening, answer blind.",
+            return [Panel(title=_("KMMAU questions"), url=reverse("authoring:sets"),
+                          description=_("Review generated questions, author questions by listening, answer blind."),
                           role="annotator")]
         return []
 
@@ -44,10 +44,10 @@ class AuthoringConfig(AppConfig):
         c = pipeline_counts()
         url = reverse("authoring:sets")
         return [
-            Stage("kmmau", 10, "Corpus", c["clips"], url, "clips"),
-            Stage("kmmau", 20, "Questions", c["questions"], url, "questions",
+            Stage("kmmau", 10, _("Corpus"), c["clips"], url, _("clips")),
+            Stage("kmmau", 20, _("Questions"), c["questions"], url, _("questions"),
                   f"rule {c['rule']} · agent {c['agent']} · manual {c['manual']}"),
-            Stage("kmmau", 30, "Review / blind answer", c["accepted"], url, "accepted",
+            Stage("kmmau", 30, _("Review / blind answer"), c["accepted"], url, _("accepted"),
                   f"{c['in_review']} in review · {c['awaiting_answer']} awaiting a blind answer · {c['rejected']} rejected"),
         ]
 

@@ -1,5 +1,6 @@
 from django.apps import AppConfig
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from apps.accounts.navigation import NavLink, Panel, Stage, Todo
@@ -41,7 +42,8 @@ class EvaluationConfig(AppConfig):
         stages = []
         for family, workflow, order in [("spoken-qa", "spoken_qa", 70), ("kmmau", "kmmau", 50)]:
             n = runs.get(family, {"total": 0, "evaluated": 0})
-            stages.append(Stage(workflow, order, "Evaluation", n["total"], url, "runs", f"{n['evaluated']} evaluated"))
+            stages.append(Stage(workflow, order, _("Evaluation"), n["total"], url, _("runs"),
+                                gettext("%(n)s evaluated") % {"n": n["evaluated"]}))
         return stages
 
     def todos(self, user):

@@ -51,10 +51,10 @@ class ListeningConfig(AppConfig):
         url = reverse("listening:manage")
         excluded = f"{counts['excluded']} listeners excluded" if counts["excluded"] else "no listener excluded"
         return [
-            Stage("mos", 10, "Import", counts["imported"], url, "clips"),
-            Stage("mos", 20, "Publish", counts["published"], url, "clips published"),
-            Stage("mos", 30, "Ratings", counts["ratings"], url, "ratings"),
-            Stage("mos", 40, "QC", counts["complete"], url, "clips fully rated", excluded),
+            Stage("mos", 10, _("Import"), counts["imported"], url, _("clips")),
+            Stage("mos", 20, _("Publish"), counts["published"], url, _("clips published")),
+            Stage("mos", 30, _("Ratings"), counts["ratings"], url, _("ratings")),
+            Stage("mos", 40, _("QC"), counts["complete"], url, _("clips fully rated"), excluded),
         ]
 
     def todos(self, user):

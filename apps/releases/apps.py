@@ -1,5 +1,6 @@
 from django.apps import AppConfig
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from apps.accounts.navigation import NavLink, Panel, Stage, Todo
@@ -42,7 +43,8 @@ class ReleasesConfig(AppConfig):
         stages = []
         for kind, (workflow, order, label) in self._STAGES.items():
             n = counts.get(kind, {"total": 0, "published": 0})
-            stages.append(Stage(workflow, order, label, n["total"], url, "releases", f"{n['published']} published"))
+            stages.append(Stage(workflow, order, label, n["total"], url, _("releases"),
+                                gettext("%(n)s published") % {"n": n["published"]}))
         return stages
 
     def todos(self, user):

@@ -32,7 +32,7 @@ class SpeechConfig(AppConfig):
             return []
         from apps.speech.selectors import samples_spoken
 
-        return [Stage("spoken_qa", 50, "Speech", samples_spoken(), reverse("speech:home"), "samples spoken")]
+        return [Stage("spoken_qa", 50, _("Speech"), samples_spoken(), reverse("speech:home"), _("samples spoken"))]
 
     def todos(self, user):
         if not can(user, "speech.manage"):

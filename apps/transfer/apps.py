@@ -1,5 +1,6 @@
 from django.apps import AppConfig
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from apps.accounts.navigation import NavLink, Panel, Stage, Todo
@@ -50,14 +51,14 @@ class TransferConfig(AppConfig):
         from apps.transfer.selectors import pipeline_counts
 
         counts = pipeline_counts()
-        undecided = f"{counts['undecided']} undecided under the rulebook" if counts["undecided"] else ""
+        undecided = gettext("%(n)s undecided under the rulebook") % {"n": counts["undecided"]} if counts["undecided"] else ""
         return [
-            Stage("spoken_qa", 10, "Source", counts["samples"], reverse("transfer:home"), "samples"),
-            Stage("spoken_qa", 20, "Ground truth", counts["reviewed"], reverse("transfer:ground_truth"), "reviewed"),
-            Stage("spoken_qa", 30, "Hypertranslation", counts["translated"], reverse("transfer:translation_runs"),
-                  "translated", undecided),
-            Stage("spoken_qa", 40, "Normalization", counts["normalized"], reverse("transfer:normalize"),
-                  "ready for speech"),
+            Stage("spoken_qa", 10, _("Source"), counts["samples"], reverse("transfer:home"), _("samples")),
+            Stage("spoken_qa", 20, _("Ground truth"), counts["reviewed"], reverse("transfer:ground_truth"), _("reviewed")),
+            Stage("spoken_qa", 30, _("Hypertranslation"), counts["translated"], reverse("transfer:translation_runs"),
+                  _("translated"), undecided),
+            Stage("spoken_qa", 40, _("Normalization"), counts["normalized"], reverse("transfer:normalize"),
+                  _("ready for speech")),
         ]
 
     def todos(self, user):

@@ -38,8 +38,8 @@ class VerificationConfig(AppConfig):
                         role="annotator",
                     ))
         if can(user, "verification.manage"):
-            panels.append(Panel(title="Verification projects", url=reverse("verification:projects"),
-                                description="Acceptance, agreement, exports, human baselines.", role="admin"))
+            panels.append(Panel(title=_("Verification projects"), url=reverse("verification:projects"),
+                                description=_("Acceptance, agreement, exports, human baselines."), role="admin"))
         return panels
 
     def pipeline_stages(self, user):
@@ -50,9 +50,9 @@ class VerificationConfig(AppConfig):
         counts = pipeline_counts()
         url = reverse("verification:projects")
         return [
-            Stage("hpsu", 10, "Import", counts["items"], url, "items"),
-            Stage("hpsu", 20, "Three reviews", counts["reviews"], url, "reviews", f"{counts['reviewed']} items fully reviewed"),
-            Stage("hpsu", 30, "Accepted / rejected", counts["accepted"], url, "accepted", f"{counts['rejected']} rejected"),
+            Stage("hpsu", 10, _("Import"), counts["items"], url, _("items")),
+            Stage("hpsu", 20, _("Three reviews"), counts["reviews"], url, _("reviews"), gettext("%(n)s items fully reviewed") % {"n": counts["reviewed"]}),
+            Stage("hpsu", 30, _("Accepted / rejected"), counts["accepted"], url, _("accepted"), gettext("%(n)s rejected") % {"n": counts["rejected"]}),
         ]
 
     def todos(self, user):

@@ -4,7 +4,8 @@ means' and the leaderboard's. One matcher reads a stored subset name for all of 
 import pytest
 
 from apps.core.errors import InvalidInput
-from apps.evaluation import aggregate, leaderboard, scoring
+from apps.evaluation import aggregate, scoring
+from apps.evaluation.leaderboard import selectors as leaderboard
 from apps.evaluation.jobs import is_sd_qa
 from apps.sources import catalogue, formats
 from apps.sources.catalogue import KMMAU, OPENAUDIOBENCH, VOICEBENCH

@@ -21,7 +21,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="user",
             name="language",
-            field=models.CharField(blank=True, choices=[("ko", "한국어"), ("en", "English")], max_length=8, verbose_name="language"),
+            field=models.CharField(blank=True, choices=[("ko", "한국어"), ("en", "English")], db_default="", max_length=8, verbose_name="language"),
         ),
         migrations.RunPython(participants_read_korean, migrations.RunPython.noop),
     ]
