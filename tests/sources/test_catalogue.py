@@ -5,8 +5,8 @@ import pytest
 
 from apps.core.errors import InvalidInput
 from apps.evaluation import aggregate, scoring
-from apps.evaluation.leaderboard import selectors as leaderboard
 from apps.evaluation.jobs import is_sd_qa
+from apps.evaluation.leaderboard import selectors as leaderboard
 from apps.sources import catalogue, formats
 from apps.sources.catalogue import KMMAU, OPENAUDIOBENCH, VOICEBENCH
 from apps.transfer import checker_data
