@@ -211,7 +211,7 @@ REST_FRAMEWORK = {
         "apps.accounts.authentication.TokenAuthentication",  # the roles come with the user
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_PAGINATION_CLASS": "apps.core.api.Pages",
+    "DEFAULT_PAGINATION_CLASS": "apps.core.pagination.Pages",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "apps.core.schema.AutoSchema",
     # JSON nested past the recursion limit or with a 5,000-digit number is a 400, not a 500 (apps.core.api).

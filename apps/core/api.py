@@ -7,15 +7,14 @@ import codecs
 import json
 
 from django.http import QueryDict
-from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiResponse
-from rest_framework import pagination, parsers, serializers
+from rest_framework import parsers, serializers
 from rest_framework.exceptions import ParseError
 from rest_framework.response import Response
 from rest_framework.utils import json as drf_json
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from apps.core.errors import ApplicationError, InvalidInput
+from apps.core.errors import ApplicationError
 from apps.core.tabular import hostile, json_number
 
 
@@ -153,14 +152,3 @@ class JSONInput(parsers.JSONParser):
             raise ParseError("JSON parse error - nested too deeply") from None
         except ValueError as exc:
             raise ParseError(f"JSON parse error - {exc}") from None
-
-
-class Pages(pagination.PageNumberPagination):
-    """DRF's page numbers, except that a `page` that is sent must be a whole number: DRF reads `?page=` as the
-    first page, which the schema (an integer) does not allow."""
-
-    def paginate_queryset(self, queryset, request, view=None):
-        page = request.query_params.get(self.page_query_param)
-        if page is not None and not (page.isascii() and page.isdigit()) and page not in self.last_page_strings:
-            raise InvalidInput(gettext("page must be a whole number."), field=self.page_query_param)
-        return super().paginate_queryset(queryset, request, view)

@@ -1,4 +1,4 @@
-"""API lists page by number; a `page` that is sent must be one (apps.core.api.Pages)."""
+"""API lists page by number; a `page` that is sent must be one (apps.core.pagination.Pages)."""
 
 import pytest
 from django.urls import reverse

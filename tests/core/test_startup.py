@@ -28,3 +28,12 @@ def test_manage_py_check_imports_no_sdk_scipy_or_kiwipiepy(tmp_path):
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+def test_manage_py_check_runs_as_a_command(tmp_path):
+    """As a person runs it: DRF loads the settings' classes while its own modules load, so an import circle
+    through one of them (the pagination class once) shows here and not after django.setup()."""
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "SORI_DATA_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
