@@ -79,3 +79,25 @@ def test_starting_an_evaluation_links_the_job_and_keeps_the_state_settled(englis
     assert (run.state, run.status, run.evaluate_job_id) == (RunStatus.WAITING, RunStatus.EVALUATING, job.pk)
     Job.objects.filter(pk=job.pk).update(status=JobStatus.FAILED)
     assert EvaluationRun.objects.get(pk=english_run.pk).status == RunStatus.WAITING
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_settles_runs_stored_as_busy():
+    from tests.migrating import migrate
+
+    old = migrate([("evaluation", "0008_run_english_source_and_kind")])
+    try:
+        Model, Run = old.get_model("evaluation", "EvaluatedModel"), old.get_model("evaluation", "EvaluationRun")
+        source = old.get_model("sources", "SourceBenchmark").objects.create(name="voicebench", format="voicebench")
+        model = Model.objects.create(name="m")
+
+        def run(status, **fields):
+            return Run.objects.create(model=model, source_benchmark=source, benchmark_name="voicebench",
+                                      family="spoken-qa", language="en", status=status, **fields).pk
+
+        runs = {run("collecting"): RunStatus.WAITING, run("evaluating"): RunStatus.READY,
+                run("evaluating", evaluated_at="2026-01-01T00:00:00Z"): RunStatus.EVALUATED,
+                run("needs_attention"): RunStatus.NEEDS_ATTENTION}
+    finally:
+        new = migrate([("evaluation", "0009_run_state_settled")])
+    assert dict(new.get_model("evaluation", "EvaluationRun").objects.values_list("pk", "state")) == runs
