@@ -12,7 +12,8 @@ class EvaluatedModelAdmin(admin.ModelAdmin):
 @admin.register(EvaluationRun)
 class EvaluationRunAdmin(admin.ModelAdmin):
     list_display = ("id", "model", "benchmark_name", "language", "status", "item_count", "created_at")
-    list_filter = ("status", "language", "family")
+    list_filter = ("state", "language", "family")
+    list_select_related = ("model", "collect_job", "evaluate_job")  # the shown status reads the run's jobs
     raw_id_fields = ("model", "release", "source_benchmark", "collect_job", "evaluate_job")
 
 

@@ -16,7 +16,7 @@ from apps.core.errors import ApplicationError
 from apps.evaluation import collection, judge, services
 from apps.evaluation.models import EvalItem, EvaluationRun, ItemScore, RunStatus, ScoreMethod, SubsetScore
 from apps.evaluation.scoring import DEFAULT_PROFILE, PROFILES, score_response
-from apps.evaluation.status import after_work, needs_attention, set_status
+from apps.evaluation.status import after_work, needs_attention, work_begins
 from apps.jobs.services import JobCancelled, LeaseLost, job_handler, results_in_parallel
 from apps.sources import catalogue
 
@@ -40,19 +40,19 @@ def _marking_the_run(body, job, progress) -> dict:
 
 @job_handler(services.COLLECT_JOB)
 def collect(job, progress):
-    set_status(job.params["run"], RunStatus.COLLECTING)
+    work_begins(job.params["run"])
     return _marking_the_run(collection.run_collection, job, progress)
 
 
 @job_handler(services.EVALUATE_JOB)
 def evaluate(job, progress):
-    set_status(job.params["run"], RunStatus.EVALUATING)
+    work_begins(job.params["run"])
     return _marking_the_run(run_evaluation, job, progress)
 
 
 @job_handler(services.RESCORE_JOB)
 def rescore(job, progress):
-    set_status(job.params["run"], RunStatus.EVALUATING)
+    work_begins(job.params["run"])
     return _marking_the_run(run_rescoring, job, progress)
 
 

@@ -12,6 +12,9 @@ SubsetScore holds a run's score per subset and method as the evaluation computed
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Exists, OuterRef, Q
+
+from apps.jobs.models import UNFINISHED, Job
 
 # The paper's decoding settings (seed 000, Appendix E): one run, max 4,096 tokens, temperature 0.7, top-p 0.95.
 DEFAULT_DECODING = {"max_tokens": 4096, "temperature": 0.7, "top_p": 0.95}
@@ -72,6 +75,30 @@ class RunStatus(models.TextChoices):
     NEEDS_ATTENTION = "needs_attention", "Needs attention"
 
 
+# Shown while an unfinished job sits in the run's link, never stored: the job decides, so a job that ends
+# (succeeds, fails, is cancelled, is deleted) can never leave a run "evaluating". Collection first, as its order.
+SHOWN_BY_JOB = {"collect_job": RunStatus.COLLECTING, "evaluate_job": RunStatus.EVALUATING}
+SETTLED = [(value, label) for value, label in RunStatus.choices if value not in SHOWN_BY_JOB.values()]
+
+
+def _busy(field: str) -> Exists:
+    return Exists(Job.objects.filter(pk=OuterRef(field), status__in=UNFINISHED))
+
+
+def showing(status: str) -> Q:
+    """The SQL form of EvaluationRun.status, for filters and counts: the runs a page would show as `status`."""
+    if status == RunStatus.COLLECTING:
+        return Q(_busy("collect_job"))
+    if status == RunStatus.EVALUATING:
+        return Q(_busy("evaluate_job")) & ~Q(_busy("collect_job"))
+    return Q(state=status) & ~Q(_busy("collect_job")) & ~Q(_busy("evaluate_job"))
+
+
+class EvaluationRunQuerySet(models.QuerySet):
+    def showing(self, status: str):
+        return self.filter(showing(status))
+
+
 class BenchmarkKind(models.TextChoices):
     """Which benchmark a run measures, as the leaderboard groups and averages it (seed 000 Tables 1, 5 and 6)."""
 
@@ -100,7 +127,9 @@ class EvaluationRun(models.Model):
     language = models.CharField(max_length=2, choices=Language.choices)
     answer_source = models.CharField(max_length=20, choices=AnswerSource.choices, default=AnswerSource.IMPORTED)
     decoding = models.JSONField(default=default_decoding, blank=True, help_text="the decoding settings used")
-    status = models.CharField(max_length=20, choices=RunStatus.choices, default=RunStatus.WAITING, db_index=True)
+    # The settled state, written only by apps.evaluation.status; `status` is what a reader shows.
+    state = models.CharField(max_length=20, choices=SETTLED, default=RunStatus.WAITING, db_index=True,
+                             db_column="status")
     attention_reason = models.TextField(blank=True)
     item_count = models.PositiveIntegerField(default=0)
     collect_job = models.ForeignKey("jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
@@ -112,9 +141,13 @@ class EvaluationRun(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = EvaluationRunQuerySet.as_manager()
+
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [
+            models.CheckConstraint(condition=~models.Q(state__in=[status for status in SHOWN_BY_JOB.values()]),
+                                   name="evaluation_run_stores_a_settled_state"),
             models.CheckConstraint(
                 condition=(models.Q(release__isnull=False, source_benchmark__isnull=True)
                            | models.Q(release__isnull=True, source_benchmark__isnull=False)),
@@ -124,6 +157,19 @@ class EvaluationRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.model} on {self.benchmark_name}"
+
+    @property
+    def status(self) -> str:
+        """Collecting or evaluating while the run's job of that kind is unfinished, read from the job (select
+        the jobs with the run to read a list without a query per run); else the settled state. `showing` is
+        the same rule in SQL."""
+        for field, shown in SHOWN_BY_JOB.items():
+            if getattr(self, f"{field}_id") is not None and getattr(self, field).status in UNFINISHED:
+                return shown
+        return self.state
+
+    def get_status_display(self) -> str:
+        return RunStatus(self.status).label
 
     @property
     def request_template(self) -> dict | None:

@@ -14,6 +14,7 @@ from apps.evaluation.models import (
     RunStatus,
     ScoreMethod,
     SubsetScore,
+    showing,
 )
 
 
@@ -103,17 +104,17 @@ def _needing_review(items):
 def run_counts_by_family() -> dict[str, dict[str, int]]:
     """{family: {"total": runs, "evaluated": runs evaluated}} in one query, for the admin's home page."""
     rows = EvaluationRun.objects.order_by().values("family").annotate(
-        total=Count("id"), evaluated=Count("id", filter=Q(status=RunStatus.EVALUATED)))
+        total=Count("id"), evaluated=Count("id", filter=showing(RunStatus.EVALUATED)))
     return {row["family"]: {"total": row["total"], "evaluated": row["evaluated"]} for row in rows}
 
 
 def runs_to_look_at() -> dict:
     """For the admin's to-do list, in two queries whatever the number of runs: `attention`, the runs needing
     attention, newest first; `review`, [(run, items)] for evaluated runs with items needs_review would list."""
-    review = dict(_needing_review(EvalItem.objects.filter(run__status=RunStatus.EVALUATED)).order_by()
+    review = dict(_needing_review(EvalItem.objects.filter(run__in=EvaluationRun.objects.showing(RunStatus.EVALUATED))).order_by()
                   .values_list("run").annotate(n=Count("id")))
-    flagged = {run.pk: run for run in EvaluationRun.objects.select_related("model").filter(
-        Q(status=RunStatus.NEEDS_ATTENTION) | Q(pk__in=list(review))).order_by("-created_at", "-id")}
+    flagged = {run.pk: run for run in EvaluationRun.objects.select_related("model", "collect_job", "evaluate_job").filter(
+        showing(RunStatus.NEEDS_ATTENTION) | Q(pk__in=list(review))).order_by("-created_at", "-id")}
     return {
         "attention": [run for run in flagged.values() if run.status == RunStatus.NEEDS_ATTENTION],
         "review": [(run, review[pk]) for pk, run in flagged.items() if pk in review],

@@ -25,7 +25,6 @@ from apps.evaluation.models import (
     EvaluatedModel,
     EvaluationRun,
     Language,
-    RunStatus,
 )
 from apps.evaluation.scoring import PROFILES, metric_for
 from apps.evaluation.status import set_status
@@ -265,8 +264,7 @@ def refuse_busy(run: EvaluationRun) -> None:
 
 
 # --- jobs --------------------------------------------------------------------------------------------------
-def _start(run: EvaluationRun, check, start_kind: str, title: str, params: dict, acting_user, starting: RunStatus,
-           **run_fields):
+def _start(run: EvaluationRun, check, start_kind: str, title: str, params: dict, acting_user, **run_fields):
     """Start a job on the run: every job on a run (collection, evaluation, re-scoring) starts here. The run's
     row is locked, then its unfinished jobs are read afresh (refuse_busy), so of two starts at once the second
     waits for the first to commit and is refused naming its job; the jobs' subject constraint (one unfinished
@@ -281,13 +279,14 @@ def _start(run: EvaluationRun, check, start_kind: str, title: str, params: dict,
             refuse_busy(locked)
             check(locked)
             before = {name: getattr(locked, name) for name in {f"{job_field}_id", *run_fields}}
-            before_status, reason = locked.status, locked.attention_reason
+            before_status, reason = locked.state, locked.attention_reason
             try:
                 job = start_job(kind=start_kind, title=title, params=params, acting_user=acting_user,
                                 subject=job_subject(run.pk))
             except SubjectBusy as exc:
                 raise Conflict(f"the run is already busy: {exc.message}", code="run_busy") from None
-            set_status(run.pk, starting, reason=reason, **{job_field: job}, **run_fields)
+            # The state stays settled: linking the job is what makes the run read as collecting or evaluating.
+            set_status(run.pk, before_status, reason=reason, **{job_field: job}, **run_fields)
     except Unavailable:
         if job is not None:  # committed, then the queue refused it (apps.jobs marked it failed): undo both
             with transaction.atomic():
@@ -304,8 +303,7 @@ def start_collection(*, run: EvaluationRun, acting_user=None, limit: int | None 
             raise Conflict(f"{locked.model} has no endpoint to collect from; import its responses instead", code="no_endpoint")
 
     return _start(run, check, COLLECT_JOB, f"Collect {run.model}'s responses to {run.benchmark_name}",
-                  {"run": run.pk, "limit": limit}, acting_user,
-                  RunStatus.COLLECTING, answer_source=AnswerSource.ENDPOINT)
+                  {"run": run.pk, "limit": limit}, acting_user, answer_source=AnswerSource.ENDPOINT)
 
 
 def start_evaluation(*, run: EvaluationRun, acting_user=None, budget_usd: float | None = None):
@@ -315,8 +313,7 @@ def start_evaluation(*, run: EvaluationRun, acting_user=None, budget_usd: float 
             raise Conflict("the run has no responses yet; import or collect them first", code="no_responses")
 
     params = {"run": run.pk, **({"budget_usd": budget_usd} if budget_usd is not None else {})}
-    return _start(run, check, EVALUATE_JOB, f"Evaluate {run.model} on {run.benchmark_name}", params, acting_user,
-                  RunStatus.EVALUATING)
+    return _start(run, check, EVALUATE_JOB, f"Evaluate {run.model} on {run.benchmark_name}", params, acting_user)
 
 
 def start_rescoring(*, run: EvaluationRun, profile: str, acting_user=None):
@@ -330,4 +327,4 @@ def start_rescoring(*, run: EvaluationRun, profile: str, acting_user=None):
             raise Conflict("the run has no responses yet; import or collect them first", code="no_responses")
 
     return _start(run, check, RESCORE_JOB, f"Re-score {run.model} on {run.benchmark_name} ({profile} reading)",
-                  {"run": run.pk, "profile": profile}, acting_user, RunStatus.EVALUATING)
+                  {"run": run.pk, "profile": profile}, acting_user)

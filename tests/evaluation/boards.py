@@ -87,7 +87,7 @@ def run_with_scores(m: EvaluatedModel, scores: dict[str, tuple[float, int]], *, 
                                            family="kmmau", language="ko")
     for subset, (score, n) in scores.items():
         SubsetScore.objects.create(run=run, subset=subset, metric=metric, method="rule", score=score, n=n, primary=True)
-    EvaluationRun.objects.filter(pk=run.pk).update(status="evaluated")
+    EvaluationRun.objects.filter(pk=run.pk).update(state="evaluated")
     return run
 
 

@@ -38,7 +38,7 @@ def scored_run(english_run, admin):
     SubsetScore.objects.create(run=english_run, subset="sd-qa", metric="qa", method="judge", score=61.5, n=1, primary=True)
     job = Job.objects.create(kind="evaluation.collect", title="Collect", status=JobStatus.SUCCEEDED, message=JOB_MESSAGE,
                              created_by=admin, done=3, total=5)
-    EvaluationRun.objects.filter(pk=english_run.pk).update(attention_reason=REASON, status="needs_attention", collect_job=job)
+    EvaluationRun.objects.filter(pk=english_run.pk).update(attention_reason=REASON, state="needs_attention", collect_job=job)
     return english_run, item
 
 

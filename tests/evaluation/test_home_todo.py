@@ -19,7 +19,7 @@ def test_a_run_with_items_needing_review_is_on_the_admins_to_do_list(reviewed_ru
 def test_a_run_needing_attention_is_on_the_admins_to_do_list_with_its_reason(english_run, admin, client_for):
     link = f'href="{reverse("evaluation:run", args=[english_run.pk])}"'
     assert link not in client_for(admin).get("/").content.decode()
-    EvaluationRun.objects.filter(pk=english_run.pk).update(status=RunStatus.NEEDS_ATTENTION,
+    EvaluationRun.objects.filter(pk=english_run.pk).update(state=RunStatus.NEEDS_ATTENTION,
                                                            attention_reason="1 HTTP 400 from the endpoint")
     html = client_for(admin).get("/").content.decode()
     assert link in html and "needs attention: 1 HTTP 400 from the endpoint" in html

@@ -40,7 +40,7 @@ def _finished_jobs(run):
     """The run as it is once it was collected and evaluated before: both its jobs finished."""
     collected = Job.objects.create(kind=COLLECT_JOB, title="Collect", status=JobStatus.SUCCEEDED, params={"run": run.pk})
     evaluated = Job.objects.create(kind=EVALUATE_JOB, title="Evaluate", status=JobStatus.SUCCEEDED, params={"run": run.pk})
-    EvaluationRun.objects.filter(pk=run.pk).update(collect_job=collected, evaluate_job=evaluated, status=RunStatus.EVALUATED)
+    EvaluationRun.objects.filter(pk=run.pk).update(collect_job=collected, evaluate_job=evaluated, state=RunStatus.EVALUATED)
     return {collected.pk, evaluated.pk}
 
 
