@@ -34,7 +34,7 @@ class VerificationConfig(AppConfig):
                 if waiting:
                     panels.append(Panel(
                         title=gettext("Verify: %(name)s") % {"name": project.name}, url=reverse("verification:review", args=[project.pk]),
-                        description=_("Approve or reject benchmark items (keys A, R, 1-6)."), count=waiting,
+                        description=_("Approve or reject benchmark items."), count=waiting,
                         role="annotator",
                     ))
         if can(user, "verification.manage"):

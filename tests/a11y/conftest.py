@@ -28,6 +28,14 @@ def set_language_cookie(context, base_url: str, language: str) -> None:
     context.add_cookies([{"name": "django_language", "value": language, "url": base_url}])
 
 
+def speaking(user, language: str):
+    """`user`, who now reads Sori in `language`: a signed-in person's own setting outranks the cookie and the
+    browser (the test cast reads English unless told)."""
+    user.language = language
+    user.save(update_fields=["language"])
+    return user
+
+
 @pytest.fixture
 def participant_pages(make_test, make_project, question_set, kss_corpus, make_question,  # noqa: F811
                       listener, annotator, expert):
@@ -49,7 +57,9 @@ def participant_pages(make_test, make_project, question_set, kss_corpus, make_qu
          [".verification-audio", ".verification-question", "#approve", "#reject"]),
         ("kmmau review", annotator, f"/authoring/sets/{question_set.pk}/review/",
          ["#clip-audio", ".review-question__text", "#approve", "#edit-toggle", "#reject"]),
-        ("kmmau author", annotator, f"/authoring/sets/{question_set.pk}/author/?capability=general_counting", []),
+        ("kmmau author", annotator, f"/authoring/sets/{question_set.pk}/author/?capability=general_counting",
+         ["#clip-audio", "#q-text", "#gated-form input[name^=option]", "#gated-form label:has(> input[name=correct_index])",
+          "#gated-form button[type=submit]"]),
         ("expert home", expert, "/", []),
         ("expert answer", expert, f"/consultations/questions/{question.pk}/", []),
     ]

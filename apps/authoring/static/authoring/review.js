@@ -10,18 +10,21 @@
   const toggle = document.getElementById("edit-toggle");
   const hint = document.getElementById("review-hint");
   const reasons = () => [...form.querySelectorAll("input[name=reasons]")];
+  // Words about keys go in a .keys-hint, which a touch screen does not show (static/css/sori.css).
+  const keysHint = (text) => Object.assign(document.createElement("span"), { className: "keys-hint", textContent: ` ${text}` });
   let sent = false;
 
   function openEdit(open) {
     edit.hidden = !open;
     toggle.setAttribute("aria-expanded", String(open));
-    if (open) { document.getElementById("edit-text").focus(); hint.textContent = gettext("Edit the question, then save the edit (Enter)."); }
+    if (open) { document.getElementById("edit-text").focus(); hint.replaceChildren(gettext("Edit the question, then save the edit."), keysHint(gettext("(Enter saves)"))); }
   }
 
   function send(value) {
     if (decision.disabled || sent) { hint.textContent = gettext("Play the clip to its end first."); return; }
     if (value === "reject" && !reasons().some((r) => r.checked)) {
-      hint.textContent = interpolate(gettext("Choose at least one reason (keys 1-%s), then press R again."), [reasons().length]);
+      hint.replaceChildren(gettext("Choose at least one reason, then reject again."),
+        keysHint(interpolate(gettext("(keys 1-%s, then R)"), [reasons().length])));
       reasons()[0].focus();
       return;
     }

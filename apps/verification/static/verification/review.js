@@ -10,11 +10,14 @@
   const hint = document.getElementById("review-hint");
   const comment = document.getElementById("comment");
   const reasons = () => [...form.querySelectorAll("input[name=reasons]")];
+  // Words about keys go in a .keys-hint, which a touch screen does not show (static/css/sori.css).
+  const keysHint = (text) => Object.assign(document.createElement("span"), { className: "keys-hint", textContent: ` ${text}` });
 
   function submit(value) {
     const checked = reasons().filter((r) => r.checked);
     if (value === "reject" && checked.length === 0) {
-      hint.textContent = gettext("Choose at least one reason (keys 1-6), then press R again.");
+      hint.replaceChildren(gettext("Choose at least one reason, then reject again."),
+        keysHint(interpolate(gettext("(keys 1-%s, then R)"), [reasons().length])));
       reasons()[0].focus();
       return false;
     }
