@@ -27,12 +27,12 @@ class AuthoringConfig(AppConfig):
 
     def home_panels(self, user):
         if can(user, "authoring.manage"):
-            return [Panel(title="KMMAU question sets", url=reverse("authoring:sets"),
-                          description="Corpora, generated and authored questions, reviews, exports, scores.",
+            return [Panel(title=_("KMMAU question sets"), url=reverse("authoring:sets"),
+                          description=_("Corpora, generated and authored questions, reviews, exports, scores."),
                           role="admin")]
         if can(user, "authoring.work"):
-            return [Panel(title="KMMAU questions", url=reverse("authoring:sets"),
-                          description="Review generated questions, author questions by listening, answer blind.",
+            return [Panel(title=_("KMMAU questions"), url=reverse("authoring:sets"),
+                          description=_("Review generated questions, author questions by listening, answer blind."),
                           role="annotator")]
         return []
 

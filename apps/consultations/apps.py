@@ -43,8 +43,8 @@ class ConsultationsConfig(AppConfig):
                                     description=_("Questions of rounds you lead where the experts disagree."), count=disputed))
             drafts = selectors.drafts_for(user).count()
             if drafts:
-                panels.append(Panel(title="Rules to approve", url=reverse("consultations:inbox"), role="expert",
-                                    description="Rules drafted from your answers.", count=drafts))
+                panels.append(Panel(title=_("Rules to approve"), url=reverse("consultations:inbox"), role="expert",
+                                    description=_("Rules drafted from your answers."), count=drafts))
         if can(user, "consultations.manage"):
             from apps.consultations.models import QuestionStatus
 

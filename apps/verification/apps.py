@@ -38,8 +38,8 @@ class VerificationConfig(AppConfig):
                         role="annotator",
                     ))
         if can(user, "verification.manage"):
-            panels.append(Panel(title="Verification projects", url=reverse("verification:projects"),
-                                description="Acceptance, agreement, exports, human baselines.", role="admin"))
+            panels.append(Panel(title=_("Verification projects"), url=reverse("verification:projects"),
+                                description=_("Acceptance, agreement, exports, human baselines."), role="admin"))
         return panels
 
     def pipeline_stages(self, user):
