@@ -87,10 +87,9 @@ def submit(request, pk):
                 item=item, acting_user=request.user, decision=form.cleaned_data["decision"], reasons=form.cleaned_data["reasons"],
                 comment=form.cleaned_data["comment"], seconds=form.cleaned_data["seconds_spent"],
             )
-            verb = "Saved" if created else "Changed"
-            messages.success(request, gettext(
-                "%(verb)s: %(decision)s on %(external_id)s."
-            ) % {"verb": verb, "decision": form.cleaned_data['decision'], "external_id": item.external_id})
+            said = gettext("Saved: %(decision)s on %(external_id)s.") if created else gettext(
+                "Changed: %(decision)s on %(external_id)s.")
+            messages.success(request, said % {"decision": form.cleaned_data["decision"], "external_id": item.external_id})
         except ApplicationError as exc:
             messages.error(request, gettext("Not saved: %(exc)s") % {"exc": exc})
             if isinstance(exc, InvalidInput):
