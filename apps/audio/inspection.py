@@ -68,7 +68,7 @@ def inspect_audio(path: Path, *, name: str | None = None, stage: Staging | None 
     if size > settings.AUDIO_MAX_BYTES:
         raise AudioRejected(name, gettext(
             "the file is %(size)s bytes, over the limit of %(audio_max_bytes)s bytes"
-        ) % {"size": format(size, ','), "audio_max_bytes": format(settings.AUDIO_MAX_BYTES, ',')})
+        ) % {"size": f"{size:,}", "audio_max_bytes": f"{settings.AUDIO_MAX_BYTES:,}"})
     if size <= READ_WHOLE_BYTES:
         # One read: the header, the chunks and the hash all come from these bytes.
         data = path.read_bytes()

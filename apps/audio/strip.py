@@ -37,7 +37,7 @@ def stored_form(path: Path, *, format: str, name: str) -> Iterator[Path]:
     if chunks is not None and len(chunks) > MAX_CHUNKS:
         raise AudioRejected(name, gettext(
             "the WAV has more than %(max_chunks)s chunks"
-        ) % {"max_chunks": format(MAX_CHUNKS, ',')})
+        ) % {"max_chunks": f"{MAX_CHUNKS:,}"})
     if chunks is not None:
         if _wav_is_bare(path, chunks):
             yield path

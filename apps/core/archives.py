@@ -110,11 +110,11 @@ def extract_zip(
         if len(members) > max_files:
             raise FileRefused(gettext(
                 "%(members_count)s files, over the limit of %(max_files)s"
-            ) % {"members_count": format(len(members), ','), "max_files": format(max_files, ',')}, file=name)
+            ) % {"members_count": f"{len(members):,}", "max_files": f"{max_files:,}"}, file=name)
         if declared > max_bytes:
             raise FileRefused(gettext(
                 "%(declared)s bytes unpacked, over the limit of %(max_bytes)s"
-            ) % {"declared": format(declared, ','), "max_bytes": format(max_bytes, ',')}, file=name)
+            ) % {"declared": f"{declared:,}", "max_bytes": f"{max_bytes:,}"}, file=name)
         written, total = [], 0
         try:
             for member, target in members:
@@ -125,7 +125,7 @@ def extract_zip(
                         if total > max_bytes:
                             raise FileRefused(gettext(
                                 "over %(max_bytes)s bytes unpacked"
-                            ) % {"max_bytes": format(max_bytes, ',')}, file=name)
+                            ) % {"max_bytes": f"{max_bytes:,}"}, file=name)
                         dst.write(chunk)
                 written.append(target)
         except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError) as exc:
@@ -156,8 +156,8 @@ class _RatioCheck:
                     "limit of %(max_ratio)sx (SORI_ZIP_MAX_RATIO)"
                 ) % {
                     "filename": member.filename,
-                    "unpacked": format(unpacked, ','),
-                    "compress_size": format(member.compress_size, ','),
+                    "unpacked": f"{unpacked:,}",
+                    "compress_size": f"{member.compress_size:,}",
                     "max_ratio": self.max_ratio,
                 }, file=self.name,
             )
@@ -170,8 +170,8 @@ class _RatioCheck:
                     "over the limit of %(max_ratio)sx (SORI_ZIP_MAX_RATIO)"
                 ) % {
                     "filename": member.filename,
-                    "unpacked": format(unpacked, ','),
-                    "archive_size": format(self.archive_size, ','),
+                    "unpacked": f"{unpacked:,}",
+                    "archive_size": f"{self.archive_size:,}",
                     "max_ratio": self.max_ratio,
                 }, file=self.name,
             )

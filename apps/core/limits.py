@@ -19,5 +19,5 @@ def bounded(value: str | None, *, field: str, limit: int) -> str | None:
     if value is not None and len(value) > limit:
         raise InvalidInput(gettext(
             "%(field)s: at most %(limit)s characters, not %(value_count)s"
-        ) % {"field": field, "limit": format(limit, ','), "value_count": format(len(value), ',')}, field=field)
+        ) % {"field": field, "limit": f"{limit:,}", "value_count": f"{len(value):,}"}, field=field)
     return value

@@ -444,7 +444,7 @@ def _parquet(name: str, source: bytes | Path, required: list[str], excluded: set
                 raise FileRefused(gettext(
                     "the columns read decode to more than %(max_parquet_bytes)s bytes, over the limit of "
                     "%(max_parquet_bytes)s"
-                ) % {"max_parquet_bytes": format(MAX_PARQUET_BYTES, ',')}, file=name)
+                ) % {"max_parquet_bytes": f"{MAX_PARQUET_BYTES:,}"}, file=name)
             for record in batch.to_pylist():
                 number += 1
                 yield number, record
@@ -458,8 +458,8 @@ def _check_parquet_size(name: str, metadata: pq.FileMetaData, size: int, columns
     times the file's size, which no metadata can understate. Every row group's column chunks are counted."""
     if metadata.num_rows > MAX_PARQUET_ROWS:
         raise FileRefused(gettext("%(num_rows)s rows, over the limit of %(max_parquet_rows)s") % {
-            "num_rows": format(metadata.num_rows, ','),
-            "max_parquet_rows": format(MAX_PARQUET_ROWS, ','),
+            "num_rows": f"{metadata.num_rows:,}",
+            "max_parquet_rows": f"{MAX_PARQUET_ROWS:,}",
         }, file=name)
     unpacked = dict.fromkeys(columns, 0)
     for group in range(metadata.num_row_groups):
@@ -476,16 +476,16 @@ def _check_parquet_size(name: str, metadata: pq.FileMetaData, size: int, columns
         raise FileRefused(gettext(
             "uncompresses to %(total)s bytes%(holds)s, over the limit of %(max_parquet_bytes)s"
         ) % {
-            "total": format(total, ','),
+            "total": f"{total:,}",
             "holds": holds,
-            "max_parquet_bytes": format(MAX_PARQUET_BYTES, ','),
+            "max_parquet_bytes": f"{MAX_PARQUET_BYTES:,}",
         }, file=name)
     if total > RATIO_FLOOR and total > MAX_PARQUET_RATIO * size:
         raise FileRefused(gettext(
             "uncompresses to %(total)s bytes from %(size)s%(holds)s, over the limit of %(max_parquet_ratio)sx"
         ) % {
-            "total": format(total, ','),
-            "size": format(size, ','),
+            "total": f"{total:,}",
+            "size": f"{size:,}",
             "holds": holds,
             "max_parquet_ratio": MAX_PARQUET_RATIO,
         }, file=name)

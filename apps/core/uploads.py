@@ -126,7 +126,7 @@ def _check(request, declared: Limit | None) -> None:
     if length > limit.bytes:
         raise UploadRefused(gettext(
             "This request is %(length)s bytes; %(what)s accepts at most %(limit)s."
-        ) % {"length": format(length, ','), "what": limit.what, "limit": limit})
+        ) % {"length": f"{length:,}", "what": limit.what, "limit": limit})
     if declared and not length and "chunked" in meta.get("HTTP_TRANSFER_ENCODING", "").lower():
         raise UploadRefused(
             gettext(
@@ -146,7 +146,7 @@ def _check(request, declared: Limit | None) -> None:
                 "The form fields of this request are over %(bytes)s bytes "
                 "(%(size)s), set by SORI_REQUEST_MAX_BYTES."
             ) % {
-                "bytes": format(settings.DATA_UPLOAD_MAX_MEMORY_SIZE, ','),
+                "bytes": f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,}",
                 "size": filesizeformat(settings.DATA_UPLOAD_MAX_MEMORY_SIZE),
             }
         ) from None

@@ -68,7 +68,7 @@ def normalize_text(text: str, *, version: RulebookVersion | None = None, preserv
     if len(text) > normalizer.MAX_CHARS:
         raise InvalidInput(gettext(
             "the text has %(text_count)s characters; the normalizer reads at most %(max_chars)s at once"
-        ) % {"text_count": format(len(text), ','), "max_chars": format(normalizer.MAX_CHARS, ',')}, field="text")
+        ) % {"text_count": f"{len(text):,}", "max_chars": f"{normalizer.MAX_CHARS:,}"}, field="text")
     version = version or published_version(RulebookKind.NORMALIZATION)
     try:
         engine = normalizer.normalizer_for(version)
