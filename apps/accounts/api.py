@@ -1,6 +1,7 @@
 """The accounts API: the token endpoint (throttled, counted by django-axes) and /api/me/."""
 
 from axes.handlers.proxy import AxesProxyHandler
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from redis.exceptions import RedisError
 from rest_framework import serializers
@@ -32,7 +33,7 @@ class TokenThrottle(ScopedRateThrottle):
             return super().allow_request(request, view)
         except (RedisError, OSError) as exc:
             raise Unavailable(
-                "Logins are paused: the rate limiter's cache (Redis) cannot be reached. Try again later.",
+                gettext("Logins are paused: the rate limiter's cache (Redis) cannot be reached. Try again later."),
                 code="throttle_unavailable",
             ) from exc
 
@@ -65,7 +66,7 @@ class TokenView(ObtainAuthToken):
     })
     def post(self, request, *args, **kwargs):
         if not isinstance(request.data, dict):
-            raise InvalidInput("Expected an object with username and password.")
+            raise InvalidInput(gettext("Expected an object with username and password."))
         # Validated first: the lockout lookup below queries with the username, and text the database
         # cannot hold (a NUL character) must be a 400, not a 500.
         given = TokenIn(data=request.data)

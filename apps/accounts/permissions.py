@@ -85,6 +85,8 @@ def fetch(request, model, pk, action: str):
     try:
         obj = queryset.get(pk=pk)
     except queryset.model.DoesNotExist:
-        raise NotFound(f"No {queryset.model._meta.verbose_name} with id {pk}.") from None
+        raise NotFound(gettext(
+            "No %(verbose_name)s with id %(pk)s."
+        ) % {"verbose_name": queryset.model._meta.verbose_name, "pk": pk}) from None
     require(request.user, action, obj)
     return obj

@@ -32,6 +32,7 @@ from typing import Any, Generic, TypeVar
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
+from django.utils.translation import gettext
 from pydantic import BaseModel, ValidationError
 
 from apps.agents import providers, transport
@@ -115,8 +116,15 @@ def require_distinct_models(role_a: str, role_b: str) -> None:
     a, b = agent_config(role_a), agent_config(role_b)
     if a == b:
         raise Conflict(
-            f"the {AgentRole(role_a).label} and the {AgentRole(role_b).label} both use {a[0]}:{a[1]}; "
-            "they must be different models (assign one of them another model in the admin)"
+            gettext(
+                "the %(role_a)s and the %(role_b)s both use %(provider)s:%(model)s; they must be different models "
+                "(assign one of them another model in the admin)"
+            ) % {
+                "role_a": AgentRole(role_a).label,
+                "role_b": AgentRole(role_b).label,
+                "provider": a[0],
+                "model": a[1],
+            }
         )
 
 
@@ -154,7 +162,9 @@ def check_role(role: str) -> AgentCall:
     result = call_agent(role=role, prompt="provider_check", variables={"word": word}, schema=_ProviderCheck,
                         max_tokens=64, use_cache=False)
     if result.data.echo != word:
-        raise AgentNeedsAttention(f"the model answered, but echoed {result.data.echo!r} instead of {word!r}",
+        raise AgentNeedsAttention(gettext(
+            "the model answered, but echoed %(echo)r instead of %(word)r"
+        ) % {"echo": result.data.echo, "word": word},
                                   call=result.call)
     return result.call
 
@@ -395,8 +405,12 @@ def _attempt(base, attempt, provider, model, system, messages, max_tokens, schem
             latency_ms=_ms(started), request=request, error=str(exc),
         )
         if isinstance(exc, transport.PermanentVendorError):
-            raise ProviderRejected(f"{provider} refused the request: {exc}", call=call) from exc
-        raise AgentNeedsAttention(f"{provider} kept failing after retries: {exc}", call=call) from exc
+            raise ProviderRejected(gettext(
+                "%(provider)s refused the request: %(exc)s"
+            ) % {"provider": provider, "exc": exc}, call=call) from exc
+        raise AgentNeedsAttention(gettext(
+            "%(provider)s kept failing after retries: %(exc)s"
+        ) % {"provider": provider, "exc": exc}, call=call) from exc
 
     if ask.sampling is not None:
         request.update(n=ask.n, sampling=sent, refused=refused)
@@ -430,7 +444,9 @@ def _attempt(base, attempt, provider, model, system, messages, max_tokens, schem
                 {"role": "user", "content": f"Your answer was rejected: {problems[0][1]}\n"
                                             "Reply again with only the corrected JSON object."},
             ]
-        raise AgentNeedsAttention(f"the answer stayed invalid after a retry: {error}", call=call) from None
+        raise AgentNeedsAttention(gettext(
+            "the answer stayed invalid after a retry: %(error)s"
+        ) % {"error": error}, call=call) from None
     call = AgentCall.objects.create(**fields, status=CallStatus.OK)
     if ask.sampling is None:
         data = answers[0].model_dump(mode="json")

@@ -1,5 +1,6 @@
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from apps.accounts.permissions import require
@@ -40,6 +41,6 @@ def check(request, role: str):
     see that a key, endpoint and model name work before starting a stage; the job page shows the answer."""
     require(request.user, "agents.manage")
     if role not in AgentRole.values:
-        raise Forbidden(f"There is no agent role {role!r} to check.")
+        raise Forbidden(gettext("There is no agent role %(role)r to check.") % {"role": role})
     job = start_role_check(role=role, acting_user=request.user)
     return redirect("jobs:detail", pk=job.pk)

@@ -4,6 +4,7 @@ from pathlib import Path
 from django import forms
 from django.contrib import admin, messages
 from django.utils.html import format_html
+from django.utils.translation import gettext
 
 from apps.audio import services
 from apps.audio.info import AudioRejected
@@ -64,7 +65,9 @@ class AudioAssetAdmin(admin.ModelAdmin):
             if form.cleaned_data.get("convert"):
                 services.convert_to_16k_mono(asset)
         if not created:
-            messages.info(request, f"{asset} was already stored (same sha256); nothing new was added.")
+            messages.info(request, gettext(
+                "%(asset)s was already stored (same sha256); nothing new was added."
+            ) % {"asset": asset})
         for field in AudioAsset._meta.concrete_fields:
             setattr(obj, field.attname, getattr(asset, field.attname))
         obj._state.adding = False

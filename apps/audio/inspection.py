@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from django.conf import settings
+from django.utils.translation import gettext
 
 from apps.audio import ffmpeg, pcm, wavcheck
 from apps.audio.info import AudioInfo, AudioRejected, last_line
@@ -60,12 +61,14 @@ def inspect_audio(path: Path, *, name: str | None = None, stage: Staging | None 
     except OSError:
         st = None
     if st is None or not stat.S_ISREG(st.st_mode):
-        raise AudioRejected(name, "no such file")
+        raise AudioRejected(name, gettext("no such file"))
     size = st.st_size
     if size == 0:
-        raise AudioRejected(name, "the file is empty")
+        raise AudioRejected(name, gettext("the file is empty"))
     if size > settings.AUDIO_MAX_BYTES:
-        raise AudioRejected(name, f"the file is {size:,} bytes, over the limit of {settings.AUDIO_MAX_BYTES:,} bytes")
+        raise AudioRejected(name, gettext(
+            "the file is %(size)s bytes, over the limit of %(audio_max_bytes)s bytes"
+        ) % {"size": f"{size:,}", "audio_max_bytes": f"{settings.AUDIO_MAX_BYTES:,}"})
     if size <= READ_WHOLE_BYTES:
         # One read: the header, the chunks and the hash all come from these bytes.
         data = path.read_bytes()
@@ -117,18 +120,22 @@ def _inspect_by_decoding(path: Path, name: str, size: int) -> AudioInfo:
     probe = ffmpeg.probe(path)
     streams = [s for s in probe.get("streams", []) if s.get("codec_type") == "audio"]
     if not streams:
-        raise AudioRejected(name, "not an audio file (ffprobe found no audio stream)")
+        raise AudioRejected(name, gettext("not an audio file (ffprobe found no audio stream)"))
     try:
         frames, sample_rate, channels = pcm.decoded_shape(path)
     except pcm.UndecodableAudio as exc:
-        raise AudioRejected(name, f"ffmpeg could not decode it ({last_line(exc)})") from None
+        raise AudioRejected(name, gettext(
+            "ffmpeg could not decode it (%(last_line)s)"
+        ) % {"last_line": last_line(exc)}) from None
     decoded = round(frames / sample_rate, 3)
     if decoded <= 0:
-        raise AudioRejected(name, "the audio has zero duration")
+        raise AudioRejected(name, gettext("the audio has zero duration"))
     declared = _declared_duration(probe, streams[0], path)
     slack = wavcheck.TRUNCATION_TOLERANCE_SECONDS + _encoder_slack(streams[0])
     if declared is not None and declared - decoded > slack:
-        raise AudioRejected(name, f"the file is truncated: its header promises {declared:.2f} s, it holds {decoded:.2f} s")
+        raise AudioRejected(name, gettext(
+            "the file is truncated: its header promises %(declared).2f s, it holds %(decoded).2f s"
+        ) % {"declared": declared, "decoded": decoded})
     return AudioInfo(
         format=_format_name(probe, path),
         duration_seconds=decoded,

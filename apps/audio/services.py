@@ -9,6 +9,8 @@ import hashlib
 import tempfile
 from pathlib import Path
 
+from django.utils.translation import gettext
+
 from apps.audio import pcm
 from apps.audio.info import AudioInfo, AudioRejected
 from apps.audio.inspection import inspect_audio, inspect_many
@@ -60,7 +62,9 @@ def import_folder(folder: Path, *, convert: bool = False, progress=None) -> list
     together (one FileRefused) and nothing is stored."""
     files = [(path, str(path.relative_to(folder))) for path in find_audio_files(folder)]
     if not files:
-        raise FileRefused(f"no audio files ({', '.join(sorted(AUDIO_EXTENSIONS))})", file=str(folder))
+        raise FileRefused(gettext(
+            "no audio files (%(audio_extensions)s)"
+        ) % {"audio_extensions": ', '.join(sorted(AUDIO_EXTENSIONS))}, file=str(folder))
     checked = inspect_many(files)
     refuse([problem for outcome in checked.values() if isinstance(outcome, AudioRejected) for problem in outcome.problems])
     if progress:

@@ -37,6 +37,7 @@ from django.core.files.base import File
 from django.core.files.storage import default_storage
 from django.db import connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from apps.audio import sql, wavcheck
 from apps.audio.info import AudioInfo, AudioRejected
@@ -523,7 +524,7 @@ def _copy_checked(source: Path, dest: Path, info: AudioInfo, *, name: str, sync:
         if sync:
             os.fsync(out.fileno())
     if size != info.size_bytes or digest.hexdigest() != info.sha256:
-        raise AudioRejected(name, "the file changed after it was checked; import it again")
+        raise AudioRejected(name, gettext("the file changed after it was checked; import it again"))
 
 
 def _write_block(out, block: bytes) -> None:

@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from django.utils.translation import gettext
+
 from apps.audio import ffmpeg, wavcheck
 from apps.audio.info import AudioRejected, last_line
 from apps.audio.wavcheck import KEPT_CHUNKS, MAX_CHUNKS
@@ -33,7 +35,9 @@ def stored_form(path: Path, *, format: str, name: str) -> Iterator[Path]:
     path = Path(path)
     chunks = _riff_chunks(path)
     if chunks is not None and len(chunks) > MAX_CHUNKS:
-        raise AudioRejected(name, f"the WAV has more than {MAX_CHUNKS:,} chunks")
+        raise AudioRejected(name, gettext(
+            "the WAV has more than %(max_chunks)s chunks"
+        ) % {"max_chunks": f"{MAX_CHUNKS:,}"})
     if chunks is not None:
         if _wav_is_bare(path, chunks):
             yield path
@@ -96,4 +100,6 @@ def _ffmpeg_without_metadata(path: Path, out: Path, *, format: str, name: str) -
         if out.is_file() and out.stat().st_size > 0:
             return
         error = "ffmpeg wrote nothing"
-    raise AudioRejected(name, f"its metadata could not be removed ({last_line(Exception(error))})")
+    raise AudioRejected(name, gettext(
+        "its metadata could not be removed (%(error)s)"
+    ) % {"error": last_line(Exception(error))})

@@ -5,6 +5,7 @@ cannot answer), the question is kept in "needs attention" with the reason. Good 
 review (services.send_to_review)."""
 
 from django.db import transaction
+from django.utils.translation import gettext
 from pydantic import BaseModel, Field
 
 from apps.agents.services import AgentNeedsAttention, call_agent
@@ -32,7 +33,9 @@ def check_written(written: WrittenQuestion, capability: str, transcript: str) ->
     """The cleaned question, or InvalidInput saying what is wrong (sent back to the agent on the retry)."""
     text, options, index = clean_question(capability, written.question, written.options, written.correct_index)
     if normalise(written.evidence) not in normalise(transcript):
-        raise InvalidInput(f"the evidence {written.evidence!r} does not occur in the transcript; copy it exactly",
+        raise InvalidInput(gettext(
+            "the evidence %(evidence)r does not occur in the transcript; copy it exactly"
+        ) % {"evidence": written.evidence},
                            field="evidence")
     return text, options, index
 
@@ -41,7 +44,7 @@ def write_question(*, question_set: QuestionSet, clip: Clip, capability: str, jo
     """One agent-written question for the clip (idempotent: an existing one is returned). `fresh` asks the
     agent anew instead of reusing a cached answer (a retry of one that needed attention)."""
     if capability not in AGENT_CAPABILITIES:
-        raise InvalidInput(f"{capability!r} is not written by the agent", field="capability")
+        raise InvalidInput(gettext("%(capability)r is not written by the agent") % {"capability": capability}, field="capability")
     existing = Question.objects.filter(question_set=question_set, clip=clip, dedup_key=capability).first()
     if existing is not None:
         return existing

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from django.core.files.storage import default_storage
 from django.urls import reverse
+from django.utils.translation import gettext
 
 from apps.authoring.agent_questions import write_questions
 from apps.authoring.models import Corpus, QuestionSet
@@ -26,7 +27,7 @@ def import_corpus_job(job, progress):
     params = job.params
     try:
         if not default_storage.exists(params["upload"]):
-            raise FileRefused("the uploaded file is no longer stored; upload it again", file=params.get("label", "upload"))
+            raise FileRefused(gettext("the uploaded file is no longer stored; upload it again"), file=params.get("label", "upload"))
         with tempfile.TemporaryDirectory() as tmp, default_storage.open(params["upload"], "rb") as fh:
             root = Path(tmp)
             extract_zip(fh, root, name=params["label"])

@@ -19,6 +19,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Subquery
 from django.utils import timezone
+from django.utils.translation import gettext
 from pydantic import Field, field_validator
 
 from apps.audio import playback as playback_gate
@@ -95,15 +96,17 @@ def import_corpus(*, name: str, fmt: str, path: Path, audio_dir: Path | None = N
 def _clean_corpus_fields(*, name: str, fmt: str, license: str) -> tuple[str, str]:
     name = (name or "").strip()
     if not name:
-        raise InvalidInput("a corpus needs a name", field="name")
+        raise InvalidInput(gettext("a corpus needs a name"), field="name")
     license = (license or DEFAULT_LICENSES.get(fmt, "")).strip()
     if not license:
-        raise InvalidInput(f"say the licence of this {fmt} corpus (an SPDX identifier such as CC-BY-NC-2.0)",
+        raise InvalidInput(gettext(
+            "say the licence of this %(fmt)s corpus (an SPDX identifier such as CC-BY-NC-2.0)"
+        ) % {"fmt": fmt},
                            field="license")
     if not _SPDX.match(license):
-        raise InvalidInput(f"{license!r} is not an SPDX licence identifier", field="license")
+        raise InvalidInput(gettext("%(license)r is not an SPDX licence identifier") % {"license": license}, field="license")
     if Corpus.objects.filter(name=name).exists():
-        raise Conflict(f"a corpus named {name!r} already exists", code="corpus_exists")
+        raise Conflict(gettext("a corpus named %(name)r already exists") % {"name": name}, code="corpus_exists")
     return name, license
 
 
@@ -153,7 +156,7 @@ def check_corpus(*, fmt: str, path: Path, audio_dir: Path | None, scratch: Path,
     if problems:
         raise FileRefused(problems=problems[:200], more=max(0, len(problems) - 200))
     if not parsed.rows:
-        raise FileRefused("no utterances found", file=path.name)
+        raise FileRefused(gettext("no utterances found"), file=path.name)
     return checked
 
 
@@ -212,11 +215,11 @@ def create_question_set(*, name: str, acting_user=None, reviewers_per_question: 
                         seed: int = 0, corpora=()) -> QuestionSet:
     name = (name or "").strip()
     if not name:
-        raise InvalidInput("a question set needs a name", field="name")
+        raise InvalidInput(gettext("a question set needs a name"), field="name")
     if QuestionSet.objects.filter(name=name).exists():
-        raise Conflict(f"a question set named {name!r} already exists", code="set_exists")
+        raise Conflict(gettext("a question set named %(name)r already exists") % {"name": name}, code="set_exists")
     if not isinstance(reviewers_per_question, int) or reviewers_per_question < 1:
-        raise InvalidInput("reviewers_per_question must be a whole number of at least 1", field="reviewers_per_question")
+        raise InvalidInput(gettext("reviewers_per_question must be a whole number of at least 1"), field="reviewers_per_question")
     with transaction.atomic():
         question_set = QuestionSet.objects.create(
             name=name, reviewers_per_question=reviewers_per_question, seed=seed,
@@ -238,13 +241,15 @@ def get_or_create_question_set(*, name: str, acting_user=None) -> QuestionSet:
 
 def _clean_targets(targets: dict) -> dict[str, int]:
     if not isinstance(targets, dict):
-        raise InvalidInput("targets must map capabilities to counts", field="targets")
+        raise InvalidInput(gettext("targets must map capabilities to counts"), field="targets")
     clean = default_targets()
     for capability, count in targets.items():
         if capability not in SPECS:
-            raise InvalidInput(f"unknown capability {capability!r}", field="targets")
+            raise InvalidInput(gettext("unknown capability %(capability)r") % {"capability": capability}, field="targets")
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise InvalidInput(f"the target for {capability} must be a whole number, not {count!r}", field="targets")
+            raise InvalidInput(gettext(
+                "the target for %(capability)s must be a whole number, not %(count)r"
+            ) % {"capability": capability, "count": count}, field="targets")
         clean[capability] = count
     return clean
 
@@ -268,8 +273,9 @@ def generate_rule_questions(*, question_set: QuestionSet, corpus: Corpus, capabi
     wanted = [Capability(c) for c in (capabilities or RULE_CAPABILITIES)]
     unknown = [c for c in wanted if c not in RULE_CAPABILITIES]
     if unknown:
-        raise InvalidInput(f"{', '.join(unknown)} is not made by rule; rule-based capabilities: "
-                           f"{', '.join(RULE_CAPABILITIES)}", field="capability")
+        raise InvalidInput(gettext(
+            "%(unknown)s is not made by rule; rule-based capabilities: %(rule_capabilities)s"
+        ) % {"unknown": ', '.join(unknown), "rule_capabilities": ', '.join(RULE_CAPABILITIES)}, field="capability")
     question_set.corpora.add(corpus)
     report = {str(c): {"made": 0, "already": 0, "skipped": Counter()} for c in wanted}
     needs_text = any(c in TRANSCRIPT_BUILDERS for c in wanted)
@@ -353,27 +359,31 @@ def next_review(*, question_set: QuestionSet, acting_user) -> Question | None:
 def _clean_review(decision, reasons, comment, edit, question: Question):
     bounded(comment, field="comment", limit=limits.COMMENT)
     if decision not in Decision.values:
-        raise InvalidInput(f"decision must be approve, edit or reject, not {decision!r}", field="decision")
+        raise InvalidInput(gettext(
+            "decision must be approve, edit or reject, not %(decision)r"
+        ) % {"decision": decision}, field="decision")
     reasons = list(dict.fromkeys(reasons or []))
     unknown = [r for r in reasons if r not in RejectReason.values]
     if unknown:
-        raise InvalidInput(f"unknown reason {unknown[0]!r}; expected {', '.join(RejectReason.values)}", field="reasons")
+        raise InvalidInput(gettext(
+            "unknown reason %(unknown)r; expected %(values)s"
+        ) % {"unknown": unknown[0], "values": ', '.join(RejectReason.values)}, field="reasons")
     if decision == Decision.REJECT and not reasons:
-        raise InvalidInput("a rejection needs at least one reason", field="reasons")
+        raise InvalidInput(gettext("a rejection needs at least one reason"), field="reasons")
     if decision != Decision.REJECT and reasons:
-        raise InvalidInput("only a rejection takes reasons", field="reasons")
+        raise InvalidInput(gettext("only a rejection takes reasons"), field="reasons")
     after = None
     if decision == Decision.EDIT:
         if not isinstance(edit, dict):
-            raise InvalidInput("an edit needs the edited question: text, options and correct_index", field="edit")
+            raise InvalidInput(gettext("an edit needs the edited question: text, options and correct_index"), field="edit")
         text, options, index = clean_question(question.capability, edit.get("text"), edit.get("options"),
                                               edit.get("correct_index"))
         after = {"text": text, "options": options, "correct_index": index}
         if after == _snapshot(question):
             # The question as it stands is stored state, not the request's form: a 409, as the README asks.
-            raise Conflict("the edit changes nothing; approve the question instead", code="unchanged_edit")
+            raise Conflict(gettext("the edit changes nothing; approve the question instead"), code="unchanged_edit")
     elif edit:
-        raise InvalidInput("only an edit carries an edited question", field="edit")
+        raise InvalidInput(gettext("only an edit carries an edited question"), field="edit")
     return reasons, (comment or "").strip(), after
 
 
@@ -387,7 +397,7 @@ def submit_review(*, question: Question, acting_user, decision: str, reasons=Non
     (the question's WorkItem takes one more review). Kept only if no reviewer rejects: the question settles
     once every review it needs is in. The same review sent twice stores one. Returns (review, created)."""
     if question.method != Method.AGENT or question.work_item_id is None:
-        raise Conflict("only agent-written questions are reviewed", code="not_reviewed")
+        raise Conflict(gettext("only agent-written questions are reviewed"), code="not_reviewed")
     reasons, comment, after = _clean_review(decision, reasons, comment, edit, question)
     with transaction.atomic():
         assignment = _lease(question.work_item, acting_user)
@@ -399,17 +409,20 @@ def submit_review(*, question: Question, acting_user, decision: str, reasons=Non
             played=Exists(AudioPlayback.objects.filter(asset=OuterRef("clip__audio"), user=acting_user)),
         ).get(pk=question.pk)
         if not question.played:
-            raise Conflict("listen to the clip to its end first", code="playback_not_reported")
+            raise Conflict(gettext("listen to the clip to its end first"), code="playback_not_reported")
         if question.mine is not None:
             mine = Review.objects.get(pk=question.mine)
             if (mine.decision, mine.reasons, mine.after) == (decision, reasons, after):
                 return mine, False
-            raise Conflict("you already reviewed this question; reviews are final", code="already_reviewed")
+            raise Conflict(gettext("you already reviewed this question; reviews are final"), code="already_reviewed")
         if question.status != QuestionStatus.IN_REVIEW:
-            raise Conflict(f"the question is {question.get_status_display().lower()}, not in review", code="settled")
+            raise Conflict(gettext(
+                "the question is %(status)s, not in review"
+            ) % {"status": question.get_status_display().lower()}, code="settled")
         if version is not None and version != question.version:
-            raise Conflict(f"the question was edited since you opened it (version {question.version} now); "
-                           "read it again", code="stale_version")
+            raise Conflict(gettext(
+                "the question was edited since you opened it (version %(version)s now); read it again"
+            ) % {"version": question.version}, code="stale_version")
         review = Review.objects.create(
             question=question, reviewer=acting_user, decision=decision, reasons=reasons, comment=comment,
             version_seen=question.version, before=_snapshot(question) if after else None, after=after,
@@ -446,9 +459,9 @@ def _lease(work_item: WorkItem, user):
     try:
         return queues.lease_for_submission(work_item, user)
     except queues.NoLease:
-        raise Forbidden("this question was not given to you; ask for the next one", code="no_lease") from None
+        raise Forbidden(gettext("this question was not given to you; ask for the next one"), code="no_lease") from None
     except queues.ItemClosed:
-        raise Conflict("this question is settled", code="settled") from None
+        raise Conflict(gettext("this question is settled"), code="settled") from None
     except queues.QueueError as exc:
         raise Conflict(str(exc), code=exc.code) from None
 
@@ -458,18 +471,19 @@ def _lease(work_item: WorkItem, user):
 
 def _require_played(clip: Clip, user) -> None:
     if not playback_gate.has_played(clip.audio_id, user):
-        raise Conflict("listen to the clip to its end first", code="playback_not_reported")
+        raise Conflict(gettext("listen to the clip to its end first"), code="playback_not_reported")
 
 
 def _segment(clip: Clip, start, end) -> tuple[float | None, float | None]:
     if start is None and end is None:
         return None, None
     if start is None or end is None:
-        raise InvalidInput("give both start_seconds and end_seconds, or neither", field="start_seconds")
+        raise InvalidInput(gettext("give both start_seconds and end_seconds, or neither"), field="start_seconds")
     start, end = float(start), float(end)
     if not 0 <= start < end <= clip.audio.duration_seconds + 0.01:
-        raise InvalidInput(f"the segment must lie within the clip (0 to {clip.audio.duration_seconds:.2f} s) "
-                           "and end after it starts", field="end_seconds")
+        raise InvalidInput(gettext(
+            "the segment must lie within the clip (0 to %(duration_seconds).2f s) and end after it starts"
+        ) % {"duration_seconds": clip.audio.duration_seconds}, field="end_seconds")
     return start, end
 
 
@@ -479,10 +493,11 @@ def author_question(*, question_set: QuestionSet, clip: Clip, acting_user, capab
     waits for a blind second answer. One manual question per clip and capability in a set; sending the
     same question again returns it (created False)."""
     if capability not in MANUAL_CAPABILITIES:
-        raise InvalidInput(f"{capability!r} is not authored by hand; manual capabilities: "
-                           f"{', '.join(MANUAL_CAPABILITIES)}", field="capability")
+        raise InvalidInput(gettext(
+            "%(capability)r is not authored by hand; manual capabilities: %(manual_capabilities)s"
+        ) % {"capability": capability, "manual_capabilities": ', '.join(MANUAL_CAPABILITIES)}, field="capability")
     if not question_set.corpora.filter(pk=clip.corpus_id).exists():
-        raise NotFound("this clip is not part of the question set's corpora")
+        raise NotFound(gettext("this clip is not part of the question set's corpora"))
     text, options, correct_index = clean_question(capability, text, options, correct_index)
     start, end = _segment(clip, start_seconds, end_seconds)
     _require_played(clip, acting_user)
@@ -493,7 +508,9 @@ def author_question(*, question_set: QuestionSet, clip: Clip, acting_user, capab
             if existing.author_id == acting_user.pk and (existing.text, existing.options, existing.correct_index) == (
                     text, options, correct_index):
                 return existing, False
-            raise Conflict(f"this clip already has a {capability} question in the set", code="already_authored")
+            raise Conflict(gettext(
+                "this clip already has a %(capability)s question in the set"
+            ) % {"capability": capability}, code="already_authored")
         question = Question.objects.create(
             question_set=question_set, capability=capability, method=Method.MANUAL, clip=clip, start_seconds=start,
             end_seconds=end, text=text, options=options, correct_index=correct_index, dedup_key=capability,
@@ -522,13 +539,13 @@ def submit_blind_answer(*, question: Question, acting_user, choice: str) -> tupl
     """The second annotator's answer, by option text. A match accepts the question; a mismatch escalates it
     to its author and an admin with both answers. The same answer twice stores one."""
     if question.method != Method.MANUAL or question.work_item_id is None:
-        raise Conflict("only manually authored questions are answered blind", code="not_manual")
+        raise Conflict(gettext("only manually authored questions are answered blind"), code="not_manual")
     if question.author_id == acting_user.pk:
-        raise Forbidden("you wrote this question; a different annotator answers it", code="own_question")
+        raise Forbidden(gettext("you wrote this question; a different annotator answers it"), code="own_question")
     choice = normalise(choice or "")
     if choice not in question.options:
         # The options are the question's state, not the request's form: a 409, as for a consultation answer.
-        raise Conflict("choose one of the question's options (send its text as shown)", code="no_such_option")
+        raise Conflict(gettext("choose one of the question's options (send its text as shown)"), code="no_such_option")
     chosen = question.options.index(choice)
     _require_played(question.clip, acting_user)
     with transaction.atomic():
@@ -538,9 +555,9 @@ def submit_blind_answer(*, question: Question, acting_user, choice: str) -> tupl
         if mine is not None:
             if mine.chosen_index == chosen:
                 return mine, False
-            raise Conflict("you already answered this question", code="already_answered")
+            raise Conflict(gettext("you already answered this question"), code="already_answered")
         if question.status != QuestionStatus.AWAITING_ANSWER:
-            raise Conflict("this question already has its blind answer", code="settled")
+            raise Conflict(gettext("this question already has its blind answer"), code="settled")
         answer = BlindAnswer.objects.create(question=question, answerer=acting_user, chosen_index=chosen,
                                             matches=chosen == question.correct_index)
         queues.mark_submitted(assignment)
@@ -556,11 +573,11 @@ def resolve_escalation(*, question: Question, acting_user, accept: bool, correct
     option they decide on) or reject it."""
     bounded(note, field="note", limit=limits.NOTE)
     if not acting_user.is_sori_admin:
-        raise Forbidden("only an admin resolves escalated questions")
+        raise Forbidden(gettext("only an admin resolves escalated questions"))
     with transaction.atomic():
         question = Question.objects.select_for_update().get(pk=question.pk)
         if question.status != QuestionStatus.ESCALATED:
-            raise Conflict("this question is not escalated", code="not_escalated")
+            raise Conflict(gettext("this question is not escalated"), code="not_escalated")
         if accept:
             index = question.correct_index if correct_index is None else correct_index
             _, _, index = clean_question(question.capability, question.text, question.options, index)
@@ -609,14 +626,15 @@ def score_predictions(*, question_set: QuestionSet, data: bytes, file: str, mode
     from the uploaded file) and store the result as a ScoreRun."""
     model_name = (model_name or "").strip()
     if not model_name:
-        raise InvalidInput("name the model whose answers these are", field="model")
+        raise InvalidInput(gettext("name the model whose answers these are"), field="model")
     predictions = read_predictions(data, file=file)
     rows = mmau_rows(question_set)
     known = {r["id"] for r in rows}
     unknown = sorted(set(predictions) - known)
     if unknown:
-        raise FileRefused(f"{len(unknown)} id(s) are not accepted questions of {question_set.name!r}, "
-                          f"e.g. {unknown[0]!r}", file=file, field="id")
+        raise FileRefused(gettext(
+            "%(unknown_count)s id(s) are not accepted questions of %(name)r, e.g. %(unknown)r"
+        ) % {"unknown_count": len(unknown), "name": question_set.name, "unknown": unknown[0]}, file=file, field="id")
     result = score(rows, predictions)
     return ScoreRun.objects.create(question_set=question_set, model_name=model_name, file_name=file, result=result,
                                    created_by=actor(acting_user))

@@ -13,6 +13,7 @@ from django.core.files.storage import default_storage
 from django.http import FileResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from apps.accounts.permissions import can, require
@@ -74,9 +75,9 @@ def _posted_targets(text: str) -> dict:
     try:
         targets = json.loads(text or "{}")
     except ValueError as exc:
-        raise InvalidInput(f"targets are not valid JSON ({exc})", field="targets") from None
+        raise InvalidInput(gettext("targets are not valid JSON (%(exc)s)") % {"exc": exc}, field="targets") from None
     if not isinstance(targets, dict):
-        raise InvalidInput("targets must map capabilities to counts", field="targets")
+        raise InvalidInput(gettext("targets must map capabilities to counts"), field="targets")
     return targets
 
 
@@ -84,7 +85,7 @@ def _posted_index(value) -> int:
     try:
         return int(value)
     except (TypeError, ValueError):
-        raise InvalidInput("choose the correct option", field="correct_index") from None
+        raise InvalidInput(gettext("choose the correct option"), field="correct_index") from None
 
 
 @login_required
@@ -95,7 +96,7 @@ def dashboard(request, pk):
         try:
             services.set_targets(question_set=question_set, targets=_posted_targets(request.POST["targets"]),
                                  acting_user=request.user)
-            messages.success(request, "Targets saved.")
+            messages.success(request, gettext("Targets saved."))
         except ApplicationError as exc:
             messages.error(request, exc.message)
         return redirect("authoring:dashboard", pk)
@@ -162,13 +163,18 @@ def score(request, pk):
     question_set = get_object_or_404(QuestionSet, pk=pk)
     upload = request.FILES.get("predictions")
     if upload is None:
-        messages.error(request, "Choose a predictions file.")
+        messages.error(request, gettext("Choose a predictions file."))
         return redirect("authoring:dashboard", pk)
     try:
         run = services.score_predictions(question_set=question_set, data=upload.read(), file=upload.name,
                                          model_name=request.POST.get("model", ""), acting_user=request.user)
-        messages.success(request, f"{run.model_name}: average {run.result['average']} % "
-                                  f"(random {run.result['random_average']} %)")
+        messages.success(request, gettext(
+            "%(model_name)s: average %(average)s %% (random %(random_average)s %%)"
+        ) % {
+            "model_name": run.model_name,
+            "average": run.result['average'],
+            "random_average": run.result['random_average'],
+        })
     except ApplicationError as exc:
         messages.error(request, exc.message)
     return redirect("authoring:dashboard", pk)
@@ -190,7 +196,7 @@ def review(request, pk):
             services.submit_review(question=question, acting_user=request.user, decision=decision,
                                    reasons=request.POST.getlist("reasons"), comment=request.POST.get("comment", ""),
                                    edit=edit, version=posted.number(request.POST, "version", whole=True) or None)
-            messages.success(request, "Review saved.")
+            messages.success(request, gettext("Review saved."))
         except ApplicationError as exc:
             messages.error(request, exc.message)
         return redirect("authoring:review", pk)
@@ -230,7 +236,7 @@ def author(request, pk):
                 text=request.POST.get("text", ""), options=[request.POST.get(f"option{i}", "") for i in range(4)],
                 correct_index=_posted_index(request.POST.get("correct_index", -1)),
             )
-            messages.success(request, "Question saved; another annotator will answer it blind.")
+            messages.success(request, gettext("Question saved; another annotator will answer it blind."))
         except ApplicationError as exc:
             messages.error(request, exc.message)
         return redirect(f"{reverse('authoring:author', args=[pk])}?capability={capability}")
@@ -287,7 +293,7 @@ def resolve(request, pk):
                                     accept=request.POST.get("accept") == "1",
                                     correct_index=int(index) if index not in (None, "") else None,
                                     note=request.POST.get("note", ""))
-        messages.success(request, "Resolved.")
+        messages.success(request, gettext("Resolved."))
     except ApplicationError as exc:
         messages.error(request, exc.message)
     return redirect("authoring:escalations")

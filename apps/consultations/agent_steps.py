@@ -14,6 +14,7 @@ from typing import Literal
 
 from django.conf import settings
 from django.db import transaction
+from django.utils.translation import gettext
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from apps.agents.services import AgentNeedsAttention, ProviderRejected, call_agent
@@ -109,7 +110,7 @@ def start_analysis(*, round: Round, acting_user=None):
     with transaction.atomic():
         round = Round.objects.select_for_update().get(pk=round.pk)
         if round.status not in (RoundStatus.DRAFT, RoundStatus.ANALYSING):
-            raise Conflict(f"{round} is past its analysis")
+            raise Conflict(gettext("%(round)s is past its analysis") % {"round": round})
         services.set_round_status(round=round, status=RoundStatus.ANALYSING, acting_user=acting_user, message=f"Analysis started under {round.base_version}")
         return start_job(
             kind=ANALYSIS_JOB, title=f"Analyse {round} under {round.base_version}",
@@ -232,7 +233,7 @@ def questions_schema(allowed_ids: set[int], rule_ids: set[str], remaining: int) 
 def start_question_writing(*, round: Round, acting_user=None):
     """Raise (more) questions from the undecided samples, as a job: an agent call never runs in a request."""
     if round.status not in (RoundStatus.ANALYSING, RoundStatus.ANSWERING):
-        raise Conflict(f"{round} takes no new questions now")
+        raise Conflict(gettext("%(round)s takes no new questions now") % {"round": round})
     return start_job(kind=QUESTIONS_JOB, title=f"Raise questions for {round}", params={"round": round.pk}, acting_user=acting_user)
 
 

@@ -5,6 +5,7 @@ POST /api/consultations/questions/{id}/answers/   {"option": ID or key} or {"tex
 GET  /api/rulebooks/{slug}/versions/{n}/          a version with its rules
 """
 
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
@@ -67,7 +68,9 @@ class QuestionList(ListAPIView):
     def get_queryset(self):
         user, wanted = self.request.user, self.request.query_params.get("status", QuestionStatus.OPEN)
         if wanted not in QuestionStatus.values:
-            raise InvalidInput(f"status must be one of {', '.join(QuestionStatus.values)}", field="status")
+            raise InvalidInput(gettext(
+                "status must be one of %(values)s"
+            ) % {"values": ', '.join(QuestionStatus.values)}, field="status")
         if wanted == QuestionStatus.OPEN:
             qs = selectors.open_questions_for(user)
         elif can(user, "consultations.manage"):
@@ -170,5 +173,7 @@ class VersionDetail(APIView):
     def get(self, request, slug: str, number: int):
         version = RulebookVersion.objects.select_related("rulebook").filter(rulebook__slug=slug, number=number).first()
         if version is None:
-            raise NotFound(f"rulebook {slug!r} has no version {number}")
+            raise NotFound(gettext(
+                "rulebook %(slug)r has no version %(number)s"
+            ) % {"slug": slug, "number": number})
         return Response(VersionOut(version).data)

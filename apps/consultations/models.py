@@ -7,6 +7,7 @@ carried over plus the rules approved in a consultation round, each with its prov
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from apps.core.errors import Conflict
@@ -59,7 +60,9 @@ class RulebookVersion(models.Model):
 
     def save(self, *args, **kwargs):
         if self.pk:
-            raise ImmutableVersion(f"{self} is published and cannot be changed; publish a new version instead")
+            raise ImmutableVersion(gettext(
+                "%(version)s is published and cannot be changed; publish a new version instead"
+            ) % {"version": self})
         super().save(*args, **kwargs)
 
 
@@ -95,7 +98,9 @@ class Rule(models.Model):
 
     def save(self, *args, **kwargs):
         if self.pk:
-            raise ImmutableVersion(f"rule {self.rule_id} of {self.version} is published and cannot be changed")
+            raise ImmutableVersion(gettext(
+                "rule %(rule_id)s of %(version)s is published and cannot be changed"
+            ) % {"rule_id": self.rule_id, "version": self.version})
         super().save(*args, **kwargs)
 
     def content(self) -> dict:

@@ -5,6 +5,7 @@ dumping is canonical, so exporting a loaded version writes the very bytes it was
 from pathlib import Path
 
 import yaml
+from django.utils.translation import gettext
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from apps.consultations.models import RulebookKind
@@ -70,14 +71,16 @@ def parse_file(path: Path) -> VersionSpec:
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
-        raise RulebookFileError(f"{path}: not valid YAML: {exc}") from None
+        raise RulebookFileError(gettext("%(path)s: not valid YAML: %(exc)s") % {"path": path, "exc": exc}) from None
     try:
         spec = VersionSpec.model_validate(raw)
     except ValidationError as exc:
         problems = "; ".join(_describe(err, raw) for err in exc.errors())
-        raise RulebookFileError(f"{path}: {problems}") from None
+        raise RulebookFileError(gettext("%(path)s: %(problems)s") % {"path": path, "problems": problems}) from None
     if path.stem != f"v{spec.version}":
-        raise RulebookFileError(f"{path}: the file name must be v{spec.version}.yaml for version {spec.version}")
+        raise RulebookFileError(gettext(
+            "%(path)s: the file name must be v%(version)s.yaml for version %(version)s"
+        ) % {"path": path, "version": spec.version})
     return spec
 
 

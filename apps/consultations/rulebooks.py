@@ -6,6 +6,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
+from django.utils.translation import gettext
 
 from apps.consultations import rulebook_files as files
 from apps.consultations.models import Rule, Rulebook, RulebookVersion
@@ -34,8 +35,10 @@ def load_rulebooks(root: Path | None = None) -> list[LoadOutcome]:
             version, created = load_version(spec, source=f"file {path.relative_to(root)}")
             if not created and version_spec(version) != spec:
                 raise RulebookConflict(
-                    f"{path}: {spec.rulebook} v{spec.version} is already published with different rules; "
-                    "published versions never change, so write a new version file instead"
+                    gettext(
+                        "%(path)s: %(rulebook)s v%(version)s is already published with different rules; "
+                        "published versions never change, so write a new version file instead"
+                    ) % {"path": path, "rulebook": spec.rulebook, "version": spec.version}
                 )
             outcomes.append(LoadOutcome(path, version, created))
     return outcomes
@@ -48,7 +51,13 @@ def load_version(spec: files.VersionSpec, *, source: str, user=None) -> tuple[Ru
     )
     if (rulebook.language, rulebook.kind) != (spec.language, spec.kind.value):
         raise RulebookConflict(
-            f"{spec.rulebook} is a {rulebook.language} {rulebook.kind} rulebook, not {spec.language} {spec.kind.value}"
+            gettext("%(rulebook)s is a %(language)s %(kind)s rulebook, not %(language2)s %(value)s") % {
+                "rulebook": spec.rulebook,
+                "language": rulebook.language,
+                "kind": rulebook.kind,
+                "language2": spec.language,
+                "value": spec.kind.value,
+            }
         )
     existing = RulebookVersion.objects.filter(rulebook=rulebook, number=spec.version).first()
     if existing:

@@ -8,6 +8,7 @@ import re
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from apps.consultations import hooks, rulebooks
 from apps.consultations.models import (
@@ -50,13 +51,17 @@ def create_round(
     rulebook = Rulebook.objects.select_for_update().get(pk=rulebook.pk)
     base = rulebook.latest_version()
     if base is None:
-        raise Conflict(f"{rulebook} has no version yet; load the rulebook files first")
+        raise Conflict(gettext(
+            "%(rulebook)s has no version yet; load the rulebook files first"
+        ) % {"rulebook": rulebook})
     if rulebook.rounds.exclude(status=RoundStatus.CLOSED).exists():
-        raise Conflict(f"{rulebook} already has a round in progress; close it before starting another")
+        raise Conflict(gettext(
+            "%(rulebook)s already has a round in progress; close it before starting another"
+        ) % {"rulebook": rulebook})
     limit = settings.CONSULTATION_MAX_QUESTIONS
     max_questions = max_questions or limit
     if not 1 <= max_questions <= limit:
-        raise InvalidInput(f"max_questions must be between 1 and {limit}", field="max_questions")
+        raise InvalidInput(gettext("max_questions must be between 1 and %(limit)s") % {"limit": limit}, field="max_questions")
     round = Round.objects.create(
         rulebook=rulebook,
         number=rulebook.rounds.count() + 1,
@@ -111,18 +116,22 @@ def create_question(
     """A decision question with 2-4 options. `samples` are the affected samples, `examples` the few shown in
     full (a subset of them)."""
     if not 2 <= len(options) <= 4:
-        raise InvalidInput("a question needs two to four options", field="options")
+        raise InvalidInput(gettext("a question needs two to four options"), field="options")
     keys = [o["key"] for o in options]
     if len(set(keys)) != len(keys):
-        raise InvalidInput("option keys must be distinct", field="options")
+        raise InvalidInput(gettext("option keys must be distinct"), field="options")
     if recommendation and recommendation not in keys:
-        raise InvalidInput(f"the recommendation {recommendation!r} is not one of the options {keys}", field="recommendation")
+        raise InvalidInput(gettext(
+            "the recommendation %(recommendation)r is not one of the options %(keys)s"
+        ) % {"recommendation": recommendation, "keys": keys}, field="recommendation")
     if required_experts < 1:
-        raise InvalidInput("a question needs at least one expert", field="experts")
+        raise InvalidInput(gettext("a question needs at least one expert"), field="experts")
     if round is not None:
         round = Round.objects.select_for_update().get(pk=round.pk)
         if round.questions.count() >= round.max_questions:
-            raise Conflict(f"{round} already has its maximum of {round.max_questions} questions")
+            raise Conflict(gettext(
+                "%(round)s already has its maximum of %(max_questions)s questions"
+            ) % {"round": round, "max_questions": round.max_questions})
         number = round.questions.count() + 1
     else:
         number = DecisionQuestion.objects.filter(round=None).count() + 1
@@ -152,13 +161,15 @@ def _option(question: DecisionQuestion, option) -> QuestionOption | None:
         return None
     if isinstance(option, QuestionOption):
         if option.question_id != question.pk:
-            raise InvalidInput("that option belongs to another question", field="option")
+            raise InvalidInput(gettext("that option belongs to another question"), field="option")
         return option
     found = question.options.filter(pk=option).first() if str(option).isdigit() and len(str(option)) <= 18 else None
     found = found or question.options.filter(key=str(option)).first()
     if found is None:
         # Conflict, not InvalidInput: a question's options are its state, which no request schema can list.
-        raise Conflict(f"question {question.number} has no option {option!r}", code="no_such_option")
+        raise Conflict(gettext(
+            "question %(number)s has no option %(option)r"
+        ) % {"number": question.number, "option": option}, code="no_such_option")
     return found
 
 
@@ -168,9 +179,9 @@ def _check_confidence(confidence) -> int | None:
     try:
         value = int(confidence)
     except (TypeError, ValueError):
-        raise InvalidInput("confidence must be a whole number from 1 to 5", field="confidence") from None
+        raise InvalidInput(gettext("confidence must be a whole number from 1 to 5"), field="confidence") from None
     if not 1 <= value <= 5:
-        raise InvalidInput("confidence must be from 1 to 5", field="confidence")
+        raise InvalidInput(gettext("confidence must be from 1 to 5"), field="confidence")
     return value
 
 
@@ -186,9 +197,9 @@ def save_answer_draft(*, question: DecisionQuestion, acting_user, option=None, t
         chosen = _option(question, option)
         if answer.option_id == (chosen.pk if chosen else None) and answer.text == (text or "").strip():
             return answer
-        raise Conflict("you have already submitted your answer to this question")
+        raise Conflict(gettext("you have already submitted your answer to this question"))
     if question.status != QuestionStatus.OPEN:
-        raise Conflict("this question is no longer open")
+        raise Conflict(gettext("this question is no longer open"))
     answer = answer or ExpertAnswer(question=question, expert=acting_user)
     answer.option = _option(question, option)
     answer.text = text or ""
@@ -213,17 +224,17 @@ def submit_answer(*, question: DecisionQuestion, acting_user, option=None, text:
     option_obj = _option(question, option)
     text = (text or "").strip()
     if bool(option_obj) == bool(text):
-        raise InvalidInput("choose one option or write your own answer (not both)", field="option")
+        raise InvalidInput(gettext("choose one option or write your own answer (not both)"), field="option")
     if question.origin == QuestionOrigin.GROUND_TRUTH and not option_obj:
-        raise Conflict("a ground-truth question is answered with one of its options", code="options_only")
+        raise Conflict(gettext("a ground-truth question is answered with one of its options"), code="options_only")
     confidence = _check_confidence(confidence)
     existing = ExpertAnswer.objects.filter(question=question, expert=acting_user).first()
     if existing and existing.is_submitted:
         if existing.option_id == (option_obj.pk if option_obj else None) and existing.text == text:
             return existing
-        raise Conflict("you have already submitted a different answer to this question")
+        raise Conflict(gettext("you have already submitted a different answer to this question"))
     if question.status != QuestionStatus.OPEN:
-        raise Conflict("this question is no longer open")
+        raise Conflict(gettext("this question is no longer open"))
     answer = existing or ExpertAnswer(question=question, expert=acting_user)
     answer.option, answer.text, answer.comment, answer.confidence = option_obj, text, comment or "", confidence
     answer.submitted_at = timezone.now()
@@ -272,13 +283,13 @@ def settle_question(*, question: DecisionQuestion, acting_user, option=None, tex
     bounded(note, field="note", limit=limits.NOTE)
     question = DecisionQuestion.objects.select_for_update().get(pk=question.pk)
     if question.status != QuestionStatus.DISPUTED:
-        raise Conflict("only a question the experts disagree on can be settled")
+        raise Conflict(gettext("only a question the experts disagree on can be settled"))
     option_obj = _option(question, option)
     text = (text or "").strip()
     if bool(option_obj) == bool(text):
-        raise InvalidInput("choose one option or write the decision (not both)", field="option")
+        raise InvalidInput(gettext("choose one option or write the decision (not both)"), field="option")
     if question.origin == QuestionOrigin.GROUND_TRUTH and not option_obj:
-        raise InvalidInput("a ground-truth question is settled with one of its options", field="option")
+        raise InvalidInput(gettext("a ground-truth question is settled with one of its options"), field="option")
     _decide(question, option=option_obj, text=text, by=acting_user, note=note)
     if question.origin == QuestionOrigin.GROUND_TRUTH:
         _apply_ground_truth_decision(question, user=acting_user)
@@ -292,9 +303,9 @@ def withdraw_question(*, question: DecisionQuestion, acting_user, reason: str) -
     bounded(reason, field="reason", limit=limits.NOTE)
     question = DecisionQuestion.objects.select_for_update().get(pk=question.pk)
     if question.status not in (QuestionStatus.OPEN, QuestionStatus.DISPUTED):
-        raise Conflict("only an open or disputed question can be withdrawn")
+        raise Conflict(gettext("only an open or disputed question can be withdrawn"))
     if not reason.strip():
-        raise InvalidInput("say why the question is withdrawn", field="reason")
+        raise InvalidInput(gettext("say why the question is withdrawn"), field="reason")
     question.status = QuestionStatus.WITHDRAWN
     question.settlement_note = reason.strip()
     question.save(update_fields=["status", "settlement_note"])
@@ -311,11 +322,13 @@ def close_round(*, round: Round, acting_user) -> Round:
     """Stop taking answers; every question must be decided (or withdrawn). Codification follows."""
     round = Round.objects.select_for_update().get(pk=round.pk)
     if round.status != RoundStatus.ANSWERING:
-        raise Conflict(f"{round} is {round.get_status_display().lower()}, not waiting for answers")
+        raise Conflict(gettext(
+            "%(round)s is %(status)s, not waiting for answers"
+        ) % {"round": round, "status": round.get_status_display().lower()})
     pending = round.questions.filter(status__in=[QuestionStatus.OPEN, QuestionStatus.DISPUTED])
     if pending.exists():
         numbers = ", ".join(f"Q{q.number}" for q in pending)
-        raise Conflict(f"{numbers} still wait for an answer or a settlement")
+        raise Conflict(gettext("%(numbers)s still wait for an answer or a settlement") % {"numbers": numbers})
     set_round_status(round=round, status=RoundStatus.CODIFYING, acting_user=acting_user, message="Answers closed; codifying the decisions into rules")
     return round
 
@@ -351,20 +364,22 @@ def approve_draft(*, draft: RuleDraft, acting_user, statement: str | None = None
     bounded(statement, field="statement", limit=limits.QUESTION)
     draft = RuleDraft.objects.select_for_update(of=("self",)).select_related("question__round").get(pk=draft.pk)
     if draft.status not in (DraftStatus.DRAFTED, DraftStatus.NEEDS_ATTENTION):
-        raise Conflict(f"this draft is already {draft.get_status_display().lower()}")
+        raise Conflict(gettext(
+            "this draft is already %(status)s"
+        ) % {"status": draft.get_status_display().lower()})
     if draft.question.round and draft.question.round.status != RoundStatus.CODIFYING:
-        raise Conflict("the round is not codifying any more")
+        raise Conflict(gettext("the round is not codifying any more"))
     edited = False
     for name, value in [("statement", statement), ("category", category), ("rule_id", rule_id), ("examples", examples)]:
         if value is not None and value != getattr(draft, name):
             setattr(draft, name, value)
             edited = True
     if not (draft.rule_id and draft.category and (draft.statement or draft.change == "retire")):
-        raise InvalidInput("a rule needs an id, a category and a statement")
+        raise InvalidInput(gettext("a rule needs an id, a category and a statement"))
     if not re.fullmatch(r"[a-z0-9][a-z0-9._-]*", draft.rule_id) or len(draft.rule_id) > 80:
-        raise InvalidInput("a rule id uses lower-case letters, digits, dots, dashes and underscores (at most 80)", field="rule_id")
+        raise InvalidInput(gettext("a rule id uses lower-case letters, digits, dots, dashes and underscores (at most 80)"), field="rule_id")
     if any(not isinstance(e, dict) or set(e) != {"input", "output"} for e in draft.examples):
-        raise InvalidInput("each example needs an input and an expected output", field="examples")
+        raise InvalidInput(gettext("each example needs an input and an expected output"), field="examples")
     draft.edited = draft.edited or edited
     draft.status = DraftStatus.APPROVED
     draft.approved_by, draft.approved_at = acting_user, timezone.now()
@@ -420,14 +435,16 @@ def publish_round_version(*, round: Round, acting_user):
     Returns the new version, or None when no rule was approved (the round closes all the same)."""
     round = Round.objects.select_for_update().get(pk=round.pk)
     if round.status != RoundStatus.CODIFYING:
-        raise Conflict(f"{round} is not codifying")
+        raise Conflict(gettext("%(round)s is not codifying") % {"round": round})
     drafts = list(RuleDraft.objects.filter(question__round=round).select_related("question"))
     waiting = [d for d in drafts if d.status in (DraftStatus.DRAFTED, DraftStatus.NEEDS_ATTENTION)]
     if waiting:
-        raise Conflict(f"{len(waiting)} drafted rule(s) still wait for approval or rejection")
+        raise Conflict(gettext(
+            "%(waiting_count)s drafted rule(s) still wait for approval or rejection"
+        ) % {"waiting_count": len(waiting)})
     decided = round.questions.filter(status=QuestionStatus.DECIDED).count()
     if len(drafts) < decided:
-        raise Conflict("some decided questions have no drafted rule yet; run codification first")
+        raise Conflict(gettext("some decided questions have no drafted rule yet; run codification first"))
     approved = [d for d in drafts if d.status == DraftStatus.APPROVED]
     if not approved:
         # Nothing to add: the round closes without a new version (a copy of the old one would only be noise).

@@ -9,6 +9,7 @@ from django.db.models import Count, Q
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from apps.accounts.models import User
@@ -124,7 +125,9 @@ def question_submit(request, pk: int):
         # Shown beside the submit button (static/js/sori.js), where the expert is looking.
         messages.error(request, str(exc), extra_tags="near:submit-answer")
         return redirect("consultations:question", pk=pk)
-    messages.success(request, f"Your answer to Q{question.number} is submitted.")
+    messages.success(request, gettext(
+        "Your answer to Q%(number)s is submitted."
+    ) % {"number": question.number})
     following = selectors.open_questions_for(request.user).first()
     return redirect("consultations:question", pk=following.pk) if following else redirect("consultations:inbox")
 
@@ -141,7 +144,7 @@ def question_settle(request, pk: int):
     except ApplicationError as exc:
         messages.error(request, str(exc))
     else:
-        messages.success(request, f"Q{question.number} settled.")
+        messages.success(request, gettext("Q%(number)s settled.") % {"number": question.number})
     return redirect("consultations:question", pk=pk)
 
 
@@ -164,7 +167,7 @@ def draft_detail(request, pk: int):
         try:
             if request.POST.get("decision") == "reject":
                 services.reject_draft(draft=draft, acting_user=request.user, reason=request.POST.get("reason", ""))
-                messages.success(request, "Draft rejected.")
+                messages.success(request, gettext("Draft rejected."))
             else:
                 examples = [
                     {"input": i.strip(), "output": o.strip()}
@@ -176,7 +179,7 @@ def draft_detail(request, pk: int):
                     category=request.POST.get("category", "").strip(), rule_id=request.POST.get("rule_id", "").strip(),
                     examples=examples,
                 )
-                messages.success(request, f"Rule {draft.rule_id} approved.")
+                messages.success(request, gettext("Rule %(rule_id)s approved.") % {"rule_id": draft.rule_id})
         except ApplicationError as exc:
             messages.error(request, str(exc))
             return redirect("consultations:draft", pk=pk)
@@ -232,7 +235,7 @@ def version_diff(request, slug: str):
     rulebook = get_object_or_404(Rulebook, slug=slug)
     versions = list(rulebook.versions.all())
     if not versions:
-        raise Forbidden(f"{rulebook.slug} has no version to compare yet.")
+        raise Forbidden(gettext("%(slug)s has no version to compare yet.") % {"slug": rulebook.slug})
     try:
         new_n = posted.number(request.GET, "to", whole=True) or versions[-1].number
         old_n = posted.number(request.GET, "from", whole=True) or max(1, new_n - 1)
@@ -327,7 +330,7 @@ ROUND_ACTIONS = ("analyse", "questions", "close", "codify", "publish")
 def round_action(request, pk: int, action: str):
     require(request.user, "consultations.manage")
     if action not in ROUND_ACTIONS:
-        raise Forbidden(f"There is no round action {action!r}.")
+        raise Forbidden(gettext("There is no round action %(action)r.") % {"action": action})
     round = get_object_or_404(Round, pk=pk)
     try:
         if action == "analyse":
@@ -338,14 +341,16 @@ def round_action(request, pk: int, action: str):
             agent_steps.close_round_and_codify(round=round, acting_user=request.user)
         elif action == "codify":
             if round.status != RoundStatus.CODIFYING:
-                raise Conflict("the round is not codifying")
+                raise Conflict(gettext("the round is not codifying"))
             agent_steps.start_codification(round=round, acting_user=request.user)
         elif action == "publish":
             version = services.publish_round_version(round=round, acting_user=request.user)
             if version is None:
-                messages.success(request, "Round closed; no rule was approved, so the rulebook keeps its version.")
+                messages.success(request, gettext("Round closed; no rule was approved, so the rulebook keeps its version."))
             else:
-                messages.success(request, f"{version} published; re-analysis of the affected and undecided samples started.")
+                messages.success(request, gettext(
+                    "%(version)s published; re-analysis of the affected and undecided samples started."
+                ) % {"version": version})
     except ApplicationError as exc:
         messages.error(request, str(exc))
     return redirect("consultations:round", pk=pk)

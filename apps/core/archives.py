@@ -14,6 +14,7 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from django.conf import settings
+from django.utils.translation import gettext
 
 from apps.core.errors import FileRefused
 
@@ -79,7 +80,7 @@ def extract_zip(
         archive_size = _size_of(source)
         archive = zipfile.ZipFile(source)
     except (zipfile.BadZipFile, OSError):
-        raise FileRefused("not a zip archive", file=name) from None
+        raise FileRefused(gettext("not a zip archive"), file=name) from None
     ratio = _RatioCheck(name, max_ratio, archive_size)
     with archive:
         members, declared = [], 0
@@ -88,24 +89,32 @@ def extract_zip(
             if member.is_dir() or skipped & set(parts):
                 continue
             if not member.filename.startswith(prefix):
-                raise FileRefused(f"{member.filename} is outside {prefix}", file=name)
+                raise FileRefused(gettext(
+                    "%(filename)s is outside %(prefix)s"
+                ) % {"filename": member.filename, "prefix": prefix}, file=name)
             relative = member.filename.removeprefix(prefix)
             target = (root / relative).resolve()
             if (
                 relative.startswith(("/", "\\")) or ".." in parts or ":" in member.filename
                 or not target.is_relative_to(root)
             ):
-                raise FileRefused(f"{member.filename} would unpack outside the archive's folder", file=name)
+                raise FileRefused(gettext(
+                    "%(filename)s would unpack outside the archive's folder"
+                ) % {"filename": member.filename}, file=name)
             if stat.S_ISLNK(member.external_attr >> 16):
-                raise FileRefused(f"{member.filename} is a symbolic link", file=name)
+                raise FileRefused(gettext("%(filename)s is a symbolic link") % {"filename": member.filename}, file=name)
             declared += member.file_size
             ratio.member(member, member.file_size)
             ratio.total(member, declared)
             members.append((member, target))
         if len(members) > max_files:
-            raise FileRefused(f"{len(members):,} files, over the limit of {max_files:,}", file=name)
+            raise FileRefused(gettext(
+                "%(members_count)s files, over the limit of %(max_files)s"
+            ) % {"members_count": f"{len(members):,}", "max_files": f"{max_files:,}"}, file=name)
         if declared > max_bytes:
-            raise FileRefused(f"{declared:,} bytes unpacked, over the limit of {max_bytes:,}", file=name)
+            raise FileRefused(gettext(
+                "%(declared)s bytes unpacked, over the limit of %(max_bytes)s"
+            ) % {"declared": f"{declared:,}", "max_bytes": f"{max_bytes:,}"}, file=name)
         written, total = [], 0
         try:
             for member, target in members:
@@ -114,12 +123,16 @@ def extract_zip(
                     while chunk := src.read(1 << 20):
                         total += len(chunk)
                         if total > max_bytes:
-                            raise FileRefused(f"over {max_bytes:,} bytes unpacked", file=name)
+                            raise FileRefused(gettext(
+                                "over %(max_bytes)s bytes unpacked"
+                            ) % {"max_bytes": f"{max_bytes:,}"}, file=name)
                         dst.write(chunk)
                 written.append(target)
         except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError) as exc:
             _remove([*written, target])
-            raise FileRefused(f"{member.filename} cannot be unpacked ({exc})", file=name) from None
+            raise FileRefused(gettext(
+                "%(filename)s cannot be unpacked (%(exc)s)"
+            ) % {"filename": member.filename, "exc": exc}, file=name) from None
         except FileRefused:
             _remove([*written, target])
             raise
@@ -138,15 +151,29 @@ class _RatioCheck:
         compressed = max(1, min(member.compress_size, self.archive_size))
         if self.max_ratio and unpacked > RATIO_FLOOR and unpacked > self.max_ratio * compressed:
             raise FileRefused(
-                f"{member.filename} unpacks to {unpacked:,} bytes from {member.compress_size:,} "
-                f"compressed, over the limit of {self.max_ratio}x (SORI_ZIP_MAX_RATIO)", file=self.name,
+                gettext(
+                    "%(filename)s unpacks to %(unpacked)s bytes from %(compress_size)s compressed, over the "
+                    "limit of %(max_ratio)sx (SORI_ZIP_MAX_RATIO)"
+                ) % {
+                    "filename": member.filename,
+                    "unpacked": f"{unpacked:,}",
+                    "compress_size": f"{member.compress_size:,}",
+                    "max_ratio": self.max_ratio,
+                }, file=self.name,
             )
 
     def total(self, member: zipfile.ZipInfo, unpacked: int) -> None:
         if self.max_ratio and unpacked > RATIO_FLOOR and unpacked > self.max_ratio * self.archive_size:
             raise FileRefused(
-                f"at {member.filename} the archive unpacks to {unpacked:,} bytes from its "
-                f"{self.archive_size:,}, over the limit of {self.max_ratio}x (SORI_ZIP_MAX_RATIO)", file=self.name,
+                gettext(
+                    "at %(filename)s the archive unpacks to %(unpacked)s bytes from its %(archive_size)s, "
+                    "over the limit of %(max_ratio)sx (SORI_ZIP_MAX_RATIO)"
+                ) % {
+                    "filename": member.filename,
+                    "unpacked": f"{unpacked:,}",
+                    "archive_size": f"{self.archive_size:,}",
+                    "max_ratio": self.max_ratio,
+                }, file=self.name,
             )
 
 

@@ -6,6 +6,8 @@ hand."""
 
 from dataclasses import dataclass
 
+from django.utils.translation import gettext, ngettext
+
 __all__ = ["ApplicationError", "NotFound", "Forbidden", "Conflict", "Unavailable", "InvalidInput", "FileProblem", "FileRefused"]
 
 
@@ -109,18 +111,18 @@ class FileRefused(ApplicationError):
         code: str | None = None,
     ):
         if problems is None:
-            problems = [FileProblem(file=file, line=line, field=field, reason=reason or "cannot be read")]
+            problems = [FileProblem(file=file, line=line, field=field, reason=reason or gettext("cannot be read"))]
         if not problems:
             raise ValueError("FileRefused needs at least one problem")
         self.problems = list(problems)
         self.more = more  # problems found but not listed, so a huge bad file gives a short answer
         message = "; ".join(map(str, self.problems))
         if more:
-            message += f"; and {more} more problem{'s' if more != 1 else ''}"
+            message += "; " + ngettext("and %(more)s more problem", "and %(more)s more problems", more) % {"more": more}
         super().__init__(message, code=code)
 
     def lines(self) -> list[str]:
-        return [str(p) for p in self.problems] + ([f"and {self.more} more"] if self.more else [])
+        return [str(p) for p in self.problems] + ([gettext("and %(more)s more") % {"more": self.more}] if self.more else [])
 
     @property
     def count(self) -> int:

@@ -2,6 +2,8 @@
 A service checks every free-text field it stores (pages and API reach it the same way), so a 2,000,000-
 character transcript or comment is refused with the field named, not stored and shown on every page."""
 
+from django.utils.translation import gettext
+
 from apps.core.errors import InvalidInput
 
 NOTE = 2_000  # a note, a reason, a rationale for a decision
@@ -15,5 +17,7 @@ DESCRIPTION = 5_000  # a project's or a release's description
 def bounded(value: str | None, *, field: str, limit: int) -> str | None:
     """`value` unchanged when it is at most `limit` characters; otherwise InvalidInput naming the field."""
     if value is not None and len(value) > limit:
-        raise InvalidInput(f"{field}: at most {limit:,} characters, not {len(value):,}", field=field)
+        raise InvalidInput(gettext(
+            "%(field)s: at most %(limit)s characters, not %(value_count)s"
+        ) % {"field": field, "limit": f"{limit:,}", "value_count": f"{len(value):,}"}, field=field)
     return value

@@ -2,6 +2,7 @@
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext
 
 from apps.core.errors import InvalidInput
 
@@ -14,4 +15,6 @@ def number(data, name: str, *, whole: bool = False) -> int | float | None:
     try:
         return field.clean(data.get(name))
     except ValidationError:
-        raise InvalidInput(f"{name} must be a {'whole ' if whole else ''}number", field=name) from None
+        raise InvalidInput((
+            gettext("%(name)s must be a whole number") if whole else gettext("%(name)s must be a number")
+        ) % {"name": name}, field=name) from None

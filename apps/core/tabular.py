@@ -37,6 +37,7 @@ from typing import TypeVar
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from django.utils.translation import gettext
 from pydantic import AliasChoices, AliasPath, BaseModel, ConfigDict, ValidationError
 
 from apps.core.archives import RATIO_FLOOR
@@ -107,9 +108,9 @@ blank_is_missing=False only null does (for files where an empty text is a real a
         name, data = name or path.name, None
     kind = format or FORMATS.get(PurePosixPath(name).suffix.lower()) or (FORMATS.get(path.suffix.lower()) if path else None)
     if kind not in FORMATS.values():
-        raise FileRefused(f"expected a {', '.join(sorted(FORMATS))} file", file=name)
+        raise FileRefused(gettext("expected a %(formats)s file") % {"formats": ', '.join(sorted(FORMATS))}, file=name)
     if path is not None and not path.is_file():
-        raise FileRefused("no such file", file=name)
+        raise FileRefused(gettext("no such file"), file=name)
     unit = "row" if kind == "parquet" else "line"
     required = [_column(n, f) for n, f in model.model_fields.items() if f.is_required()]
     records = _records(kind, name, data if data is not None else path, required, set(exclude_columns), blank_is_missing,
@@ -245,9 +246,9 @@ def loads(text: str, *, name: str, line: int = 1, check: bool = True):
     try:
         value = json.loads(text, parse_int=json_number, parse_float=json_number, parse_constant=json_constant)
     except RecursionError:
-        raise FileRefused(f"nested more than {MAX_DEPTH} levels deep", file=name, line=line) from None
+        raise FileRefused(gettext("nested more than %(max_depth)s levels deep") % {"max_depth": MAX_DEPTH}, file=name, line=line) from None
     except ValueError as exc:
-        raise FileRefused(f"not valid JSON ({getattr(exc, 'msg', exc)})", file=name,
+        raise FileRefused(gettext("not valid JSON (%(exc)s)") % {"exc": getattr(exc, 'msg', exc)}, file=name,
                           line=line - 1 + getattr(exc, "lineno", 1)) from None
     if check and (found := hostile(value)):
         raise FileRefused(found[1], file=name, line=line, field=found[0])
@@ -317,7 +318,7 @@ def _raw_records(kind: str, name: str, source: bytes | Path, required: list[str]
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise FileRefused(f"not UTF-8 text (byte {exc.start})", file=name) from None
+        raise FileRefused(gettext("not UTF-8 text (byte %(start)s)") % {"start": exc.start}, file=name) from None
     if kind == "csv":
         yield from _csv(name, text, required, excluded)
     elif kind == "jsonl":
@@ -340,14 +341,14 @@ def _csv(name: str, text: str, required: list[str], excluded: set[str]):
     try:
         header = reader.fieldnames or []
     except csv.Error as exc:
-        raise FileRefused(f"not a readable CSV ({exc})", file=name, line=1) from None
+        raise FileRefused(gettext("not a readable CSV (%(exc)s)") % {"exc": exc}, file=name, line=1) from None
     if not header:
-        raise FileRefused("the CSV has no header row", file=name)
+        raise FileRefused(gettext("the CSV has no header row"), file=name)
     if found := hostile(header):
-        raise FileRefused(f"header: {found[1]}", file=name, line=1)
+        raise FileRefused(gettext("header: %(found)s") % {"found": found[1]}, file=name, line=1)
     missing = [column for column in required if column not in header]
     if missing:
-        raise FileRefused(f"missing column(s) {', '.join(missing)}", file=name, line=1)
+        raise FileRefused(gettext("missing column(s) %(missing)s") % {"missing": ', '.join(missing)}, file=name, line=1)
     start = 2
     while True:
         try:
@@ -355,7 +356,7 @@ def _csv(name: str, text: str, required: list[str], excluded: set[str]):
         except StopIteration:
             return
         except csv.Error as exc:
-            raise FileRefused(f"not a readable CSV ({exc})", file=name, line=reader.line_num) from None
+            raise FileRefused(gettext("not a readable CSV (%(exc)s)") % {"exc": exc}, file=name, line=reader.line_num) from None
         number, start = start, reader.line_num + 1  # the line a row starts on (a quoted cell may span lines)
         if None in record:
             yield number, FileProblem(file=name, line=number, reason="more cells than header columns")
@@ -383,7 +384,7 @@ def _json_array(name: str, text: str, excluded: set[str]):
     decoder = json.JSONDecoder(parse_int=json_number, parse_float=json_number, parse_constant=json_constant)
     position = _skip(text, 0)
     if position >= len(text) or text[position] != "[":
-        raise FileRefused("expected a JSON array of objects", file=name, line=_line(text, position))
+        raise FileRefused(gettext("expected a JSON array of objects"), file=name, line=_line(text, position))
     position = _skip(text, position + 1)
     if position < len(text) and text[position] == "]":
         return
@@ -392,9 +393,9 @@ def _json_array(name: str, text: str, excluded: set[str]):
         try:
             value, position = decoder.raw_decode(text, position)
         except json.JSONDecodeError as exc:
-            raise FileRefused(f"not valid JSON ({exc.msg})", file=name, line=exc.lineno) from None
+            raise FileRefused(gettext("not valid JSON (%(msg)s)") % {"msg": exc.msg}, file=name, line=exc.lineno) from None
         except RecursionError:
-            raise FileRefused(f"nested more than {MAX_DEPTH} levels deep", file=name, line=line) from None
+            raise FileRefused(gettext("nested more than %(max_depth)s levels deep") % {"max_depth": MAX_DEPTH}, file=name, line=line) from None
         yield line, _present(value, excluded) if isinstance(value, dict) else FileProblem(
             file=name, line=line, reason="expected a JSON object"
         )
@@ -403,10 +404,10 @@ def _json_array(name: str, text: str, excluded: set[str]):
             position = _skip(text, position + 1)
         elif position < len(text) and text[position] == "]":
             if text[_skip(text, position + 1):].strip():
-                raise FileRefused("text after the end of the array", file=name, line=_line(text, position))
+                raise FileRefused(gettext("text after the end of the array"), file=name, line=_line(text, position))
             return
         else:
-            raise FileRefused("expected ',' or ']' between array elements", file=name, line=_line(text, position))
+            raise FileRefused(gettext("expected ',' or ']' between array elements"), file=name, line=_line(text, position))
 
 
 def _skip(text: str, position: int) -> int:
@@ -426,7 +427,7 @@ def _parquet(name: str, source: bytes | Path, required: list[str], excluded: set
         names = parquet.schema_arrow.names
         missing = [column for column in required if column not in names]
         if missing:
-            raise FileRefused(f"missing column(s) {', '.join(missing)}", file=name)
+            raise FileRefused(gettext("missing column(s) %(missing)s") % {"missing": ', '.join(missing)}, file=name)
         size = len(source) if isinstance(source, bytes) else source.stat().st_size
         _check_parquet_size(name, parquet.metadata, size, [c for c in names if c not in excluded])
         read = [c for c in names if c not in excluded and (wanted is None or c in wanted)]
@@ -440,13 +441,15 @@ def _parquet(name: str, source: bytes | Path, required: list[str], excluded: set
         for batch in parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=read):
             decoded += sum(_decoded_bytes(column) for column in batch.columns)
             if decoded > MAX_PARQUET_BYTES:
-                raise FileRefused(f"the columns read decode to more than {MAX_PARQUET_BYTES:,} bytes, over the "
-                                  f"limit of {MAX_PARQUET_BYTES:,}", file=name)
+                raise FileRefused(gettext(
+                    "the columns read decode to more than %(max_parquet_bytes)s bytes, over the limit of "
+                    "%(max_parquet_bytes)s"
+                ) % {"max_parquet_bytes": f"{MAX_PARQUET_BYTES:,}"}, file=name)
             for record in batch.to_pylist():
                 number += 1
                 yield number, record
     except (pa.ArrowException, OSError) as exc:
-        raise FileRefused(f"not a readable Parquet file ({exc})", file=name) from None
+        raise FileRefused(gettext("not a readable Parquet file (%(exc)s)") % {"exc": exc}, file=name) from None
 
 
 def _check_parquet_size(name: str, metadata: pq.FileMetaData, size: int, columns: list[str]) -> None:
@@ -454,7 +457,10 @@ def _check_parquet_size(name: str, metadata: pq.FileMetaData, size: int, columns
     `columns` (those an importer may read) uncompressing past MAX_PARQUET_BYTES or past MAX_PARQUET_RATIO
     times the file's size, which no metadata can understate. Every row group's column chunks are counted."""
     if metadata.num_rows > MAX_PARQUET_ROWS:
-        raise FileRefused(f"{metadata.num_rows:,} rows, over the limit of {MAX_PARQUET_ROWS:,}", file=name)
+        raise FileRefused(gettext("%(num_rows)s rows, over the limit of %(max_parquet_rows)s") % {
+            "num_rows": f"{metadata.num_rows:,}",
+            "max_parquet_rows": f"{MAX_PARQUET_ROWS:,}",
+        }, file=name)
     unpacked = dict.fromkeys(columns, 0)
     for group in range(metadata.num_row_groups):
         row_group = metadata.row_group(group)
@@ -467,10 +473,22 @@ def _check_parquet_size(name: str, metadata: pq.FileMetaData, size: int, columns
     biggest = max(unpacked, key=unpacked.get, default="")
     holds = f" (column {biggest}: {unpacked.get(biggest, 0):,})"
     if total > MAX_PARQUET_BYTES:
-        raise FileRefused(f"uncompresses to {total:,} bytes{holds}, over the limit of {MAX_PARQUET_BYTES:,}", file=name)
+        raise FileRefused(gettext(
+            "uncompresses to %(total)s bytes%(holds)s, over the limit of %(max_parquet_bytes)s"
+        ) % {
+            "total": f"{total:,}",
+            "holds": holds,
+            "max_parquet_bytes": f"{MAX_PARQUET_BYTES:,}",
+        }, file=name)
     if total > RATIO_FLOOR and total > MAX_PARQUET_RATIO * size:
-        raise FileRefused(f"uncompresses to {total:,} bytes from {size:,}{holds}, over the limit of "
-                          f"{MAX_PARQUET_RATIO}x", file=name)
+        raise FileRefused(gettext(
+            "uncompresses to %(total)s bytes from %(size)s%(holds)s, over the limit of %(max_parquet_ratio)sx"
+        ) % {
+            "total": f"{total:,}",
+            "size": f"{size:,}",
+            "holds": holds,
+            "max_parquet_ratio": MAX_PARQUET_RATIO,
+        }, file=name)
 
 
 def _under(path: str, column: str) -> bool:

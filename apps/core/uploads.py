@@ -14,6 +14,7 @@ from django.core.files.uploadhandler import FileUploadHandler, StopUpload
 from django.http import JsonResponse
 from django.template.defaultfilters import filesizeformat
 from django.urls import Resolver404, resolve
+from django.utils.translation import gettext
 
 from apps.core.errors import ApplicationError
 from apps.core.middleware import render_refusal
@@ -123,11 +124,15 @@ def _check(request, declared: Limit | None) -> None:
     except ValueError:
         length = 0  # Django reads no body of an unreadable length
     if length > limit.bytes:
-        raise UploadRefused(f"This request is {length:,} bytes; {limit.what} accepts at most {limit}.")
+        raise UploadRefused(gettext(
+            "This request is %(length)s bytes; %(what)s accepts at most %(limit)s."
+        ) % {"length": f"{length:,}", "what": limit.what, "limit": limit})
     if declared and not length and "chunked" in meta.get("HTTP_TRANSFER_ENCODING", "").lower():
         raise UploadRefused(
-            f"An upload without a Content-Length (chunked) is not read; send the file with its length. "
-            f"{limit.what.capitalize()} accepts at most {limit}.", status=411, code="length_required",
+            gettext(
+                "An upload without a Content-Length (chunked) is not read; send the file with its length. "
+                "%(what)s accepts at most %(limit)s."
+            ) % {"what": limit.what.capitalize(), "limit": limit}, status=411, code="length_required",
         )
     if not request.content_type == "multipart/form-data":
         return
@@ -137,12 +142,18 @@ def _check(request, declared: Limit | None) -> None:
         request.FILES  # noqa: B018 -- parse here, where a refusal can still be answered
     except RequestDataTooBig:
         raise UploadRefused(
-            f"The form fields of this request are over {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes "
-            f"({filesizeformat(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)}), set by SORI_REQUEST_MAX_BYTES."
+            gettext(
+                "The form fields of this request are over %(bytes)s bytes "
+                "(%(size)s), set by SORI_REQUEST_MAX_BYTES."
+            ) % {
+                "bytes": f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,}",
+                "size": filesizeformat(settings.DATA_UPLOAD_MAX_MEMORY_SIZE),
+            }
         ) from None
     if counter.exceeded:
-        raise UploadRefused(f"The files of this upload passed the limit of {limit} while being read; "
-                            f"nothing was stored.")
+        raise UploadRefused(gettext(
+            "The files of this upload passed the limit of %(limit)s while being read; nothing was stored."
+        ) % {"limit": limit})
 
 
 def _refusal(request, match, refused: UploadRefused):

@@ -12,6 +12,7 @@
 import math
 
 import numpy as np
+from django.utils.translation import gettext
 from scipy import stats
 
 from apps.core.errors import InvalidInput
@@ -39,11 +40,13 @@ def _numbers(values, what: str) -> np.ndarray:
     try:
         array = np.asarray(list(values), dtype=float)
     except (TypeError, ValueError):
-        raise InvalidInput(f"{what} must be numbers", field=what) from None
+        raise InvalidInput(gettext("%(what)s must be numbers") % {"what": what}, field=what) from None
     if array.size == 0:
-        raise InvalidInput(f"{what} is empty: there is nothing to score", field=what)
+        raise InvalidInput(gettext("%(what)s is empty: there is nothing to score") % {"what": what}, field=what)
     if not np.all(np.isfinite(array)):
-        raise InvalidInput(f"{what} holds a missing or infinite value (an unscored item?)", field=what)
+        raise InvalidInput(gettext(
+            "%(what)s holds a missing or infinite value (an unscored item?)"
+        ) % {"what": what}, field=what)
     return array
 
 
@@ -64,24 +67,24 @@ def subset_score(metric: str, scores: list[float], *, prompt_level: list[float] 
     if metric in _ACCURACY:
         values = _numbers(scores, "scores")
         if not np.all((values >= 0) & (values <= 1)):
-            raise InvalidInput(f"{metric} item scores must lie between 0 and 1", field="scores")
+            raise InvalidInput(gettext("%(metric)s item scores must lie between 0 and 1") % {"metric": metric}, field="scores")
         return float(values.mean() * 100)
     if metric == "open":
         values = _numbers(scores, "scores")
         if not np.all((values >= 1) & (values <= 5)):
-            raise InvalidInput("open-ended judge ratings must lie between 1 and 5", field="scores")
+            raise InvalidInput(gettext("open-ended judge ratings must lie between 1 and 5"), field="scores")
         return float(values.mean() * 20)
     if metric == "ifeval":
         if prompt_level is None:
-            raise InvalidInput("ifeval needs prompt_level (one 0/1 per item) besides the instruction-level scores",
+            raise InvalidInput(gettext("ifeval needs prompt_level (one 0/1 per item) besides the instruction-level scores"),
                                field="prompt_level")
         instruction = _numbers(scores, "scores")
         prompt = _numbers(prompt_level, "prompt_level")
         if prompt.size > instruction.size:
-            raise InvalidInput("ifeval has more prompt-level results than instruction-level ones: every item has "
-                               "at least one instruction", field="prompt_level")
+            raise InvalidInput(gettext("ifeval has more prompt-level results than instruction-level ones: every item has "
+                               "at least one instruction"), field="prompt_level")
         return float((prompt.mean() + instruction.mean()) / 2 * 100)
-    raise InvalidInput(f"unknown metric {metric!r}", field="metric")
+    raise InvalidInput(gettext("unknown metric %(metric)r") % {"metric": metric}, field="metric")
 
 
 def benchmark_score(subset_scores: dict[str, float], subsets: tuple[str, ...]) -> float:
@@ -89,12 +92,14 @@ def benchmark_score(subset_scores: dict[str, float], subsets: tuple[str, ...]) -
     subsets than its definition would not be the benchmark's score). A score under an old subset name
     (SUBSET_ALIASES) counts for the name it stands for."""
     if not subsets:
-        raise InvalidInput("a benchmark needs at least one subset", field="subsets")
+        raise InvalidInput(gettext("a benchmark needs at least one subset"), field="subsets")
     subset_scores = {**{SUBSET_ALIASES[k]: v for k, v in subset_scores.items() if k in SUBSET_ALIASES},
                      **{k: v for k, v in subset_scores.items() if k not in SUBSET_ALIASES}}  # the new name wins
     missing = [name for name in subsets if subset_scores.get(name) is None]
     if missing:
-        raise InvalidInput(f"cannot average the benchmark: no score for {', '.join(missing)}", field="subset_scores")
+        raise InvalidInput(gettext(
+            "cannot average the benchmark: no score for %(missing)s"
+        ) % {"missing": ', '.join(missing)}, field="subset_scores")
     return float(np.mean([float(subset_scores[name]) for name in subsets]))
 
 
@@ -114,7 +119,9 @@ def rank_agreement(a: dict[str, float], b: dict[str, float]) -> dict:
     models = [m for m in a if m in b and a[m] is not None and b[m] is not None]
     left_out = sorted((set(a) | set(b)) - set(models))
     if len(models) < 3:
-        raise InvalidInput(f"rank correlation needs at least three models scored on both; {len(models)} are",
+        raise InvalidInput(gettext(
+            "rank correlation needs at least three models scored on both; %(models_count)s are"
+        ) % {"models_count": len(models)},
                            field="models")
     xa = np.array([float(a[m]) for m in models])
     xb = np.array([float(b[m]) for m in models])
@@ -139,11 +146,13 @@ def paired_bootstrap(a: list[float], b: list[float], *, resamples: int = 10000, 
     the other side of zero (how often noise alone could flip the sign)."""
     xa, xb = _numbers(a, "a"), _numbers(b, "b")
     if xa.size != xb.size:
-        raise InvalidInput(f"paired scores must cover the same items: {xa.size} against {xb.size}", field="b")
+        raise InvalidInput(gettext(
+            "paired scores must cover the same items: %(size)s against %(size2)s"
+        ) % {"size": xa.size, "size2": xb.size}, field="b")
     if xa.size < 2:
-        raise InvalidInput("a bootstrap needs at least two paired items", field="a")
+        raise InvalidInput(gettext("a bootstrap needs at least two paired items"), field="a")
     if resamples < 100:
-        raise InvalidInput("use at least 100 resamples", field="resamples")
+        raise InvalidInput(gettext("use at least 100 resamples"), field="resamples")
     diff = xa - xb
     observed = float(diff.mean())
     if np.all(diff == diff[0]):  # every pair differs by the same amount: no spread to resample
@@ -187,7 +196,9 @@ def paired_comparison(a: list[float], b: list[float], *, resamples: int = 10000,
     signs could have fallen and gives p = 2 / 2**n. Zero differences (ties) weigh nothing in either direction."""
     xa, xb = _numbers(a, "a"), _numbers(b, "b")
     if xa.size != xb.size:
-        raise InvalidInput(f"paired scores must cover the same items: {xa.size} against {xb.size}", field="b")
+        raise InvalidInput(gettext(
+            "paired scores must cover the same items: %(size)s against %(size2)s"
+        ) % {"size": xa.size, "size2": xb.size}, field="b")
     out = {"n": int(xa.size), "mean_a": float(xa.mean()), "mean_b": float(xb.mean()),
            "mean_diff": float((xa - xb).mean()), "ci_low": None, "ci_high": None, "p": None, "verdict": TOO_FEW}
     if xa.size < MIN_PAIRED_ITEMS:

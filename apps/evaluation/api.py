@@ -7,6 +7,7 @@ The same services as the pages and commands."""
 from collections.abc import Mapping
 
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import generics, serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -210,7 +211,7 @@ def _run_detail(pk: int, request) -> dict:
 def _existing(model, pk, what):
     obj = model.objects.filter(pk=pk).first()
     if obj is None:
-        raise NotFound(f"no {what} with id {pk}")
+        raise NotFound(gettext("no %(what)s with id %(pk)s") % {"what": what, "pk": pk})
     return obj
 
 
@@ -290,7 +291,7 @@ class ResponsesView(APIView):
         `file_refused`) and nothing is written. Replaces earlier responses and their scores."""
         upload = request.FILES.get("file")
         if upload is None:
-            raise InvalidInput("attach the responses as `file`", field="file")
+            raise InvalidInput(gettext("attach the responses as `file`"), field="file")
         count = responses.import_responses(run=_run(pk), source=upload.read(), name=upload.name, acting_user=request.user)
         return Response({"imported": count})
 
@@ -356,5 +357,5 @@ class ItemDetailView(APIView):
         try:
             item = selectors.item(run, item_pk)
         except EvalItem.DoesNotExist:
-            raise NotFound(f"the run has no item with id {item_pk}") from None
+            raise NotFound(gettext("the run has no item with id %(item_pk)s") % {"item_pk": item_pk}) from None
         return Response(EvalItemOut(item).data)

@@ -10,6 +10,8 @@ A value of digits only is an id. `parse_benchmark` reads the text (InvalidInput 
 import re
 from dataclasses import dataclass
 
+from django.utils.translation import gettext
+
 from apps.core.errors import InvalidInput, NotFound
 from apps.releases.models import Release
 from apps.sources.models import SourceBenchmark
@@ -34,7 +36,9 @@ class BenchmarkRef:
 
 def parse_benchmark(text: str, *, field: str = "benchmark") -> BenchmarkRef:
     if not re.fullmatch(PATTERN, text or ""):
-        raise InvalidInput(f"name a benchmark as {USAGE}, not {text!r}", field=field)
+        raise InvalidInput(gettext(
+            "name a benchmark as %(usage)s, not %(text)r"
+        ) % {"usage": USAGE, "text": text}, field=field)
     parts = _PARTS.fullmatch(text)
     pk = parts["pk"]
     return BenchmarkRef(parts["kind"], int(pk) if pk else None, parts["name"] or "", parts["version"] or "")
@@ -45,12 +49,12 @@ def find_benchmark(ref: BenchmarkRef) -> tuple[Release | None, SourceBenchmark |
     if ref.kind == "source":
         found = SourceBenchmark.objects.filter(**({"pk": ref.pk} if ref.pk is not None else {"name": ref.name})).first()
         if found is None:
-            raise NotFound(f"no source benchmark {ref}")
+            raise NotFound(gettext("no source benchmark %(ref)s") % {"ref": ref})
         return None, found
     releases = Release.objects.filter(**({"pk": ref.pk} if ref.pk is not None else {"name": ref.name}))
     if ref.version:
         releases = releases.filter(version=ref.version)
     found = releases.order_by("-created_at", "-id").first()
     if found is None:
-        raise NotFound(f"no release {ref}")
+        raise NotFound(gettext("no release %(ref)s") % {"ref": ref})
     return found, None

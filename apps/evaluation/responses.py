@@ -6,6 +6,7 @@ from pathlib import Path
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 from pydantic import field_validator
 
 from apps.core.errors import FileProblem, InvalidInput
@@ -58,7 +59,7 @@ def import_responses(*, run: EvaluationRun, source: Path | str | bytes, name: st
     The run's answer source follows the file, not the model: imported responses (a person's file), or demo
     answers only when the demo seeding says so, so a demo model given real responses no longer reads as scripted."""
     if answer_source not in (AnswerSource.IMPORTED, AnswerSource.DEMO):
-        raise InvalidInput("imported responses are imported or demo answers", field="answer_source")
+        raise InvalidInput(gettext("imported responses are imported or demo answers"), field="answer_source")
     run = _current_if_free(run)
     rows, problems = parse_table(source, ResponseRow, name=name, unique="id", blank_is_missing=False)
     file = name or (Path(source).name if not isinstance(source, bytes) else "upload")

@@ -13,6 +13,7 @@ import re
 
 from django.db import transaction
 from django.db.models import Q
+from django.utils.translation import gettext
 
 from apps.agents import untrusted
 from apps.core.errors import Conflict, Forbidden, InvalidInput, Unavailable
@@ -57,10 +58,14 @@ def clean_decoding(decoding: dict | None) -> dict:
     merged = dict(DEFAULT_DECODING)
     for key, value in (decoding or {}).items():
         if key not in _DECODING_LIMITS:
-            raise InvalidInput(f"unknown decoding setting {key!r} (known: {', '.join(_DECODING_LIMITS)})", field="decoding")
+            raise InvalidInput(gettext(
+                "unknown decoding setting %(key)r (known: %(decoding_limits)s)"
+            ) % {"key": key, "decoding_limits": ', '.join(_DECODING_LIMITS)}, field="decoding")
         low, high = _DECODING_LIMITS[key]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
-            raise InvalidInput(f"decoding {key} must be a number from {low} to {high}", field="decoding")
+            raise InvalidInput(gettext(
+                "decoding %(key)s must be a number from %(low)s to %(high)s"
+            ) % {"key": key, "low": low, "high": high}, field="decoding")
         merged[key] = int(value) if key == "max_tokens" else float(value)
     return merged
 
@@ -70,19 +75,19 @@ def check_endpoint(endpoint: str) -> None:
     is one Sori may send audio to (apps.agents.untrusted.check_url: no link-local or metadata address, not Sori's
     own host unless allowed, among SORI_EVALUATION_ENDPOINT_HOSTS when that is set)."""
     if "@" in endpoint:
-        raise InvalidInput("the endpoint URL must not carry credentials (user:key@); name the key's environment "
-                           "variable as the model's key instead", field="endpoint")
+        raise InvalidInput(gettext("the endpoint URL must not carry credentials (user:key@); name the key's environment "
+                           "variable as the model's key instead"), field="endpoint")
     if not re.match(ENDPOINT_PATTERN, endpoint):
-        raise InvalidInput("the endpoint must be an http(s) URL, e.g. http://gpu-1:8000/v1", field="endpoint")
+        raise InvalidInput(gettext("the endpoint must be an http(s) URL, e.g. http://gpu-1:8000/v1"), field="endpoint")
     try:
         untrusted.check_url(endpoint)
     except untrusted.EndpointRefused as exc:
-        raise Forbidden(f"Sori may not send requests there: {exc}", code="endpoint_not_allowed") from None
+        raise Forbidden(gettext("Sori may not send requests there: %(exc)s") % {"exc": exc}, code="endpoint_not_allowed") from None
 
 
 def check_key_env(api_key_env: str) -> None:
     if api_key_env and not re.match(KEY_ENV_PATTERN, api_key_env):
-        raise InvalidInput("the key must be named as an environment variable SORI_MODEL_KEY_<NAME> (capitals, digits, _)",
+        raise InvalidInput(gettext("the key must be named as an environment variable SORI_MODEL_KEY_<NAME> (capitals, digits, _)"),
                            field="api_key_env")
 
 
@@ -94,10 +99,12 @@ def create_model(*, name: str, version: str = "", answer_source: str | None = No
     the demo's scripted model says so with answer_source="demo"."""
     name, version = name.strip(), version.strip()
     if not name:
-        raise InvalidInput("a model needs a name", field="name")
+        raise InvalidInput(gettext("a model needs a name"), field="name")
     answer_source = answer_source or (AnswerSource.ENDPOINT if endpoint else AnswerSource.IMPORTED)
     if answer_source not in AnswerSource.values:
-        raise InvalidInput(f"answer source must be one of {', '.join(AnswerSource.values)}", field="answer_source")
+        raise InvalidInput(gettext(
+            "answer source must be one of %(values)s"
+        ) % {"values": ', '.join(AnswerSource.values)}, field="answer_source")
     if endpoint:
         check_endpoint(endpoint)
     api_key_env = api_key_env.strip()
@@ -123,20 +130,26 @@ def create_run(*, model: EvaluatedModel, release=None, source_benchmark=None, de
     is the English source after ground-truth correction; a KMMAU release is Korean. A source benchmark is
     English: its samples the ground-truth stage includes, with their effective answers."""
     if (release is None) == (source_benchmark is None):
-        raise InvalidInput("choose one benchmark: a release or a source benchmark", field="release")
+        raise InvalidInput(gettext("choose one benchmark: a release or a source benchmark"), field="release")
     if release is not None:
         if release.status not in (ReleaseStatus.BUILT, ReleaseStatus.PUBLISHED):
-            raise Conflict(f"release {release} is {release.get_status_display().lower()}; evaluate a built release",
+            raise Conflict(gettext(
+                "release %(release)s is %(status)s; evaluate a built release"
+            ) % {"release": release, "status": release.get_status_display().lower()},
                            code="release_not_built")
         if release.kind not in (ReleaseKind.SPOKEN_QA, ReleaseKind.KMMAU):
-            raise InvalidInput(f"a {release.get_kind_display()} release has no questions to answer", field="release")
+            raise InvalidInput(gettext(
+                "a %(kind)s release has no questions to answer"
+            ) % {"kind": release.get_kind_display()}, field="release")
         items, language, family = _release_items(release)
         name = release.name
     else:
         items, language, family = _source_items(source_benchmark), Language.ENGLISH, "spoken-qa"
         name = source_benchmark.name
     if not items:
-        raise Conflict(f"{release or source_benchmark} has no items to evaluate", code="no_items")
+        raise Conflict(gettext(
+            "%(source_benchmark)s has no items to evaluate"
+        ) % {"source_benchmark": release or source_benchmark}, code="no_items")
     english_source = source_benchmark or next(
         (i.source_sample.benchmark for i in items if i.source_sample is not None), None)
     with transaction.atomic():
@@ -259,7 +272,9 @@ def refuse_busy(run: EvaluationRun) -> None:
     ).order_by("created_at").first()
     if job is not None:
         doing = _DOING.get(job.kind, f"busy with {job.title}")
-        raise Conflict(f"the run is already {doing} (job #{job.pk}, {job.status}); wait for it or cancel it first",
+        raise Conflict(gettext(
+            "the run is already %(doing)s (job #%(pk)s, %(status)s); wait for it or cancel it first"
+        ) % {"doing": doing, "pk": job.pk, "status": job.status},
                        code="run_busy")
 
 
@@ -284,7 +299,7 @@ def _start(run: EvaluationRun, check, start_kind: str, title: str, params: dict,
                 job = start_job(kind=start_kind, title=title, params=params, acting_user=acting_user,
                                 subject=job_subject(run.pk))
             except SubjectBusy as exc:
-                raise Conflict(f"the run is already busy: {exc.message}", code="run_busy") from None
+                raise Conflict(gettext("the run is already busy: %(message)s") % {"message": exc.message}, code="run_busy") from None
             # The state stays settled: linking the job is what makes the run read as collecting or evaluating.
             set_status(run.pk, before_status, reason=reason, **{job_field: job}, **run_fields)
     except Unavailable:
@@ -300,7 +315,9 @@ def start_collection(*, run: EvaluationRun, acting_user=None, limit: int | None 
     """Send each item's stored audio to the model's endpoint (apps.evaluation.collection) as a job."""
     def check(locked):
         if not (locked.model.endpoint and locked.model.served_model):
-            raise Conflict(f"{locked.model} has no endpoint to collect from; import its responses instead", code="no_endpoint")
+            raise Conflict(gettext(
+                "%(model)s has no endpoint to collect from; import its responses instead"
+            ) % {"model": locked.model}, code="no_endpoint")
 
     return _start(run, check, COLLECT_JOB, f"Collect {run.model}'s responses to {run.benchmark_name}",
                   {"run": run.pk, "limit": limit}, acting_user, answer_source=AnswerSource.ENDPOINT)
@@ -310,7 +327,7 @@ def start_evaluation(*, run: EvaluationRun, acting_user=None, budget_usd: float 
     """Score the run's responses as a job: rules first, then the judge (every call through apps.agents)."""
     def check(locked):
         if not EvalItem.objects.filter(run=locked).answered().exists():
-            raise Conflict("the run has no responses yet; import or collect them first", code="no_responses")
+            raise Conflict(gettext("the run has no responses yet; import or collect them first"), code="no_responses")
 
     params = {"run": run.pk, **({"budget_usd": budget_usd} if budget_usd is not None else {})}
     return _start(run, check, EVALUATE_JOB, f"Evaluate {run.model} on {run.benchmark_name}", params, acting_user)
@@ -320,11 +337,11 @@ def start_rescoring(*, run: EvaluationRun, profile: str, acting_user=None):
     """Score a run's responses again by rule under one reading profile, with the readers' current versions, as
     a job. The judge is not asked again; earlier scores of other versions stay beside the new ones."""
     if profile not in PROFILES:
-        raise InvalidInput(f"profile must be one of {', '.join(PROFILES)}", field="profile")
+        raise InvalidInput(gettext("profile must be one of %(profiles)s") % {"profiles": ', '.join(PROFILES)}, field="profile")
 
     def check(locked):
         if not EvalItem.objects.filter(run=locked).answered().exists():
-            raise Conflict("the run has no responses yet; import or collect them first", code="no_responses")
+            raise Conflict(gettext("the run has no responses yet; import or collect them first"), code="no_responses")
 
     return _start(run, check, RESCORE_JOB, f"Re-score {run.model} on {run.benchmark_name} ({profile} reading)",
                   {"run": run.pk, "profile": profile}, acting_user)

@@ -9,6 +9,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from apps.accounts.permissions import can, require
@@ -26,7 +27,7 @@ def _run_or_404(pk: int) -> EvaluationRun:
     try:
         return selectors.run(pk)
     except EvaluationRun.DoesNotExist:
-        raise NotFound(f"No evaluation run with id {pk}.") from None
+        raise NotFound(gettext("No evaluation run with id %(pk)s.") % {"pk": pk}) from None
 
 
 def _benchmarks():
@@ -69,7 +70,7 @@ def create_model(request):
     except ApplicationError as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(request, f"Added {model}.")
+        messages.success(request, gettext("Added %(model)s.") % {"model": model})
     return redirect("evaluation:runs")
 
 
@@ -81,13 +82,13 @@ def create_run(request):
     model = EvaluatedModel.objects.filter(pk=int(model_pk)).first() if model_pk.isdigit() and len(model_pk) < 19 else None
     try:
         if model is None:
-            raise InvalidInput("choose a model", field="model")
+            raise InvalidInput(gettext("choose a model"), field="model")
         try:
             release, source = references.find_benchmark(references.parse_benchmark(request.POST.get("benchmark", "")))
         except InvalidInput:
-            raise InvalidInput("choose a benchmark", field="benchmark") from None
+            raise InvalidInput(gettext("choose a benchmark"), field="benchmark") from None
         except NotFound:
-            raise InvalidInput("that benchmark does not exist any more", field="benchmark") from None
+            raise InvalidInput(gettext("that benchmark does not exist any more"), field="benchmark") from None
         run = services.create_run(model=model, release=release, source_benchmark=source, acting_user=request.user)
     except ApplicationError as exc:
         messages.error(request, exc.message)
@@ -133,13 +134,15 @@ def import_responses(request, pk):
     upload = request.FILES.get("responses")
     try:
         if upload is None:
-            raise InvalidInput("choose a CSV, JSONL or Parquet file with id and response", field="responses")
+            raise InvalidInput(gettext("choose a CSV, JSONL or Parquet file with id and response"), field="responses")
         count = responses.import_responses(run=run, source=upload.read(), name=upload.name, acting_user=request.user)
     except ApplicationError as exc:
         for line in exc.lines():
             messages.error(request, line)
     else:
-        messages.success(request, f"Imported {count} responses from {upload.name}.")
+        messages.success(request, gettext(
+            "Imported %(count)s responses from %(name)s."
+        ) % {"count": count, "name": upload.name})
     return redirect("evaluation:run", pk=run.pk)
 
 
@@ -180,7 +183,7 @@ def item_detail(request, pk, item_pk):
     try:
         item = selectors.item(run, item_pk)
     except EvalItem.DoesNotExist:
-        raise NotFound(f"The run has no item with id {item_pk}.") from None
+        raise NotFound(gettext("The run has no item with id %(item_pk)s.") % {"item_pk": item_pk}) from None
     judged = next((s for s in item.scores.all() if s.method == ScoreMethod.JUDGE and s.current), None)
     flags = [INJECTION_REASONS.get(r, r) for r in (judged.detail.get("injection_suspected") or [])] if judged else []
     return render(request, "evaluation/item.html", {"run": run, "item": item, "injection_flags": flags,

@@ -35,6 +35,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from apps.core.actors import actor
 from apps.core.errors import ApplicationError, Conflict, Unavailable
@@ -181,7 +182,9 @@ def start_stage_run(
         type(lock)._default_manager.select_for_update().get(pk=lock.pk)
         running = runs.filter(job__in=Job.objects.active()).first()
         if running is not None:
-            raise Conflict(f"a {stage} of {lock} is already running (job #{running.job_id})", code="stage_running")
+            raise Conflict(gettext(
+                "a %(stage)s of %(lock)s is already running (job #%(job_id)s)"
+            ) % {"stage": stage, "lock": lock, "job_id": running.job_id}, code="stage_running")
         run = create()
         run.job = start_job(kind=kind, title=title or str(run), params={**(params or {}), "run_id": run.pk},
                             acting_user=acting_user, total=total)
@@ -301,8 +304,8 @@ def _send_or_fail(send: Callable[[int], None], job_id: int) -> None:
             status=JobStatus.FAILED, finished_at=timezone.now(), message="Not started: the job queue could not be reached",
             error=f"{type(exc).__name__}: {exc}"[:2000],
         )
-        raise Unavailable("The job queue (the Celery broker) cannot be reached, so nothing was started; try again "
-                          "once it is back.", code="queue_unavailable") from exc
+        raise Unavailable(gettext("The job queue (the Celery broker) cannot be reached, so nothing was started; try again "
+                          "once it is back."), code="queue_unavailable") from exc
 
 
 def _run_in_thread(job_id: int) -> None:

@@ -5,6 +5,7 @@ import tempfile
 from pathlib import Path
 
 from django.core.files.storage import default_storage
+from django.utils.translation import gettext
 
 from apps.core.archives import extract_zip
 from apps.core.errors import ApplicationError, FileRefused
@@ -21,7 +22,9 @@ def unpack_bundle(zip_path, folder: Path, *, label: str) -> Path:
     manifests = sorted(p for p in files if p.suffix.lower() in (".csv", ".jsonl"))
     if len(manifests) != 1:
         found = ", ".join(str(p.relative_to(folder.resolve())) for p in manifests) or "none"
-        raise FileRefused(f"expected exactly one .csv or .jsonl manifest, found {found}", file=label)
+        raise FileRefused(gettext(
+            "expected exactly one .csv or .jsonl manifest, found %(found)s"
+        ) % {"found": found}, file=label)
     return manifests[0]
 
 
@@ -36,7 +39,7 @@ def import_bundle(job, progress):
     progress.set_total(job.total, message="Checking the manifest and every audio file")
     try:
         if not default_storage.exists(bundle):  # resumed after a refusal: the upload is gone
-            raise FileRefused("the uploaded bundle is no longer stored; upload it again", file=label)
+            raise FileRefused(gettext("the uploaded bundle is no longer stored; upload it again"), file=label)
         with tempfile.TemporaryDirectory() as tmp, default_storage.open(bundle, "rb") as fh:
             manifest = unpack_bundle(fh, Path(tmp), label=label)
             test = import_listening_test(

@@ -12,6 +12,7 @@ import stat
 import time
 from pathlib import Path
 
+from django.utils.translation import gettext
 from pydantic import PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from apps.audio.info import AudioInfo, AudioRejected
@@ -146,7 +147,7 @@ def read_manifest(path: Path, *, check_audio: bool = True, progress=None, stored
     it as they go (every PROGRESS_SECONDS), and a cancel stops them."""
     path = Path(path)
     if path.suffix.lower() not in MANIFEST_FORMATS:
-        raise FileRefused("a manifest must be a .csv or .jsonl file", file=path.name)
+        raise FileRefused(gettext("a manifest must be a .csv or .jsonl file"), file=path.name)
     parsed, problems = parse_table(path, ManifestRow, context={"base": path.parent}, unique="clip_id")
     if check_audio:
         # Each distinct file is checked once (rows may share one), side by side; each row keeps what its
@@ -182,5 +183,5 @@ def read_manifest(path: Path, *, check_audio: bool = True, progress=None, stored
     refuse(problems)
     rows = [row for _, row in parsed]
     if not any(not r.is_gold for r in rows):
-        raise FileRefused("the manifest has only gold clips; a test needs clips to rate", file=path.name)
+        raise FileRefused(gettext("the manifest has only gold clips; a test needs clips to rate"), file=path.name)
     return rows

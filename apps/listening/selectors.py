@@ -9,6 +9,7 @@ import pandas as pd
 from django.conf import settings
 from django.db.models import Count, Exists, OuterRef, Q, Subquery
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from apps.accounts.models import User
 from apps.audio.models import AudioPlayback
@@ -217,7 +218,7 @@ def clip_for_listener(pk: int, listener) -> Clip:
     keys, the test and pool their columns but JSON ones; anything else loads if asked for."""
     clip = sql.clip_for_listener(pk, listener.pk)
     if clip is None:
-        raise NotFound("No such clip.", code="not_found")
+        raise NotFound(gettext("No such clip."), code="not_found")
     return clip
 
 

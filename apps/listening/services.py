@@ -75,7 +75,7 @@ def import_listening_test(*, name: str, manifest: Path, acting_user=None, progre
     impossible. A cancel stops it between files or batches."""
     name = name.strip()
     if not name:
-        raise InvalidInput("the test needs a name", field="name")
+        raise InvalidInput(gettext("the test needs a name"), field="name")
     # Each file is staged for storage as it is checked, so storing it is a rename, not a second read, hash
     # and write; what is not stored (a refused manifest, audio stored already, a cancel) is discarded.
     with Staging() as staging:
@@ -212,7 +212,9 @@ def discard_import(*, test: ListeningTest, acting_user=None) -> None:
     Its job ends for good (its page offers uploading again). Refused while the job runs: cancel it first.
     The audio files stay: they are stored once by content, and an upload again finds them."""
     if not test.is_importing:
-        raise Conflict(f"{test.name} is imported completely; there is nothing to discard", code="import_complete")
+        raise Conflict(gettext(
+            "%(name)s is imported completely; there is nothing to discard"
+        ) % {"name": test.name}, code="import_complete")
     job = test.import_job
     with transaction.atomic():
         if job is not None:
@@ -221,7 +223,7 @@ def discard_import(*, test: ListeningTest, acting_user=None) -> None:
                 "errors": [f"The unfinished import was discarded{who}: nothing of it is kept. Upload the bundle again to import it."],
             })
             if not ended:
-                raise Conflict("The import is still running; cancel it first, then discard it.", code="import_running")
+                raise Conflict(gettext("The import is still running; cancel it first, then discard it."), code="import_running")
             bundle = job.params.get("bundle")
             if bundle:
                 transaction.on_commit(lambda: default_storage.delete(bundle))
@@ -259,8 +261,10 @@ def require_consent(*, test: ListeningTest, acting_user) -> None:
         consented = Consent.objects.filter(test=test, listener=acting_user).exists()
     if test.is_open_to(acting_user) and not consented:
         raise Forbidden(
-            f"You have not agreed to this test's instructions: read them and agree at "
-            f"{reverse('listening:start', args=[test.pk])}, then ask for clips again.",
+            gettext(
+                "You have not agreed to this test's instructions: read them and agree at %(url)s, then ask "
+                "for clips again."
+            ) % {"url": reverse('listening:start', args=[test.pk])},
             code="consent_required",
         )
 
@@ -269,16 +273,22 @@ def publish_test(*, test: ListeningTest, acting_user, audience: str = Audience.E
     """Open a draft test (or change who a published one is for): to every listener, or to the listeners
     named. Listeners see only published tests meant for them."""
     if test.is_importing:
-        raise Conflict(f"{test.name} is not imported completely yet; resume or discard its import first", code="import_incomplete")
+        raise Conflict(gettext(
+            "%(name)s is not imported completely yet; resume or discard its import first"
+        ) % {"name": test.name}, code="import_incomplete")
     if audience not in Audience.values:
-        raise InvalidInput(f"audience must be one of {', '.join(Audience.values)}, not {audience!r}", field="audience")
+        raise InvalidInput(gettext(
+            "audience must be one of %(values)s, not %(audience)r"
+        ) % {"values": ', '.join(Audience.values), "audience": audience}, field="audience")
     listeners = list(listeners)
     if audience == Audience.NAMED:
         if not listeners:
-            raise InvalidInput("name at least one listener, or open the test to everyone", field="listeners")
+            raise InvalidInput(gettext("name at least one listener, or open the test to everyone"), field="listeners")
         not_listeners = [u.username for u in listeners if not u.has_role(Role.LISTENER)]
         if not_listeners:
-            raise InvalidInput(f"not listeners: {', '.join(not_listeners)}", field="listeners")
+            raise InvalidInput(gettext(
+                "not listeners: %(not_listeners)s"
+            ) % {"not_listeners": ', '.join(not_listeners)}, field="listeners")
     with transaction.atomic():
         test.status, test.audience = TestStatus.PUBLISHED, audience
         test.published_at = test.published_at or timezone.now()
@@ -516,9 +526,11 @@ def upload_predictions(*, test: ListeningTest, content: str, filename: str = "pr
     try:
         header = next(csv.reader(io.StringIO(content.lstrip("\ufeff"))), [])
     except csv.Error as exc:
-        raise FileRefused(f"not a readable CSV ({exc})", file=filename, line=1) from None
+        raise FileRefused(gettext("not a readable CSV (%(exc)s)") % {"exc": exc}, file=filename, line=1) from None
     if "predictor" not in header and not name.strip():
-        raise InvalidInput(f"{filename}: give the predictor a name (or add a predictor column)", field="name")
+        raise InvalidInput(gettext(
+            "%(filename)s: give the predictor a name (or add a predictor column)"
+        ) % {"filename": filename}, field="name")
     clip_pks = dict(test.clips.regular().values_list("clip_id", "pk"))
     rows = read_table(
         content.encode(), PredictionRow, name=filename, format="csv",

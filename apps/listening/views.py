@@ -12,8 +12,8 @@ from django.core.files.storage import default_storage
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from apps.accounts.models import User
@@ -96,7 +96,7 @@ def _open_test(request, pk) -> ListeningTest:
     """A test the listener may rate: published and meant for them (a draft is a 404 to listeners)."""
     test = _test(pk)
     if not test.is_open_to(request.user):
-        raise NotFound("There is no such listening test for you.")
+        raise NotFound(gettext("There is no such listening test for you."))
     return test
 
 
@@ -176,7 +176,7 @@ def resume_import(request, pk):
     require(request.user, "listening.manage")
     test = get_object_or_404(ListeningTest, pk=pk, status=TestStatus.IMPORTING, import_job__isnull=False)
     if not resume_job(job=test.import_job):
-        messages.info(request, "The import is not stopped: it runs, or waits for a worker.")
+        messages.info(request, gettext("The import is not stopped: it runs, or waits for a worker."))
     return redirect("listening:import_status", job_pk=test.import_job_id)
 
 
@@ -190,7 +190,9 @@ def discard_import(request, pk):
     except Conflict as refused:
         messages.error(request, str(refused))
     else:
-        messages.success(request, f"The unfinished import of {test.name} was discarded.")
+        messages.success(request, gettext(
+            "The unfinished import of %(name)s was discarded."
+        ) % {"name": test.name})
     return redirect("listening:manage")
 
 
@@ -231,10 +233,10 @@ def publish(request, pk):
     try:
         services.publish_test(test=test, acting_user=request.user, audience=audience, listeners=chosen)
     except (InvalidInput, Conflict) as refused:
-        messages.error(request, f"Not published: {refused.message}")
+        messages.error(request, gettext("Not published: %(message)s") % {"message": refused.message})
         return redirect(f"{reverse('listening:dashboard', args=[test.pk])}#publish")
     who = "every listener" if audience == "everyone" else ", ".join(u.username for u in chosen)
-    messages.success(request, f"{test.name} is published to {who}.")
+    messages.success(request, gettext("%(name)s is published to %(who)s.") % {"name": test.name, "who": who})
     return redirect("listening:dashboard", pk=test.pk)
 
 
@@ -252,7 +254,9 @@ def exclude(request, pk, user_pk):
     test = _test(pk)
     listener = get_object_or_404(User, pk=user_pk)
     services.exclude_listener(test=test, listener=listener, acting_user=request.user, reason=request.POST.get("reason", "")[:500])
-    messages.success(request, f"{listener.username} is excluded from {test.name}; their slots are open again.")
+    messages.success(request, gettext(
+        "%(username)s is excluded from %(name)s; their slots are open again."
+    ) % {"username": listener.username, "name": test.name})
     return redirect("listening:dashboard", pk=test.pk)
 
 
@@ -270,12 +274,20 @@ def make_splits(request, pk):
                 hold_out_speakers=d["hold_out_speakers"], hold_out_texts=d["hold_out_texts"],
             )
         except InvalidInput as refused:
-            messages.error(request, f"No split drawn: {refused}")
+            messages.error(request, gettext("No split drawn: %(refused)s") % {"refused": refused})
             return redirect("listening:dashboard", pk=test.pk)
         messages.success(
             request,
-            f"Split: {result.counts['train']} train, {result.counts['validation']} validation, {result.counts['test']} test "
-            f"({result.speaker_disjoint} speaker-disjoint, {result.text_disjoint} text-disjoint in test).",
+            gettext(
+                "Split: %(train)s train, %(validation)s validation, %(test)s test (%(speaker_disjoint)s "
+                "speaker-disjoint, %(text_disjoint)s text-disjoint in test)."
+            ) % {
+                "train": result.counts['train'],
+                "validation": result.counts['validation'],
+                "test": result.counts['test'],
+                "speaker_disjoint": result.speaker_disjoint,
+                "text_disjoint": result.text_disjoint,
+            },
         )
     else:
         messages.error(request, "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
@@ -309,12 +321,14 @@ def upload_predictions(request, pk):
             test=test, content=content, filename=upload.name, name=form.cleaned_data["name"], acting_user=request.user
         )
     except UnicodeDecodeError:
-        messages.error(request, f"{upload.name}: not UTF-8 text")
+        messages.error(request, gettext("%(name)s: not UTF-8 text") % {"name": upload.name})
     except ApplicationError as refused:
         for line in refused.lines():
             messages.error(request, line)
     else:
-        messages.success(request, f"Stored predictions of {', '.join(p.name for p in stored)}.")
+        messages.success(request, gettext(
+            "Stored predictions of %(stored)s."
+        ) % {"stored": ', '.join(p.name for p in stored)})
         return redirect("listening:evaluation", pk=test.pk)
     return redirect("listening:dashboard", pk=test.pk)
 

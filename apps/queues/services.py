@@ -64,6 +64,7 @@ from datetime import datetime, timedelta
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, F, Q
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from apps.core import limits
 from apps.core.bulk import insert_rows
@@ -358,7 +359,9 @@ def mark_submitted(assignment: Assignment, *, now: datetime | None = None) -> As
         if current.status == AssignmentStatus.SUBMITTED:
             assignment.item_complete = None
             return assignment  # already counted
-    raise NoLease(f"Assignment {assignment.pk} could not be counted; ask for the item again.")  # pragma: no cover
+    raise NoLease(gettext(
+        "Assignment %(pk)s could not be counted; ask for the item again."
+    ) % {"pk": assignment.pk})  # pragma: no cover
 
 
 def _count_submission(item_id: int) -> bool:
@@ -366,7 +369,9 @@ def _count_submission(item_id: int) -> bool:
     consumer's transaction) rather than going over the capacity, whatever clock the callers used."""
     complete = sql.count_submission(item_id)
     if complete is None:
-        raise SlotTaken(f"Item {item_id} already has all its submissions; this one cannot be counted.")
+        raise SlotTaken(gettext(
+            "Item %(item_id)s already has all its submissions; this one cannot be counted."
+        ) % {"item_id": item_id})
     return complete
 
 
@@ -415,18 +420,30 @@ def _lease_for_submission(item_id: int, worker_id: int, now: datetime, *, who: s
     )
     if assignment is None:
         if PoolExclusion.objects.filter(pool_id=pool.pk, worker_id=worker_id).exists():
-            raise WorkerExcluded(f"{who} has been excluded from {pool.name!r} and cannot submit there any more.")
-        raise NoLease(f"{who} was never given item {item_id} of {pool.name!r}; ask for the next item first.")
+            raise WorkerExcluded(gettext(
+                "%(who)s has been excluded from %(name)r and cannot submit there any more."
+            ) % {"who": who, "name": pool.name})
+        raise NoLease(gettext(
+            "%(who)s was never given item %(item_id)s of %(name)r; ask for the next item first."
+        ) % {"who": who, "item_id": item_id, "name": pool.name})
     if assignment.excluded:
-        raise WorkerExcluded(f"{who} has been excluded from {pool.name!r} and cannot submit there any more.")
+        raise WorkerExcluded(gettext(
+            "%(who)s has been excluded from %(name)r and cannot submit there any more."
+        ) % {"who": who, "name": pool.name})
     if assignment.status == AssignmentStatus.SUBMITTED:
         return assignment
     if assignment.status == AssignmentStatus.INVALIDATED:
-        raise WorkerExcluded(f"{who}'s work on item {item_id} was invalidated; it cannot be submitted again.")
+        raise WorkerExcluded(gettext(
+            "%(who)s's work on item %(item_id)s was invalidated; it cannot be submitted again."
+        ) % {"who": who, "item_id": item_id})
     if assignment.status == AssignmentStatus.DECLINED:
-        raise NoLease(f"{who} declined item {item_id} of {pool.name!r}; it goes to someone else.")
+        raise NoLease(gettext(
+            "%(who)s declined item %(item_id)s of %(name)r; it goes to someone else."
+        ) % {"who": who, "item_id": item_id, "name": pool.name})
     if locked.closed:
-        raise ItemClosed(f"Item {item_id} of {pool.name!r} is closed; it takes no more submissions.")
+        raise ItemClosed(gettext(
+            "Item %(item_id)s of %(name)r is closed; it takes no more submissions."
+        ) % {"item_id": item_id, "name": pool.name})
     if assignment.is_live(now):
         return assignment
     # Late (expired or released): accepted only if the slot is still free, counting everyone else's leases.
@@ -435,8 +452,10 @@ def _lease_for_submission(item_id: int, worker_id: int, now: datetime, *, who: s
                                    required_per_item=pool.required_per_item)
     if not renewed:
         raise SlotTaken(
-            f"{who}'s time on item {item_id} ran out and the item was given to someone else; "
-            "this answer cannot be counted."
+            gettext(
+                "%(who)s's time on item %(item_id)s ran out and the item was given to someone else; this "
+                "answer cannot be counted."
+            ) % {"who": who, "item_id": item_id}
         )
     assignment.status, assignment.leased_at, assignment.expires_at = AssignmentStatus.LEASED, now, expires
     return assignment

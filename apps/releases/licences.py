@@ -7,6 +7,8 @@ source (ND) not at all. Licences are SPDX identifiers; an unknown one is refused
 import re
 from dataclasses import dataclass
 
+from django.utils.translation import gettext
+
 from apps.core.errors import InvalidInput
 
 PERMISSIVE = {"Apache-2.0", "MIT", "BSD-2-Clause", "BSD-3-Clause", "CC0-1.0", "CDLA-Permissive-2.0"}
@@ -56,34 +58,50 @@ def terms(spdx: str) -> Terms:
         major, minor = (int(x) for x in match["version"].split("."))
         return Terms(spdx, nc="-NC" in parts, sa="-SA" in parts, nd="-ND" in parts, version=(major, minor))
     known = ", ".join(sorted(PERMISSIVE)) + ", CC-BY[-NC][-SA|-ND]-<version>"
-    raise LicenceRefused("license", f"unknown licence {spdx!r}; use an SPDX identifier ({known})")
+    raise LicenceRefused("license", gettext(
+        "unknown licence %(spdx)r; use an SPDX identifier (%(known)s)"
+    ) % {"spdx": spdx, "known": known})
 
 
 def check(license: str, sources: list[dict]) -> None:
     """Raise LicenceRefused naming the first source whose terms the release licence would drop."""
     release = terms(license)
     if not sources:
-        raise LicenceRefused("sources", "name at least one source and its licence")
+        raise LicenceRefused("sources", gettext("name at least one source and its licence"))
     for source in sources:
         name = source.get("name") or "(unnamed source)"
         try:
             src = terms(source.get("license", ""))
         except LicenceRefused as exc:
-            raise LicenceRefused("sources", f"source {name}: {exc}") from None
+            raise LicenceRefused("sources", gettext("source %(name)s: %(exc)s") % {"name": name, "exc": exc}) from None
         if src.nd:
-            raise LicenceRefused("sources", f"source {name} is {src.spdx} (no derivatives): it cannot be released in a derived dataset")
+            raise LicenceRefused("sources", gettext(
+                "source %(name)s is %(spdx)s (no derivatives): it cannot be released in a derived dataset"
+            ) % {"name": name, "spdx": src.spdx})
         if src.nc and not release.nc:
             raise LicenceRefused(
-                "license", f"source {name} is {src.spdx} (non-commercial); {release.spdx} drops that term")
+                "license", gettext(
+                    "source %(name)s is %(spdx)s (non-commercial); %(spdx2)s drops that term"
+                ) % {"name": name, "spdx": src.spdx, "spdx2": release.spdx})
         if src.sa and not (release.sa and release.family == src.family and release.version >= src.version):
             raise LicenceRefused(
-                "license", f"source {name} is {src.spdx} (share-alike); the release must use {src.family} "
-                f"{'.'.join(map(str, src.version))} or later, not {release.spdx}")
+                "license", gettext(
+                    "source %(name)s is %(spdx)s (share-alike); the release must use %(family)s %(version)s "
+                    "or later, not %(spdx2)s"
+                ) % {
+                    "name": name,
+                    "spdx": src.spdx,
+                    "family": src.family,
+                    "version": '.'.join(map(str, src.version)),
+                    "spdx2": release.spdx,
+                })
 
 
 def parse_source(text: str) -> dict:
     """'KSS=CC-BY-NC-SA-4.0' -> {"name": "KSS", "license": "CC-BY-NC-SA-4.0"} (for forms and commands)."""
     name, sep, spdx = text.partition("=")
     if not sep or not name.strip() or not spdx.strip():
-        raise LicenceRefused("sources", f"{text!r}: write a source as NAME=LICENCE, e.g. KSS=CC-BY-NC-SA-4.0")
+        raise LicenceRefused("sources", gettext(
+            "%(text)r: write a source as NAME=LICENCE, e.g. KSS=CC-BY-NC-SA-4.0"
+        ) % {"text": text})
     return {"name": name.strip(), "license": spdx.strip()}

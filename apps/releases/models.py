@@ -6,6 +6,7 @@ Once published nothing of it changes: the models refuse here, and triggers refus
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext
 
 from apps.core.errors import Conflict
 
@@ -67,12 +68,14 @@ class Release(models.Model):
 
     def save(self, *args, **kwargs):
         if self._stored_status() == ReleaseStatus.PUBLISHED:
-            raise ImmutableRelease(f"{self} is published and cannot be changed; build a new version instead")
+            raise ImmutableRelease(gettext(
+                "%(release)s is published and cannot be changed; build a new version instead"
+            ) % {"release": self})
         super().save(*args, **kwargs)
 
     def delete(self, *args, **kwargs):
         if self._stored_status() == ReleaseStatus.PUBLISHED:
-            raise ImmutableRelease(f"{self} is published and cannot be deleted")
+            raise ImmutableRelease(gettext("%(release)s is published and cannot be deleted") % {"release": self})
         return super().delete(*args, **kwargs)
 
     def _stored_status(self) -> str | None:
@@ -106,7 +109,9 @@ class _PartOfRelease(models.Model):
 
     def _refuse_if_published(self) -> None:
         if Release.objects.filter(pk=self.release_id, status=ReleaseStatus.PUBLISHED).exists():
-            raise ImmutableRelease(f"release {self.release_id} is published; its {self._meta.verbose_name}s cannot change")
+            raise ImmutableRelease(gettext(
+                "release %(release_id)s is published; its %(verbose_name)ss cannot change"
+            ) % {"release_id": self.release_id, "verbose_name": self._meta.verbose_name})
 
 
 class ReleaseFile(_PartOfRelease):

@@ -15,6 +15,7 @@ from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Sum
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from apps.core import limits
 from apps.core.archives import extract_zip, zip_folder
@@ -41,7 +42,9 @@ VERSION_MAX_LENGTH = 40  # Release.version's column; also spares int() a 4,400-d
 def version_key(version: str) -> tuple[int, ...]:
     if len(version or "") <= VERSION_MAX_LENGTH and _VERSION.match(version or ""):
         return tuple(int(part) for part in version.split("."))
-    raise InvalidInput(f"version {version!r}: use a semantic version (1.0.0) or a whole number (3)", field="version")
+    raise InvalidInput(gettext(
+        "version %(version)r: use a semantic version (1.0.0) or a whole number (3)"
+    ) % {"version": version}, field="version")
 
 
 def create_release(*, acting_user, kind: str, source_id: int, name: str, version: str, license: str | None = None,
@@ -50,18 +53,26 @@ def create_release(*, acting_user, kind: str, source_id: int, name: str, version
     bounded(description, field="description", limit=limits.DESCRIPTION)
     kinds = registry()
     if kind not in kinds:
-        raise InvalidInput(f"kind {kind!r}: choose one of {', '.join(sorted(kinds))}", field="kind")
+        raise InvalidInput(gettext(
+            "kind %(kind)r: choose one of %(kinds)s"
+        ) % {"kind": kind, "kinds": ', '.join(sorted(kinds))}, field="kind")
     if not _NAME.match(name or ""):
-        raise InvalidInput(f"name {name!r}: lower-case letters, digits and hyphens", field="name")
+        raise InvalidInput(gettext("name %(name)r: lower-case letters, digits and hyphens") % {"name": name}, field="name")
     new_key = version_key(version)
     earlier = [r.version for r in Release.objects.filter(name=name).exclude(status=ReleaseStatus.FAILED)]
     if version in earlier:
-        raise Conflict(f"{name} {version} exists already; a correction is a new version")
+        raise Conflict(gettext(
+            "%(name)s %(version)s exists already; a correction is a new version"
+        ) % {"name": name, "version": version})
     if earlier and len({len(version_key(v)) for v in earlier} | {len(new_key)}) > 1:
-        raise InvalidInput(f"version {version!r}: {name} uses {earlier[0]!r}-style versions", field="version")
+        raise InvalidInput(gettext(
+            "version %(version)r: %(name)s uses %(earlier)r-style versions"
+        ) % {"version": version, "name": name, "earlier": earlier[0]}, field="version")
     newest = max(earlier, key=version_key, default=None)
     if newest and version_key(newest) >= new_key:
-        raise InvalidInput(f"version {version!r} must be greater than {name}'s latest, {newest}", field="version")
+        raise InvalidInput(gettext(
+            "version %(version)r must be greater than %(name)s's latest, %(newest)s"
+        ) % {"version": version, "name": name, "newest": newest}, field="version")
     module = kinds[kind]
     try:
         obj = module.source(source_id)
@@ -69,7 +80,7 @@ def create_release(*, acting_user, kind: str, source_id: int, name: str, version
         raise NotFound(str(exc)) from None
     license = (license or module.default_license(obj) or "").strip()
     if not license:
-        raise InvalidInput(f"a {kind} release needs a licence (an SPDX identifier)", field="license")
+        raise InvalidInput(gettext("a %(kind)s release needs a licence (an SPDX identifier)") % {"kind": kind}, field="license")
     sources = sources if sources else module.default_sources(obj)
     licences.check(license, sources)  # LicenceRefused is an InvalidInput naming its field
     try:
@@ -84,7 +95,7 @@ def create_release(*, acting_user, kind: str, source_id: int, name: str, version
                                     acting_user=acting_user)
             release.save(update_fields=["job"])
     except IntegrityError:
-        raise Conflict(f"{name} {version} exists already") from None
+        raise Conflict(gettext("%(name)s %(version)s exists already") % {"name": name, "version": version}) from None
     release.refresh_from_db()
     return release
 
@@ -161,7 +172,9 @@ def rebuild_differences(release: Release) -> list[str]:
     release.json included). Empty when the release is reproducible."""
     recorded = dict(release.files.values_list("path", "sha256"))
     if not recorded:
-        raise Conflict(f"{release} has no recorded files; only a built release can be rebuilt")
+        raise Conflict(gettext(
+            "%(release)s has no recorded files; only a built release can be rebuilt"
+        ) % {"release": release})
     with tempfile.TemporaryDirectory(prefix="rebuild-") as tmp:
         folder = Path(tmp) / release.folder
         folder.mkdir()
@@ -181,9 +194,11 @@ def publish_release(*, release: Release, acting_user) -> Release:
     with transaction.atomic():
         locked = Release.objects.select_for_update().get(pk=release.pk)
         if locked.status == ReleaseStatus.PUBLISHED:
-            raise Conflict(f"{locked} is published already")
+            raise Conflict(gettext("%(locked)s is published already") % {"locked": locked})
         if locked.status != ReleaseStatus.BUILT:
-            raise Conflict(f"{locked} is {locked.get_status_display().lower()}; only a built release can be published")
+            raise Conflict(gettext(
+                "%(locked)s is %(status)s; only a built release can be published"
+            ) % {"locked": locked, "status": locked.get_status_display().lower()})
         problems = archive_problems(locked)
         if problems:
             raise Conflict("; ".join(problems))
@@ -225,10 +240,12 @@ def upload_to_hub(*, release: Release, acting_user, repo_id: str, token: str | N
     from huggingface_hub import HfApi  # only here: most deployments never upload
 
     if not release.is_published:
-        raise Conflict(f"{release} is not published; publish it before uploading")
+        raise Conflict(gettext(
+            "%(release)s is not published; publish it before uploading"
+        ) % {"release": release})
     token = token or settings.HF_TOKEN
     if not token or not repo_id:
-        raise InvalidInput("uploading needs a Hugging Face token (HF_TOKEN) and a repository", field="repo_id")
+        raise InvalidInput(gettext("uploading needs a Hugging Face token (HF_TOKEN) and a repository"), field="repo_id")
     api = HfApi(endpoint=settings.HF_ENDPOINT, token=token)
     with tempfile.TemporaryDirectory(prefix="release-upload-") as tmp:
         folder = extract(release, Path(tmp) / release.folder)

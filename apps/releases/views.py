@@ -6,6 +6,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.files.storage import default_storage
 from django.http import FileResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from apps.accounts.permissions import require
@@ -54,13 +55,13 @@ def create(request):
     try:
         sources = [licences.parse_source(line) for line in form.get("sources", "").splitlines() if line.strip()]
         if not source_id.isdigit():
-            raise InvalidInput("choose what to build the release from", field="source")
+            raise InvalidInput(gettext("choose what to build the release from"), field="source")
         release = services.create_release(
             acting_user=request.user, kind=kind, source_id=int(source_id), name=form.get("name", "").strip(),
             version=form.get("version", "").strip(), license=form.get("license", "").strip() or None,
             sources=sources, description=form.get("description", ""))
     except ApplicationError as exc:
-        messages.error(request, f"Not built: {exc}")
+        messages.error(request, gettext("Not built: %(exc)s") % {"exc": exc})
         request.session["release_form"] = {k: form.get(k, "") for k in ("source", "name", "version", "license", "sources", "description")}
         return redirect("releases:list")
     return redirect("releases:detail", pk=release.pk)
@@ -85,9 +86,11 @@ def publish(request, pk: int):
     release = get_object_or_404(Release, pk=pk)
     try:
         services.publish_release(release=release, acting_user=request.user)
-        messages.success(request, f"{release} is published. It can no longer change; a correction is a new version.")
+        messages.success(request, gettext(
+            "%(release)s is published. It can no longer change; a correction is a new version."
+        ) % {"release": release})
     except ApplicationError as exc:
-        messages.error(request, f"Not published: {exc}")
+        messages.error(request, gettext("Not published: %(exc)s") % {"exc": exc})
     return redirect("releases:detail", pk=pk)
 
 
@@ -95,7 +98,7 @@ def archive_response(pk: int) -> FileResponse:
     """The stored zip of a built or published release, as a download (the page's and the API's)."""
     release = get_object_or_404(Release, pk=pk, status__in=[ReleaseStatus.BUILT, ReleaseStatus.PUBLISHED])
     if not release.archive or not default_storage.exists(release.archive):
-        raise NotFound("the archive is not stored")
+        raise NotFound(gettext("the archive is not stored"))
     return FileResponse(default_storage.open(release.archive, "rb"), as_attachment=True,
                         filename=f"{release.folder}.zip", content_type="application/zip")
 
@@ -113,9 +116,9 @@ def upload(request, pk: int):
     release = get_object_or_404(Release, pk=pk)
     try:
         done = services.upload_to_hub(release=release, acting_user=request.user, repo_id=request.POST.get("repo_id", "").strip())
-        messages.success(request, f"Uploaded to {done.repo_id}.")
+        messages.success(request, gettext("Uploaded to %(repo_id)s.") % {"repo_id": done.repo_id})
     except ApplicationError as exc:
-        messages.error(request, f"Not uploaded: {exc}")
+        messages.error(request, gettext("Not uploaded: %(exc)s") % {"exc": exc})
     return redirect("releases:detail", pk=pk)
 
 
@@ -126,7 +129,9 @@ def item(request, pk: int, item_id: str):
     try:
         provenance = selectors.item_provenance(release, item_id, viewer=request.user)
     except ReleaseItem.DoesNotExist:
-        raise NotFound(f"{release} has no item {item_id!r}") from None
+        raise NotFound(gettext(
+            "%(release)s has no item %(item_id)r"
+        ) % {"release": release, "item_id": item_id}) from None
     return render(request, "releases/item.html", {"release": release, "p": provenance})
 
 
@@ -135,5 +140,5 @@ def diff(request, old_pk: int, new_pk: int):
     require(request.user, "releases.manage")
     old, new = get_object_or_404(Release, pk=old_pk), get_object_or_404(Release, pk=new_pk)
     if old.name != new.name:
-        raise NotFound("a diff compares two versions of one dataset")
+        raise NotFound(gettext("a diff compares two versions of one dataset"))
     return render(request, "releases/diff.html", {"diff": selectors.diff(old, new)})

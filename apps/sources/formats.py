@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from django.utils.translation import gettext
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from apps.core.errors import FileProblem, InvalidInput
@@ -248,7 +249,9 @@ def subset_spec(fmt: str, subset: str) -> SubsetSpec:
     found = catalogue.match(subset, family=str(fmt))
     if found is None:
         known = [name for s in sorted(catalogue.of_family(str(fmt)), key=lambda s: s.name) for name in (s.name, *s.aliases)]
-        raise InvalidInput(f"unknown {fmt} subset {subset!r}; known subsets: {', '.join(known)}", field="subset")
+        raise InvalidInput(gettext(
+            "unknown %(fmt)s subset %(subset)r; known subsets: %(known)s"
+        ) % {"fmt": fmt, "subset": subset, "known": ', '.join(known)}, field="subset")
     return table[found[0].name]
 
 

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.db import transaction
+from django.utils.translation import gettext
 
 from apps.core.errors import Conflict, FileProblem
 from apps.core.tabular import refuse
@@ -34,7 +35,9 @@ def import_benchmark(*, fmt: str, subset: str, path: Path, data: bytes | None = 
     with transaction.atomic():
         bench, _ = SourceBenchmark.objects.get_or_create(name=name, defaults={"format": fmt})
         if bench.format != fmt:
-            raise Conflict(f"benchmark {name!r} holds {bench.format} data, not {fmt.value}", code="other_format")
+            raise Conflict(gettext(
+                "benchmark %(name)r holds %(format)s data, not %(value)s"
+            ) % {"name": name, "format": bench.format, "value": fmt.value}, code="other_format")
         existing = {
             s.source_id: s for s in SourceSample.objects.filter(benchmark=bench, subset=subset, source_id__in=[r.source_id for r in rows])
         }

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from django.conf import settings
+from django.utils.translation import gettext
 
 from apps.audio.info import AudioRejected
 from apps.audio.inspection import inspect_many
@@ -45,9 +46,11 @@ def under_import_root(folder: Path | str) -> Path:
     resolved = Path(folder).resolve()
     if not any(resolved.is_relative_to(root) for root in settings.IMPORT_ROOTS):
         roots = ", ".join(str(r) for r in settings.IMPORT_ROOTS)
-        raise InvalidInput(f"{folder} is not under an import root ({roots}; set SORI_IMPORT_ROOTS)", field="folder")
+        raise InvalidInput(gettext(
+            "%(folder)s is not under an import root (%(roots)s; set SORI_IMPORT_ROOTS)"
+        ) % {"folder": folder, "roots": roots}, field="folder")
     if not resolved.is_dir():
-        raise InvalidInput(f"{folder} is not a folder", field="folder")
+        raise InvalidInput(gettext("%(folder)s is not a folder") % {"folder": folder}, field="folder")
     return resolved
 
 
@@ -86,8 +89,9 @@ def _import_from(benchmark: SourceBenchmark, folder: Path, *, name: str) -> Audi
                          without_audio=[f"{s.subset}/{s.source_id}" for s in samples if s.pk not in found])
     if not found:
         example = _candidates(samples[0])[0] if samples else "<subset>/<source id>.wav"
-        raise InvalidInput(f"{name}: no audio file for any sample of {benchmark.name} (looked for names such as "
-                           f"{example})", field="audio")
+        raise InvalidInput(gettext(
+            "%(name)s: no audio file for any sample of %(benchmark)s (looked for names such as %(example)s)"
+        ) % {"name": name, "benchmark": benchmark.name, "example": example}, field="audio")
     outcomes = inspect_many(sorted({hit for hit in found.values()}, key=lambda hit: hit[1]), resolved=True)
     refuse([FileProblem(file=name, field=outcome.name, reason=outcome.reason)
             for outcome in outcomes.values() if isinstance(outcome, AudioRejected)])

@@ -10,6 +10,7 @@ import hashlib
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Max
+from django.utils.translation import gettext
 
 from apps.audio.services import import_uploaded_file, store_generated_wav
 from apps.audio.store import atomic_import
@@ -41,14 +42,14 @@ RERUN_JOB = "speech.rerun_sample"
 def voice_create(*, acting_user, name: str, gender: str, transcript: str, clip, vendor_voice: str = "") -> ReferenceVoice:
     """A reference voice from an uploaded clip (validated like any audio import) and its exact transcript."""
     if gender not in Gender.values:
-        raise InvalidInput(f"gender must be one of {', '.join(Gender.values)}", field="gender")
+        raise InvalidInput(gettext("gender must be one of %(values)s") % {"values": ', '.join(Gender.values)}, field="gender")
     if not transcript.strip():
-        raise InvalidInput("the clip's exact transcript is required (voice-cloning servers read it)", field="transcript")
+        raise InvalidInput(gettext("the clip's exact transcript is required (voice-cloning servers read it)"), field="transcript")
     bounded(transcript, field="transcript", limit=limits.TRANSCRIPT)
     bounded(name, field="name", limit=ReferenceVoice._meta.get_field("name").max_length)
     bounded(vendor_voice, field="vendor_voice", limit=ReferenceVoice._meta.get_field("vendor_voice").max_length)
     if ReferenceVoice.objects.filter(name=name).exists():
-        raise Conflict(f"a reference voice named {name!r} exists already")
+        raise Conflict(gettext("a reference voice named %(name)r exists already") % {"name": name})
     with atomic_import():
         asset, _ = import_uploaded_file(clip)
         return ReferenceVoice.objects.create(name=name, gender=gender, transcript=transcript.strip(), clip=asset,
@@ -76,22 +77,24 @@ def start_run(*, acting_user, benchmark, subset: str = "", limit: int | None = N
     the job that synthesizes them (started after commit)."""
     cer_threshold = settings.SPEECH_CER_THRESHOLD if cer_threshold is None else cer_threshold
     if cer_threshold < 0:
-        raise InvalidInput("the CER threshold cannot be negative", field="cer_threshold")
+        raise InvalidInput(gettext("the CER threshold cannot be negative"), field="cer_threshold")
     max_attempts = max_attempts or settings.SPEECH_MAX_ATTEMPTS
     if max_attempts < 1:
-        raise InvalidInput("at least one attempt per sample", field="max_attempts")
+        raise InvalidInput(gettext("at least one attempt per sample"), field="max_attempts")
     sample_rate = sample_rate or settings.SPEECH_SAMPLE_RATE
     if sample_rate not in (16000, 24000):
-        raise InvalidInput("the sample rate must be 16000 or 24000", field="sample_rate")
+        raise InvalidInput(gettext("the sample rate must be 16000 or 24000"), field="sample_rate")
     missing = backends_missing()
     if missing:
         raise Conflict("cannot synthesize: " + "; ".join(missing), code="backend_missing")
     by_gender = {g: list(ReferenceVoice.objects.filter(gender=g, active=True).order_by("pk")) for g in Gender.values}
     if not any(by_gender.values()):
-        raise Conflict("no reference voices: an admin uploads a male and a female Korean voice first", code="no_voices")
+        raise Conflict(gettext("no reference voices: an admin uploads a male and a female Korean voice first"), code="no_voices")
     texts = list(ready_for_speech(benchmark=benchmark, subset=subset or None, limit=limit))
     if not texts:
-        raise Conflict(f"{benchmark}{'/' + subset if subset else ''} has no normalized text ready for speech",
+        raise Conflict(gettext(
+            "%(benchmark)s%(subset)s has no normalized text ready for speech"
+        ) % {"benchmark": benchmark, "subset": '/' + subset if subset else ''},
                        code="nothing_ready")
     tts, asr = tts_backend(), asr_backend()
     assignment = voices.assign([t.sample_id for t in texts], {g: [v.pk for v in vs] for g, vs in by_gender.items()},
@@ -260,11 +263,11 @@ def accept_attempt(*, acting_user, attempt: SynthesisAttempt, note: str = "") ->
     """An admin accepts an attempt by ear (typically of a sample that needs attention)."""
     bounded(note, field="note", limit=limits.NOTE)
     if attempt.asset_id is None:
-        raise Conflict("this attempt has no audio to accept")
+        raise Conflict(gettext("this attempt has no audio to accept"))
     with transaction.atomic():
         synthesis = SampleSynthesis.objects.select_for_update().get(pk=attempt.synthesis_id)
         if synthesis.status == SampleStatus.PENDING:
-            raise Conflict("the sample is still being synthesized; wait for it to finish")
+            raise Conflict(gettext("the sample is still being synthesized; wait for it to finish"))
         synthesis.status, synthesis.final_attempt, synthesis.attention_reason = SampleStatus.ACCEPTED, attempt, ""
         synthesis.save(update_fields=["status", "final_attempt", "attention_reason", "updated_at"])
         SynthesisDecision.objects.create(synthesis=synthesis, action=DecisionAction.ACCEPT, attempt=attempt,
@@ -277,13 +280,13 @@ def edit_and_rerun(*, acting_user, synthesis: SampleSynthesis, text: str, note: 
     earlier ones stay, playable), started as a job after commit."""
     text = text.strip()
     if not text:
-        raise InvalidInput("the text to synthesize cannot be empty", field="text")
+        raise InvalidInput(gettext("the text to synthesize cannot be empty"), field="text")
     bounded(text, field="text", limit=limits.SAMPLE_TEXT)
     bounded(note, field="note", limit=limits.NOTE)
     with transaction.atomic():
         locked = SampleSynthesis.objects.select_for_update().get(pk=synthesis.pk)
         if locked.status == SampleStatus.PENDING:
-            raise Conflict("the sample is still being synthesized; wait for it to finish")
+            raise Conflict(gettext("the sample is still being synthesized; wait for it to finish"))
         last = locked.attempts.aggregate(n=Max("number"))["n"] or 0
         SynthesisDecision.objects.create(synthesis=locked, action=DecisionAction.EDIT_RERUN, old_text=locked.text,
                                          new_text=text, note=note, decided_by=acting_user)

@@ -1,6 +1,7 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from apps.accounts.permissions import require
@@ -69,7 +70,9 @@ def accept(request, pk):
         except ApplicationError as exc:
             messages.error(request, exc.message)
         else:
-            messages.success(request, f"Attempt {attempt.number} accepted by ear.")
+            messages.success(request, gettext(
+                "Attempt %(number)s accepted by ear."
+            ) % {"number": attempt.number})
     return redirect("speech:sample", pk=pk)
 
 
@@ -86,5 +89,5 @@ def edit_rerun(request, pk):
         except ApplicationError as exc:
             messages.error(request, exc.message)
         else:
-            messages.success(request, "Text changed; the sample is being synthesized again.")
+            messages.success(request, gettext("Text changed; the sample is being synthesized again."))
     return redirect("speech:sample", pk=pk)

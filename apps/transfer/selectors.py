@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.db.models import Case, Count, OuterRef, Q, Subquery, Sum, Value, When
+from django.utils.translation import gettext
 
 from apps.agents.models import AgentCall
 from apps.core.errors import NotFound
@@ -39,7 +40,9 @@ def benchmark_named(name: str) -> SourceBenchmark:
     """The source benchmark a stage run is started on, or a NotFound naming it."""
     bench = SourceBenchmark.objects.filter(name=name).first()
     if bench is None:
-        raise NotFound(f"no source benchmark named {name!r}; import one with import_benchmark")
+        raise NotFound(gettext(
+            "no source benchmark named %(name)r; import one with import_benchmark"
+        ) % {"name": name})
     return bench
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from apps.accounts.permissions import require
@@ -62,9 +63,17 @@ def import_upload(request):
             )
         except ApplicationError as exc:
             errors = exc.lines()
-            messages.error(request, f"Nothing was imported from {upload.name}: {exc.count} problem(s).")
+            messages.error(request, gettext(
+                "Nothing was imported from %(name)s: %(count)s problem(s)."
+            ) % {"name": upload.name, "count": exc.count})
         else:
-            messages.success(request, f"{result.benchmark.name}/{result.subset}: {result.created} samples imported, "
-                                      f"{result.unchanged} already there.")
+            messages.success(request, gettext(
+                "%(name)s/%(subset)s: %(created)s samples imported, %(unchanged)s already there."
+            ) % {
+                "name": result.benchmark.name,
+                "subset": result.subset,
+                "created": result.created,
+                "unchanged": result.unchanged,
+            })
             return redirect("transfer:home")
     return render(request, "transfer/import.html", {"form": form, "errors": errors})

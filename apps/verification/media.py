@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 
 import filetype
+from django.utils.translation import gettext
 
 from apps.audio import ffmpeg
 from apps.core.errors import FileRefused
@@ -49,23 +50,26 @@ def inspect_visual(path: Path, *, kind: str, name: str | None = None) -> str:
     with open(path, "rb") as fh:
         head = fh.read(_HEAD_BYTES)
     if not head:
-        raise MediaRejected(name, "is empty")
+        raise MediaRejected(name, gettext("is empty"))
     mime = sniff(head)
     if kind == "image":
         if mime not in IMAGE_TYPES:
-            raise MediaRejected(name, f"is not an image the review page can show ({_listed(IMAGE_TYPES)}); "
-                                      f"its content is {_described(mime, head)}")
+            raise MediaRejected(name, gettext(
+                "is not an image the review page can show (%(image_types)s); its content is %(content)s"
+            ) % {"image_types": _listed(IMAGE_TYPES), "content": _described(mime, head)})
         return mime
     if mime not in VIDEO_TYPES:
-        raise MediaRejected(name, f"is not a video the review page can show ({_listed(VIDEO_TYPES)}); "
-                                  f"its content is {_described(mime, head)}")
+        raise MediaRejected(name, gettext(
+            "is not a video the review page can show (%(video_types)s); its content is %(content)s"
+        ) % {"video_types": _listed(VIDEO_TYPES), "content": _described(mime, head)})
     streams = [s for s in ffmpeg.probe(path).get("streams", []) if s.get("codec_type") == "video"]
     if not streams:
-        raise MediaRejected(name, "has no video stream ffprobe can read")
+        raise MediaRejected(name, gettext("has no video stream ffprobe can read"))
     codec = streams[0].get("codec_name", "")
     if codec not in VIDEO_CODECS:
-        raise MediaRejected(name, f"is {codec or 'an unknown'} video, which browsers do not play "
-                                  f"(accepted: {', '.join(sorted(VIDEO_CODECS))})")
+        raise MediaRejected(name, gettext(
+            "is %(unknown)s video, which browsers do not play (accepted: %(video_codecs)s)"
+        ) % {"unknown": codec or 'an unknown', "video_codecs": ', '.join(sorted(VIDEO_CODECS))})
     return mime
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from statistics import mean
 
+from django.utils.translation import gettext
 from pydantic import Field, model_validator
 
 from apps.core.errors import FileRefused
@@ -115,7 +116,7 @@ def read_predictions(path: Path) -> list[Prediction]:
     """The predictions file at `path`, read by the shared tabular reader (FileRefused when missing)."""
     path = Path(path)
     if not path.is_file():
-        raise FileRefused("no such file", file=path.name)
+        raise FileRefused(gettext("no such file"), file=path.name)
     return parse_predictions(path.read_bytes(), name=path.name)
 
 

@@ -235,11 +235,15 @@ def next_item(*, project: VerificationProject, acting_user, now=None) -> Verific
 
 def clean_review(decision: str, reasons, comment: str) -> tuple[str, list[str], str]:
     if decision not in Decision.values:
-        raise InvalidInput(f"decision must be 'approve' or 'reject', not {decision!r}", field="decision")
+        raise InvalidInput(gettext(
+            "decision must be 'approve' or 'reject', not %(decision)r"
+        ) % {"decision": decision}, field="decision")
     reasons = list(dict.fromkeys(reasons or []))
     unknown = [r for r in reasons if r not in Reason.values]
     if unknown:
-        raise InvalidInput(f"unknown reason(s) {', '.join(map(str, unknown))}; expected {', '.join(Reason.values)}",
+        raise InvalidInput(gettext(
+            "unknown reason(s) %(unknown)s; expected %(values)s"
+        ) % {"unknown": ', '.join(map(str, unknown)), "values": ', '.join(Reason.values)},
                            field="reasons")
     comment = bounded((comment or "").strip(), field="comment", limit=limits.COMMENT)
     if decision == Decision.APPROVE and reasons:
@@ -379,10 +383,10 @@ def stratified_sample(items: list[VerificationItem], size: int, rng: random.Rand
 
 def create_baseline(*, project: VerificationProject, name: str, size: int = 300, acting_user=None, seed: int | None = None) -> BaselineSession:
     if size < 1:
-        raise InvalidInput("the sample needs at least one item", field="size")
+        raise InvalidInput(gettext("the sample needs at least one item"), field="size")
     accepted = list(project.items.filter(status=ItemStatus.ACCEPTED).order_by("position"))
     if not accepted:
-        raise Conflict(f"{project.name} has no accepted items to sample from yet")
+        raise Conflict(gettext("%(name)s has no accepted items to sample from yet") % {"name": project.name})
     seed = seed if seed is not None else random.SystemRandom().randrange(2**62)
     sample = stratified_sample(accepted, size, random.Random(seed))
     with transaction.atomic():
@@ -405,7 +409,9 @@ def answer_baseline(*, session: BaselineSession, item: VerificationItem, acting_
                     seconds: float = 0) -> BaselineAnswer:
     """Store an annotator's blind answer. Idempotent: a second answer to the same item keeps the first."""
     if not BaselineItem.objects.filter(session=session, item=item).exists():
-        raise NotFound(f"item {item.external_id} is not in baseline {session.name}")
+        raise NotFound(gettext(
+            "item %(external_id)s is not in baseline %(name)s"
+        ) % {"external_id": item.external_id, "name": session.name})
     allowed = scoring.yes_no_options(item) if item.format == "yes_no" else item.options
     bad = [c for c in chosen if c not in allowed]
     if not chosen or bad:

@@ -10,6 +10,7 @@ from django.core.paginator import Paginator
 from django.http import FileResponse, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_POST
 
 from apps.accounts.decorators import login_or_token_required
@@ -56,7 +57,7 @@ def review(request, pk):
     if request.user.is_sori_admin and not _reviewing_as_annotator(request, project):
         # An admin looking at the project must not take a review slot: they browse read-only, and taking
         # work is the explicit "review as annotator" button on that page.
-        messages.info(request, "You are browsing as an admin: nothing here takes a review slot.")
+        messages.info(request, gettext("You are browsing as an admin: nothing here takes a review slot."))
         return redirect("verification:items", pk=project.pk)
     item = services.next_item(project=project, acting_user=request.user)
     context = {"project": project, "reason_keys": REASON_KEYS}
@@ -79,17 +80,18 @@ def submit(request, pk):
     form = ReviewForm(request.POST)
     back = request.POST.get("next") or "review"
     if not form.is_valid():
-        messages.error(request, f"Not saved: {form.errors.as_text()}")
+        messages.error(request, gettext("Not saved: %(errors)s") % {"errors": form.errors.as_text()})
     else:
         try:
             _, created = services.submit_review(
                 item=item, acting_user=request.user, decision=form.cleaned_data["decision"], reasons=form.cleaned_data["reasons"],
                 comment=form.cleaned_data["comment"], seconds=form.cleaned_data["seconds_spent"],
             )
-            verb = "Saved" if created else "Changed"
-            messages.success(request, f"{verb}: {form.cleaned_data['decision']} on {item.external_id}.")
+            said = gettext("Saved: %(decision)s on %(external_id)s.") if created else gettext(
+                "Changed: %(decision)s on %(external_id)s.")
+            messages.success(request, said % {"decision": form.cleaned_data["decision"], "external_id": item.external_id})
         except ApplicationError as exc:
-            messages.error(request, f"Not saved: {exc}")
+            messages.error(request, gettext("Not saved: %(exc)s") % {"exc": exc})
             if isinstance(exc, InvalidInput):
                 back = "item"
     if back == "item":
@@ -115,7 +117,7 @@ def review_as_annotator(request, pk):
         return redirect("verification:items", pk=project.pk)
     chosen.add(project.pk)
     request.session["verification_review_as_annotator"] = sorted(chosen)
-    messages.info(request, "You are reviewing as an annotator: each item you are shown takes one of its three review slots.")
+    messages.info(request, gettext("You are reviewing as an annotator: each item you are shown takes one of its three review slots."))
     return redirect("verification:review", pk=project.pk)
 
 
@@ -127,12 +129,16 @@ def skip(request, pk):
     reason = request.POST.get("reason", "")[:500]
     if not services.skip_item(item=item, acting_user=request.user, reason=reason):
         # Not theirs: say nothing about the item (not even its name) and change nothing.
-        messages.error(request, "Nothing was skipped: that item is not assigned to you.")
+        messages.error(request, gettext("Nothing was skipped: that item is not assigned to you."))
         return redirect("verification:projects")
     if reason.strip():
-        messages.info(request, f"Declined {item.external_id} ({reason.strip()}); it will not come back to you.")
+        messages.info(request, gettext(
+            "Declined %(external_id)s (%(reason)s); it will not come back to you."
+        ) % {"external_id": item.external_id, "reason": reason.strip()})
     else:
-        messages.info(request, f"Skipped {item.external_id} for now; it comes back to you if no one else can take it.")
+        messages.info(request, gettext(
+            "Skipped %(external_id)s for now; it comes back to you if no one else can take it."
+        ) % {"external_id": item.external_id})
     return redirect("verification:review", pk=item.project_id)
 
 
@@ -152,7 +158,7 @@ def item_detail(request, pk):
 def visual(request, pk):
     item = fetch(request, VerificationItem, pk, "verification.view_item")
     if not item.visual:
-        raise NotFound("This item has no visual.")
+        raise NotFound(gettext("This item has no visual."))
     fh = item.visual.open("rb")
     content_type = served_type(fh)
     if content_type is None:
@@ -174,7 +180,11 @@ def dashboard(request, pk):
         form = SettingsForm(request.POST)
         if form.is_valid():
             settled = services.set_settle_on_first_rejection(project=project, value=form.cleaned_data["settle_on_first_rejection"])
-            messages.success(request, f"Setting saved; {settled} pending item{'s' if settled != 1 else ''} with a rejection settled now.")
+            messages.success(request, ngettext(
+                "Setting saved; %(settled)s pending item with a rejection settled now.",
+                "Setting saved; %(settled)s pending items with a rejection settled now.",
+                settled,
+            ) % {"settled": settled})
         return redirect("verification:dashboard", pk=pk)
     return render(request, "verification/dashboard.html", {
         "project": project, "stats": selectors.dashboard(project),
@@ -235,7 +245,9 @@ def upload(request):
         if form.is_valid():
             try:
                 batch = _import_upload(form, request.user)
-                messages.success(request, f"Imported {batch.item_count} items into {batch.project.name}.")
+                messages.success(request, gettext(
+                    "Imported %(item_count)s items into %(name)s."
+                ) % {"item_count": batch.item_count, "name": batch.project.name})
                 return redirect("verification:dashboard", pk=batch.project_id)
             except ApplicationError as exc:
                 problems = exc.lines()
@@ -279,7 +291,9 @@ def create_baseline(request, pk):
     if form.is_valid():
         try:
             session = services.create_baseline(project=project, name=form.cleaned_data["name"], size=form.cleaned_data["size"], acting_user=request.user)
-            messages.success(request, f"Baseline drawn: {session.sample.count()} items.")
+            messages.success(request, gettext(
+                "Baseline drawn: %(count)s items."
+            ) % {"count": session.sample.count()})
             return redirect("verification:baseline", pk=session.pk)
         except ApplicationError as exc:
             messages.error(request, str(exc))
@@ -302,9 +316,11 @@ def score_predictions(request, pk):
             path.write_bytes(upload.read())
             try:
                 run = services.score_predictions_file(project=project, name=form.cleaned_data["name"], path=path, acting_user=request.user)
-                messages.success(request, f"Scored {run.name}: overall {run.report['overall']} %.")
+                messages.success(request, gettext(
+                    "Scored %(name)s: overall %(overall)s %%."
+                ) % {"name": run.name, "overall": run.report['overall']})
             except (ApplicationError, UnicodeDecodeError) as exc:
-                messages.error(request, f"Not scored: {exc}")
+                messages.error(request, gettext("Not scored: %(exc)s") % {"exc": exc})
     else:
         messages.error(request, form.errors.as_text())
     return redirect("verification:dashboard", pk=pk)
@@ -339,5 +355,5 @@ def baseline_answer(request, pk, item_pk):
         services.answer_baseline(session=session, item=item, acting_user=request.user, chosen=request.POST.getlist("choice"),
                                  seconds=posted.number(request.POST, "seconds_spent") or 0.0)
     except ApplicationError as exc:
-        messages.error(request, f"Not saved: {exc}")
+        messages.error(request, gettext("Not saved: %(exc)s") % {"exc": exc})
     return redirect(f"{request.path.rsplit('/answer/', 1)[0]}/?answer=1")

@@ -3,6 +3,7 @@ board of apps.evaluation.leaderboard.board, which is also its schema and the pag
 /api/evaluation/compare/?a=<run>&b=<run> (two runs on the same items, a paired bootstrap interval per subset and
 over all paired items). Reads only; any signed-in user."""
 
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -101,7 +102,7 @@ class CompareView(APIView):
         for key in ("a", "b"):
             runs[key] = EvaluationRun.objects.filter(pk=fields[key]).first()
             if runs[key] is None:
-                raise NotFound(f"no run with id {fields[key]}")
+                raise NotFound(gettext("no run with id %(key)s") % {"key": fields[key]})
         result = leaderboard.compare(runs["a"], runs["b"], resamples=fields["resamples"], seed=fields["seed"],
                                      profile=fields["profile"])
         return Response(CompareOut(result).data)

@@ -21,6 +21,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from django.db.models import F
+from django.utils.translation import gettext
 
 from apps.authoring.capabilities import SPECS, Capability
 from apps.core.errors import Conflict, InvalidInput
@@ -171,7 +172,9 @@ class _Benchmark:
 
 def check_profile(profile: str) -> str:
     if profile not in PROFILES:
-        raise InvalidInput(f"profile must be one of {', '.join(PROFILES)}, not {profile!r}", field="profile")
+        raise InvalidInput(gettext(
+            "profile must be one of %(profiles)s, not %(profile)r"
+        ) % {"profiles": ', '.join(PROFILES), "profile": profile}, field="profile")
     return profile
 
 
@@ -378,12 +381,13 @@ def compare(run_a: EvaluationRun, run_b: EvaluationRun, *, resamples: int = 1000
     aggregate.paired_comparison). Each subset is compared by its primary method under one reading profile and
     only over items both runs scored; runs that share no scored item are refused."""
     if run_a.pk == run_b.pk:
-        raise InvalidInput("choose two different runs", field="b")
+        raise InvalidInput(gettext("choose two different runs"), field="b")
     primary, scores = _primary_item_scores([run_a, run_b], check_profile(profile))
     paired = sorted(set(scores[run_a.pk]) & set(scores[run_b.pk]))
     if not paired:
-        raise Conflict(f"runs {run_a.pk} and {run_b.pk} have no scored items in common; compare two runs on the "
-                       "same benchmark", code="no_common_items")
+        raise Conflict(gettext(
+            "runs %(run_a)s and %(run_b)s have no scored items in common; compare two runs on the same benchmark"
+        ) % {"run_a": run_a.pk, "run_b": run_b.pk}, code="no_common_items")
     by_subset: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for key in paired:
         by_subset[key[0]].append(key)

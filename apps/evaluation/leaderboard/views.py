@@ -6,6 +6,7 @@ import json
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext
 
 from apps.accounts.permissions import require
 from apps.core.errors import ApplicationError, NotFound
@@ -54,7 +55,7 @@ def board(request):
 def export(request, fmt):
     require(request.user, "evaluation.view")
     if fmt not in EXPORTS:
-        raise NotFound(f"There is no {fmt} export of the leaderboard.")
+        raise NotFound(gettext("There is no %(fmt)s export of the leaderboard.") % {"fmt": fmt})
     content_type, render_as = EXPORTS[fmt]
     profile = _profile(request)
     response = HttpResponse(render_as(leaderboard.leaderboard(profile=profile)), content_type=content_type)

@@ -29,6 +29,8 @@ profile=...)` scores one response. An item is a dict: "question", "answer", "ali
 import dataclasses
 import importlib
 
+from django.utils.translation import gettext
+
 from apps.core.errors import InvalidInput
 from apps.evaluation.scoring.result import Scored
 from apps.sources import catalogue
@@ -49,7 +51,9 @@ def metric_for(subset: str) -> str:
     """The metric a subset is scored with; InvalidInput for a subset Sori does not know."""
     found = catalogue.match(subset)
     if found is None:
-        raise InvalidInput(f"no metric for subset {subset!r}; known subsets: {', '.join(SUBSET_METRICS)}", field="subset")
+        raise InvalidInput(gettext(
+            "no metric for subset %(subset)r; known subsets: %(subset_metrics)s"
+        ) % {"subset": subset, "subset_metrics": ', '.join(SUBSET_METRICS)}, field="subset")
     return found[0].metric
 
 
@@ -65,16 +69,20 @@ def _module(name: str):
 def score_response(metric: str, item: dict, response: str, *, language: str, profile: str = DEFAULT_PROFILE) -> Scored:
     """Score one response to one item with a subset's metric. language is "en" or "ko"; profile one of PROFILES."""
     if language not in ("en", "ko"):
-        raise InvalidInput(f"language must be 'en' or 'ko', not {language!r}", field="language")
+        raise InvalidInput(gettext("language must be 'en' or 'ko', not %(language)r") % {"language": language}, field="language")
     if profile not in PROFILES:
-        raise InvalidInput(f"profile must be one of {', '.join(PROFILES)}, not {profile!r}", field="profile")
+        raise InvalidInput(gettext(
+            "profile must be one of %(profiles)s, not %(profile)r"
+        ) % {"profiles": ', '.join(PROFILES), "profile": profile}, field="profile")
     response = response if isinstance(response, str) else ("" if response is None else str(response))
     if metric == "open":
         # Only the LLM judge scores an open-ended answer (apps.evaluation.judge).
         scored = Scored(score=None, detail={"judge": "needed", "empty_response": not response.strip()},
                         evaluator="open", version=OPEN_VERSION)
     elif metric not in RULE_MODULES:
-        raise InvalidInput(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}", field="metric")
+        raise InvalidInput(gettext(
+            "unknown metric %(metric)r; expected one of %(metrics)s"
+        ) % {"metric": metric, "metrics": ', '.join(METRICS)}, field="metric")
     elif profile == "sori":
         scored = _module(RULE_MODULES[metric]).score(item, response, language=language)
     elif metric == "kmmau":  # MMAU's own matching is the comparable reading of an audio-understanding answer

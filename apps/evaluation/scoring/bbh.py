@@ -16,6 +16,8 @@ import re
 import unicodedata
 from functools import cache
 
+from django.utils.translation import gettext
+
 from apps.core.errors import InvalidInput
 from apps.evaluation.scoring import mcq
 from apps.evaluation.scoring.patterns import Rule  # patterns behind a literal prefilter: most never run
@@ -83,8 +85,9 @@ def task_of(item: dict) -> str:
     for task in TASKS:
         if task in name:
             return task
-    raise InvalidInput(f"cannot tell the BBH task of item {name or '(no id)'!r}: its id or task must name one of "
-                       f"{', '.join(TASKS)}", field="id")
+    raise InvalidInput(gettext(
+        "cannot tell the BBH task of item %(id)r: its id or task must name one of %(tasks)s"
+    ) % {"id": name or '(no id)', "tasks": ', '.join(TASKS)}, field="id")
 
 
 def _people(question: str) -> tuple[set[str], str | None]:

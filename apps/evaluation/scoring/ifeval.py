@@ -41,6 +41,7 @@ import unicodedata
 from functools import cache, lru_cache
 
 import langdetect
+from django.utils.translation import gettext
 
 from apps.core.errors import InvalidInput
 from apps.evaluation.ifeval_checks import instructions, instructions_registry, instructions_util
@@ -193,7 +194,9 @@ class KoreanLetterFrequency(instructions.LetterFrequencyChecker):
         if not letter or not _is_hangul_letter(letter.strip()):
             return super().build_description(letter=letter, let_frequency=let_frequency, let_relation=let_relation)
         if let_frequency is None or let_relation not in _RELATIONS:
-            raise InvalidInput(f"letter_frequency needs let_frequency and let_relation ({' or '.join(_RELATIONS)})",
+            raise InvalidInput(gettext(
+                "letter_frequency needs let_frequency and let_relation (%(relations)s)"
+            ) % {"relations": ' or '.join(_RELATIONS)},
                                field="kwargs")
         self._letter, self._frequency, self._comparison_relation = letter.strip(), let_frequency, let_relation
         self._korean = True
@@ -216,7 +219,9 @@ class NumberOfCharacters(instructions.Instruction):
 
     def build_description(self, *, num_characters=None, relation=None):
         if num_characters is None or relation not in _RELATIONS:
-            raise InvalidInput(f"number_characters needs num_characters and relation ({' or '.join(_RELATIONS)})",
+            raise InvalidInput(gettext(
+                "number_characters needs num_characters and relation (%(relations)s)"
+            ) % {"relations": ' or '.join(_RELATIONS)},
                                field="kwargs")
         self._threshold, self._relation = int(num_characters), relation
         return f"Answer with {relation} {num_characters} characters."
@@ -319,11 +324,13 @@ def check(item: dict, response: str, *, language: str) -> list[dict]:
     ids = list(item.get("instruction_id_list") or [])
     kwargs_list = list(item.get("kwargs") or [])
     if not ids:
-        raise InvalidInput("the item has no instruction_id_list", field="instruction_id_list")
+        raise InvalidInput(gettext("the item has no instruction_id_list"), field="instruction_id_list")
     if not kwargs_list:
         kwargs_list = [{}] * len(ids)
     if len(kwargs_list) != len(ids):
-        raise InvalidInput(f"kwargs has {len(kwargs_list)} entries for {len(ids)} instructions", field="kwargs")
+        raise InvalidInput(gettext(
+            "kwargs has %(kwargs_list_count)s entries for %(ids_count)s instructions"
+        ) % {"kwargs_list_count": len(kwargs_list), "ids_count": len(ids)}, field="kwargs")
     checkers = registry(language)
     text = _clean(response)
     variants = [v for v in get_loose_transformations(text) if v.strip()] if text.strip() else []
@@ -331,7 +338,9 @@ def check(item: dict, response: str, *, language: str) -> list[dict]:
     for instruction_id, kwargs in zip(ids, kwargs_list, strict=True):
         cls = checkers.get(instruction_id)
         if cls is None:
-            raise InvalidInput(f"unknown IFEval instruction {instruction_id!r}", field="instruction_id_list")
+            raise InvalidInput(gettext(
+                "unknown IFEval instruction %(instruction_id)r"
+            ) % {"instruction_id": instruction_id}, field="instruction_id_list")
         checker = cls(instruction_id)
         try:
             checker.build_description(**_given(kwargs))
@@ -339,7 +348,9 @@ def check(item: dict, response: str, *, language: str) -> list[dict]:
             if args and "prompt" in args:
                 checker.build_description(prompt=item.get("question", ""))
         except (TypeError, ValueError) as exc:
-            raise InvalidInput(f"bad kwargs for {instruction_id}: {exc}", field="kwargs") from None
+            raise InvalidInput(gettext(
+                "bad kwargs for %(instruction_id)s: %(exc)s"
+            ) % {"instruction_id": instruction_id, "exc": exc}, field="kwargs") from None
         strict = bool(text.strip()) and bool(checker.check_following(text))
         loose = strict or any(checker.check_following(v) for v in variants)
         rows.append({"id": instruction_id, "strict": strict, "loose": bool(loose)})

@@ -13,6 +13,8 @@ with English MMAU numbers."""
 
 import unicodedata
 
+from django.utils.translation import gettext
+
 from apps.authoring.scoring import matches
 from apps.core.errors import InvalidInput
 from apps.evaluation.scoring import choice
@@ -30,7 +32,7 @@ def version() -> str:
 def _choices(item: dict) -> list[str]:
     choices = item.get("choices")
     if not isinstance(choices, list) or not choices:
-        raise InvalidInput("a KMMAU item needs its choices", field="choices")
+        raise InvalidInput(gettext("a KMMAU item needs its choices"), field="choices")
     return [str(c) for c in choices]
 
 

@@ -6,6 +6,8 @@ Reviews travel as `reviews.csv` with annotator pseudonyms; rejected items are no
 import json
 from pathlib import Path, PurePosixPath
 
+from django.utils.translation import gettext
+
 from apps.accounts.pseudonyms import pseudonyms_for
 from apps.core.errors import Conflict
 from apps.releases.kinds import Built, Item, SourceMissing, Ticker
@@ -24,8 +26,10 @@ def source(source_id: int):
     if project is None:
         raise SourceMissing(f"no verification project with id {source_id}")
     if not project.items.filter(status=ItemStatus.ACCEPTED).exists():
-        raise Conflict(f"verification project {project.name!r} has no accepted item yet (an item is accepted when "
-                       "three annotators approve it)", code="nothing_to_release")
+        raise Conflict(gettext(
+            "verification project %(name)r has no accepted item yet (an item is accepted when three "
+            "annotators approve it)"
+        ) % {"name": project.name}, code="nothing_to_release")
     return project
 
 

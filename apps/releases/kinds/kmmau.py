@@ -8,6 +8,8 @@ pseudonyms only: the rows' own provenance is replaced by the release's."""
 from dataclasses import dataclass
 from pathlib import Path
 
+from django.utils.translation import gettext
+
 from apps.accounts.pseudonyms import RELEASES, pseudonyms_for
 from apps.authoring.exports import LICENSE_FILE, license_text, mmau_rows, row_id, write_audio
 from apps.authoring.models import BlindAnswer, EscalationResolution, QuestionSet, Review
@@ -34,7 +36,9 @@ def source(source_id: int):
     if question_set is None:
         raise SourceMissing(f"no question set with id {source_id}")
     if not accepted_questions(question_set).exists():
-        raise Conflict(f"question set {question_set.name!r} has no accepted questions yet", code="nothing_to_release")
+        raise Conflict(gettext(
+            "question set %(name)r has no accepted questions yet"
+        ) % {"name": question_set.name}, code="nothing_to_release")
     return question_set
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+from django.utils.translation import gettext
 
 from apps.accounts.models import Pseudonym
 from apps.accounts.pseudonyms import LISTENING
@@ -30,7 +31,9 @@ def source(source_id: int):
     if test is None:
         raise SourceMissing(f"no listening test with id {source_id}")
     if test.status == TestStatus.IMPORTING:  # some of its clips are not stored yet
-        raise Conflict(f"listening test {test.name!r} is still importing; resume or discard the import first",
+        raise Conflict(gettext(
+            "listening test %(name)r is still importing; resume or discard the import first"
+        ) % {"name": test.name},
                        code="importing")
     return test
 

@@ -21,6 +21,8 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from django.utils.translation import gettext
+
 from apps.accounts.pseudonyms import RELEASES, pseudonyms_for
 from apps.audio.naming import file_name
 from apps.consultations.models import AnalysisResult
@@ -54,10 +56,14 @@ def source(source_id: int):
 def _refuse_if_empty(benchmark) -> None:
     """Refuse before building what would hold no sample, saying what is missing."""
     if not benchmark.samples.exists():
-        raise Conflict(f"benchmark {benchmark.name!r} has no samples; import a subset first", code="nothing_to_release")
+        raise Conflict(gettext(
+            "benchmark %(name)r has no samples; import a subset first"
+        ) % {"name": benchmark.name}, code="nothing_to_release")
     if current_translations(benchmark=benchmark).exists() and not final_audio(benchmark=benchmark):
-        raise Conflict(f"benchmark {benchmark.name!r} is translated but no sample has accepted audio yet: a Korean "
-                       "release carries each sample's audio, so run the speech stage (/speech/) first",
+        raise Conflict(gettext(
+            "benchmark %(name)r is translated but no sample has accepted audio yet: a Korean release carries "
+            "each sample's audio, so run the speech stage (/speech/) first"
+        ) % {"name": benchmark.name},
                        code="nothing_to_release")
 
 

@@ -8,6 +8,7 @@ import logging
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from apps.agents.services import (
     AgentNeedsAttention,
@@ -61,7 +62,9 @@ def start_ground_truth_review(
     bench = transfer_selectors.benchmark_named(benchmark)
     run = ReviewRun(benchmark=bench, subset=subset or "", limit=limit, on_unresolved=UnresolvedPolicy(on_unresolved))
     if not selectors.review_scope(run).exists():
-        raise InvalidInput(f"{benchmark}{'/' + subset if subset else ''} has no multiple-choice or short-answer samples",
+        raise InvalidInput(gettext(
+            "%(benchmark)s%(subset)s has no multiple-choice or short-answer samples"
+        ) % {"benchmark": benchmark, "subset": '/' + subset if subset else ''},
                            field="subset")
 
     def create() -> ReviewRun:
@@ -216,10 +219,10 @@ def overturn_correction(*, correction: Correction, acting_user, to_status: str, 
     Recorded with the admin's name; the agents' outputs stay as they were."""
     bounded(note, field="note", limit=limits.NOTE)
     if to_status not in (CorrectionStatus.CONFIRMED, CorrectionStatus.REJECTED):
-        raise InvalidInput("an admin can set a correction to confirmed or rejected", field="to_status")
+        raise InvalidInput(gettext("an admin can set a correction to confirmed or rejected"), field="to_status")
     to_status = CorrectionStatus(to_status)
     if not note.strip():
-        raise InvalidInput("say why you overturn the agents' decision", field="note")
+        raise InvalidInput(gettext("say why you overturn the agents' decision"), field="note")
     return _decide(correction, user=acting_user, decided_as="admin", to_status=to_status, note=note)
 
 
@@ -228,7 +231,9 @@ def resolve_correction_by_expert(*, correction: Correction, acting_user, accept:
     (A decided inbox question reaches it through apps.consultations.hooks.ground_truth_decided.)"""
     bounded(note, field="note", limit=limits.NOTE)
     if correction.status != CorrectionStatus.NEEDS_EXPERT:
-        raise Conflict(f"this correction is {correction.get_status_display().lower()}, not waiting for an expert")
+        raise Conflict(gettext(
+            "this correction is %(status)s, not waiting for an expert"
+        ) % {"status": correction.get_status_display().lower()})
     to_status = CorrectionStatus.CONFIRMED if accept else CorrectionStatus.REJECTED
     return _decide(correction, user=acting_user, decided_as="expert", to_status=to_status, note=note)
 
@@ -242,9 +247,11 @@ def _decide(correction: Correction, *, user, decided_as: str, to_status: str, no
     with transaction.atomic():
         locked = Correction.objects.select_for_update().get(pk=correction.pk)
         if locked.status == to_status:
-            raise Conflict(f"the correction is already {locked.get_status_display().lower()}")
+            raise Conflict(gettext(
+                "the correction is already %(status)s"
+            ) % {"status": locked.get_status_display().lower()})
         if locked.status in (CorrectionStatus.PROPOSED, CorrectionStatus.NEEDS_ATTENTION) and decided_as == "admin":
-            raise Conflict("the meta-reviewer has not judged this correction yet")
+            raise Conflict(gettext("the meta-reviewer has not judged this correction yet"))
         decision = CorrectionDecision.objects.create(
             correction=locked, decided_by=user, decided_as=decided_as, from_status=locked.status,
             to_status=to_status, note=note.strip(),

@@ -5,6 +5,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from apps.accounts.permissions import require
@@ -31,9 +32,9 @@ def ground_truth(request):
                 budget_usd=float(data["budget_usd"]) if data["budget_usd"] is not None else None, acting_user=request.user,
             )
         except ApplicationError as exc:
-            messages.error(request, f"The stage did not start: {exc}")
+            messages.error(request, gettext("The stage did not start: %(exc)s") % {"exc": exc})
         else:
-            messages.success(request, "Ground-truth review started.")
+            messages.success(request, gettext("Ground-truth review started."))
             return redirect("transfer:ground_truth")
     ready_error = None
     try:
@@ -57,7 +58,9 @@ def retry_attention(request, name: str):
     require(request.user, "transfer.manage")
     benchmark = get_object_or_404(SourceBenchmark, name=name)
     count = services.retry_needing_attention(benchmark=benchmark)
-    messages.success(request, f"{count} item(s) of {benchmark} will be asked again when the review next runs.")
+    messages.success(request, gettext(
+        "%(count)s item(s) of %(benchmark)s will be asked again when the review next runs."
+    ) % {"count": count, "benchmark": benchmark})
     return redirect("transfer:ground_truth")
 
 
@@ -82,7 +85,7 @@ def overturn(request, pk: int):
     correction = get_object_or_404(Correction, pk=pk)
     form = OverturnForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Choose confirm or reject and say why.")
+        messages.error(request, gettext("Choose confirm or reject and say why."))
     else:
         try:
             services.overturn_correction(correction=correction, acting_user=request.user, to_status=form.cleaned_data["to_status"],
@@ -90,7 +93,9 @@ def overturn(request, pk: int):
         except ApplicationError as exc:
             messages.error(request, str(exc))
         else:
-            messages.success(request, f"Correction for {correction.sample} is now {correction.get_status_display().lower()}.")
+            messages.success(request, gettext(
+                "Correction for %(sample)s is now %(status)s."
+            ) % {"sample": correction.sample, "status": correction.get_status_display().lower()})
     target = request.POST.get("next", "")
     if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
         target = "transfer:corrections"

@@ -14,6 +14,7 @@ from typing import Any
 
 from django.conf import settings
 from django.urls import reverse
+from django.utils.translation import gettext
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from apps.agents.services import (
@@ -162,11 +163,13 @@ def start_translation_run(*, benchmark: str, subset: str = "", limit: int | None
     """A run of the whole (or a subset, or the first N included samples) under a published version."""
     bench = selectors.benchmark_named(benchmark)
     if limit is not None and limit < 1:
-        raise InvalidInput("limit must be at least 1", field="limit")
+        raise InvalidInput(gettext("limit must be at least 1"), field="limit")
     version = published_version(RulebookKind.HYPERTRANSLATION, number=version_number)
     run = TranslationRun(benchmark=bench, subset=subset or "", limit=limit, rulebook_version=version)
     if not translation_scope(run):
-        raise InvalidInput(f"{benchmark}{'/' + subset if subset else ''} has no included samples to translate",
+        raise InvalidInput(gettext(
+            "%(benchmark)s%(subset)s has no included samples to translate"
+        ) % {"benchmark": benchmark, "subset": '/' + subset if subset else ''},
                            field="subset")
     return _launch(run, budget_usd=budget_usd, acting_user=acting_user)
 
@@ -178,7 +181,9 @@ def continue_translation_run(*, run: TranslationRun, version_number: int | None 
     attention) are translated again."""
     version = published_version(RulebookKind.HYPERTRANSLATION, number=version_number)
     if version.rulebook_id != run.rulebook_version.rulebook_id or version.number < run.rulebook_version.number:
-        raise InvalidInput(f"continue under a version no older than {run.rulebook_version}", field="version")
+        raise InvalidInput(gettext(
+            "continue under a version no older than %(rulebook_version)s"
+        ) % {"rulebook_version": run.rulebook_version}, field="version")
     follow = TranslationRun(benchmark=run.benchmark, subset=run.subset, limit=run.limit, rulebook_version=version,
                             continues=run)
     return _launch(follow, budget_usd=budget_usd, acting_user=acting_user)
@@ -330,12 +335,12 @@ def correct_translation(*, translation: Translation, acting_user, transcription_
     The Korean item's checker data (`checker`, as Translation.checker holds it; None keeps the corrected
     row's) is validated as the translator's is: problems are refused, each named."""
     if acting_user is None or not acting_user.pk:
-        raise InvalidInput("a correction names its editor", field="acting_user")
+        raise InvalidInput(gettext("a correction names its editor"), field="acting_user")
     current = selectors.current_translations().filter(sample_id=translation.sample_id).first()
     if current is None or current.pk != translation.pk:
-        raise Conflict("this is not the sample's current translation any more; open the current one and edit that")
+        raise Conflict(gettext("this is not the sample's current translation any more; open the current one and edit that"))
     if not transcription_ko.strip():
-        raise InvalidInput("write the Korean transcription", field="transcription_ko")
+        raise InvalidInput(gettext("write the Korean transcription"), field="transcription_ko")
     action = translation.action
     if action in (TranslationAction.UNDECIDED, TranslationAction.NEEDS_ATTENTION, TranslationAction.DELETION):
         action = TranslationAction.DIRECT_TRANSLATION  # a person wrote the Korean: the sample is kept
@@ -370,9 +375,9 @@ def _edited_checker(given: dict, answer_ko: str) -> SimpleNamespace:
     ids, kwargs = given.get("instruction_id_list", []), given.get("kwargs", [])
     removed, choices = given.get("removed_instructions", []), given.get("choices", [])
     if not strings(ids) or not strings(choices) or not isinstance(kwargs, list):
-        raise InvalidInput("instruction_id_list and choices are lists of strings, kwargs a list of objects", field="checker")
+        raise InvalidInput(gettext("instruction_id_list and choices are lists of strings, kwargs a list of objects"), field="checker")
     if not isinstance(removed, list) or not all(
             isinstance(r, dict) and set(r) == {"instruction_id", "rule"} and strings(list(r.values())) for r in removed):
-        raise InvalidInput('removed_instructions: each entry is {"instruction_id": ..., "rule": ...}', field="checker")
+        raise InvalidInput(gettext('removed_instructions: each entry is {"instruction_id": ..., "rule": ...}'), field="checker")
     return SimpleNamespace(instruction_id_list=ids, kwargs=kwargs, removed_instructions=removed, choices_ko=choices,
                            answer_ko=answer_ko)

@@ -6,6 +6,7 @@ import json
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from apps.accounts.permissions import can, require
@@ -94,7 +95,7 @@ def translation_detail(request, pk: int):
         except ApplicationError as exc:
             messages.error(request, str(exc))
         else:
-            messages.success(request, f"Correction saved by {request.user}.")
+            messages.success(request, gettext("Correction saved by %(user)s.") % {"user": request.user})
             return redirect("transfer:translation_detail", edited.pk)
     rules = {r.rule_id: r for r in translation.rulebook_version.rules.filter(rule_id__in=translation.rule_ids)}
     history = Translation.objects.filter(sample_id=translation.sample_id).select_related(

@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from django.conf import settings
+from django.utils.translation import gettext
 from pydantic import BaseModel, Field
 
 from apps.agents.models import AgentCall
@@ -50,7 +51,9 @@ def published_version(kind: str, *, language: str = "ko", number: int | None = N
     """The latest published version of the language's rulebook of this kind (or the numbered one)."""
     rulebook = Rulebook.objects.filter(language=language, kind=kind).first()
     if rulebook is None:
-        raise NotFound(f"no {language} {kind} rulebook is loaded; run python manage.py load_rulebooks")
+        raise NotFound(gettext(
+            "no %(language)s %(kind)s rulebook is loaded; run python manage.py load_rulebooks"
+        ) % {"language": language, "kind": kind})
     version = rulebook.versions.filter(number=number).first() if number else rulebook.latest_version()
     if version is None:
         raise NotFound(f"{rulebook.slug} has no version {number}" if number else f"{rulebook.slug} has no version")
@@ -63,13 +66,14 @@ def normalize_text(text: str, *, version: RulebookVersion | None = None, preserv
     the normalizer agent, then validation. Never raises for a bad reading: the outcome says what is wrong.
     Budget and provider refusals propagate (a job must stop on them)."""
     if len(text) > normalizer.MAX_CHARS:
-        raise InvalidInput(f"the text has {len(text):,} characters; the normalizer reads at most "
-                           f"{normalizer.MAX_CHARS:,} at once", field="text")
+        raise InvalidInput(gettext(
+            "the text has %(text_count)s characters; the normalizer reads at most %(max_chars)s at once"
+        ) % {"text_count": f"{len(text):,}", "max_chars": f"{normalizer.MAX_CHARS:,}"}, field="text")
     version = version or published_version(RulebookKind.NORMALIZATION)
     try:
         engine = normalizer.normalizer_for(version)
     except normalizer.MissingTables as exc:
-        raise InvalidInput(f"{version}: {exc}", field="rulebook_version") from None
+        raise InvalidInput(gettext("%(version)s: %(exc)s") % {"version": version, "exc": exc}, field="rulebook_version") from None
     result = engine.normalize(text, preserve=tuple(preserve))
     outcome = NormalizationOutcome(text=result.text, readings=list(result.readings),
                                    rules_fired=list(result.rules_fired), preserved=list(result.preserved))
@@ -130,12 +134,12 @@ def start_normalization_run(*, benchmark: str, subset: str = "", limit: int | No
                             acting_user=None) -> NormalizationRun:
     bench = selectors.benchmark_named(benchmark)
     if limit is not None and limit < 1:
-        raise InvalidInput("limit must be at least 1", field="limit")
+        raise InvalidInput(gettext("limit must be at least 1"), field="limit")
     version = published_version(RulebookKind.NORMALIZATION, number=version_number)
     try:
         normalizer.normalizer_for(version)
     except normalizer.MissingTables as exc:
-        raise InvalidInput(f"{version}: {exc}", field="version") from None
+        raise InvalidInput(gettext("%(version)s: %(exc)s") % {"version": version, "exc": exc}, field="version") from None
     user = actor(acting_user)
 
     def create() -> NormalizationRun:

@@ -7,6 +7,8 @@ the engine's code reads. So REQUIRED is what the engine reads, and a rulebook ve
 refused up front, naming the tables, instead of failing mid-run with a KeyError.
 """
 
+from django.utils.translation import gettext
+
 from apps.core.errors import InvalidInput
 
 TABLES: dict[str, str] = {
@@ -82,8 +84,10 @@ class MissingTables(InvalidInput):
     code = "missing_tables"
 
     def __init__(self, missing: list[str]):
-        super().__init__(f"the normalization rulebook has no table {', '.join(missing)}, which the normalizer reads "
-                         "(the published versions from 2 on have every one)")
+        super().__init__(gettext(
+            "the normalization rulebook has no table %(missing)s, which the normalizer reads "
+            "(the published versions from 2 on have every one)"
+        ) % {"missing": ", ".join(missing)})
         self.missing = missing
 
 

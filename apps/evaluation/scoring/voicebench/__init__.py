@@ -20,6 +20,8 @@ is then VoiceBench's expected accuracy, reproducibly.
 SD-QA: VoiceBench reports (PEDANT + GPT judge) / 2; qa here is the PEDANT half (the judge is scored by the
 caller, apps.evaluation.judge)."""
 
+from django.utils.translation import gettext
+
 from apps.core.errors import InvalidInput
 from apps.evaluation.scoring.result import Scored
 from apps.evaluation.scoring.voicebench import rules
@@ -46,7 +48,9 @@ def version(metric: str) -> str:
     if metric == "qa":
         from apps.evaluation.scoring.voicebench import pedant
         return f"{QA_VERSION}-{pedant.version()}"
-    raise InvalidInput(f"the voicebench profile has no metric {metric!r}; it has {', '.join(METRICS)}",
+    raise InvalidInput(gettext(
+        "the voicebench profile has no metric %(metric)r; it has %(metrics)s"
+    ) % {"metric": metric, "metrics": ', '.join(METRICS)},
                        field="metric")
 
 
@@ -68,12 +72,16 @@ def _bbh(item: dict, response: str) -> tuple[float, dict]:
     task_id = str(item.get("id") or item.get("task") or "")
     chain = rules.bbh_chain(task_id)
     if chain is None:
-        raise InvalidInput(f"VoiceBench's bbh reads sports_understanding, hyperbaton, navigate and web_of_lies items;"
-                           f" the item's id {task_id!r} names none of them", field="id")
+        raise InvalidInput(gettext(
+            "VoiceBench's bbh reads sports_understanding, hyperbaton, navigate and web_of_lies items; the "
+            "item's id %(task_id)r names none of them"
+        ) % {"task_id": task_id}, field="id")
     references = rules.bbh_rules()["references"]
     answer = str(item.get("answer") or "").lower()
     if answer not in references:
-        raise InvalidInput(f"a bbh reference is one of {', '.join(references)}, not {item.get('answer')!r}",
+        raise InvalidInput(gettext(
+            "a bbh reference is one of %(references)s, not %(answer)r"
+        ) % {"references": ', '.join(references), "answer": item.get('answer')},
                            field="answer")
     value, read_by, rule = rules.extract_bbh(response, chain)
     if value is None:
@@ -120,7 +128,7 @@ def _qa(item: dict, response: str) -> tuple[float, dict]:
 def score(metric: str, item: dict, response: str, *, language: str) -> Scored:
     """Score one response to one item as VoiceBench's evaluator reads it. language is "en" or "ko"."""
     if language not in ("en", "ko"):
-        raise InvalidInput(f"language must be 'en' or 'ko', not {language!r}", field="language")
+        raise InvalidInput(gettext("language must be 'en' or 'ko', not %(language)r") % {"language": language}, field="language")
     response = response if isinstance(response, str) else ("" if response is None else str(response))
     if metric == "mcq":
         value, detail = _mcq(item, response)
@@ -133,6 +141,8 @@ def score(metric: str, item: dict, response: str, *, language: str) -> Scored:
     elif metric == "qa":
         value, detail = _qa(item, response)
     else:
-        raise InvalidInput(f"the voicebench profile has no metric {metric!r}; it has {', '.join(METRICS)}",
+        raise InvalidInput(gettext(
+            "the voicebench profile has no metric %(metric)r; it has %(metrics)s"
+        ) % {"metric": metric, "metrics": ', '.join(METRICS)},
                            field="metric")
     return Scored(score=value, detail=detail, evaluator=f"voicebench-{metric}", version=version(metric))

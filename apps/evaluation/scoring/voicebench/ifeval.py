@@ -19,6 +19,7 @@ import collections
 from functools import cache
 
 import langdetect
+from django.utils.translation import gettext
 
 from apps.core.errors import InvalidInput
 from apps.evaluation.ifeval_checks import instructions, instructions_registry
@@ -119,9 +120,11 @@ def check(item: dict, response: str) -> list[dict]:
     ids = list(item.get("instruction_id_list") or [])
     kwargs_list = list(item.get("kwargs") or [])
     if not ids:
-        raise InvalidInput("the item has no instruction_id_list", field="instruction_id_list")
+        raise InvalidInput(gettext("the item has no instruction_id_list"), field="instruction_id_list")
     if len(kwargs_list) != len(ids):
-        raise InvalidInput(f"kwargs has {len(kwargs_list)} entries for {len(ids)} instructions", field="kwargs")
+        raise InvalidInput(gettext(
+            "kwargs has %(kwargs_list_count)s entries for %(ids_count)s instructions"
+        ) % {"kwargs_list_count": len(kwargs_list), "ids_count": len(ids)}, field="kwargs")
     prompt = item.get("question") or item.get("prompt") or ""
     text = clean(response)
     loose_texts = variants(text)
@@ -130,7 +133,9 @@ def check(item: dict, response: str) -> list[dict]:
     for instruction_id, kwargs in zip(ids, kwargs_list, strict=True):
         cls = checkers.get(instruction_id)
         if cls is None:
-            raise InvalidInput(f"unknown IFEval instruction {instruction_id!r}", field="instruction_id_list")
+            raise InvalidInput(gettext(
+                "unknown IFEval instruction %(instruction_id)r"
+            ) % {"instruction_id": instruction_id}, field="instruction_id_list")
         checker = cls(instruction_id)
         try:
             checker.build_description(**{k: v for k, v in (kwargs or {}).items() if v})
@@ -138,7 +143,9 @@ def check(item: dict, response: str) -> list[dict]:
             if args and "prompt" in args:
                 checker.build_description(prompt=prompt)
         except (TypeError, ValueError) as exc:
-            raise InvalidInput(f"bad kwargs for {instruction_id}: {exc}", field="kwargs") from None
+            raise InvalidInput(gettext(
+                "bad kwargs for %(instruction_id)s: %(exc)s"
+            ) % {"instruction_id": instruction_id, "exc": exc}, field="kwargs") from None
         results = _following(checker, loose_texts)  # the first variant is the response itself
         strict = next(results)
         loose = strict or any(results)
