@@ -1,5 +1,5 @@
 """A run stores what create_run knows of its benchmark: the English source benchmark of its items (a release's
-too) and the benchmark's kind; migration 0007 fills both for the runs made before."""
+too) and the benchmark's kind; migration 0008 fills both for the runs made before."""
 
 import pytest
 
@@ -33,7 +33,7 @@ def test_a_kmmau_run_is_of_kind_kmmau_without_an_english_source(admin, qwen):
 def test_the_migration_fills_them_for_existing_runs():
     old = migrate(BEFORE)
     try:
-        Benchmark, Sample = old.get_model("transfer", "SourceBenchmark"), old.get_model("transfer", "SourceSample")
+        Benchmark, Sample = old.get_model("sources", "SourceBenchmark"), old.get_model("sources", "SourceSample")
         Model, Run, Item = (old.get_model("evaluation", name) for name in ("EvaluatedModel", "EvaluationRun", "EvalItem"))
         Release = old.get_model("releases", "Release")
         builder = old.get_model("accounts", "User").objects.create(username="builder")
