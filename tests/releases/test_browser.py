@@ -4,6 +4,7 @@ import hashlib
 import zipfile
 
 import pytest
+from playwright.sync_api import expect
 
 from apps.releases.models import Release
 from tests.browser import PageWatch, look
@@ -23,7 +24,8 @@ def test_an_admin_builds_publishes_and_downloads_a_release(rated_test, admin, pa
     page.fill("#id_sources", "KSS=CC-BY-NC-SA-4.0")
     page.click("#build-release button[type=submit]")
     # The licence check refuses first, naming the source, and keeps what was typed.
-    assert page.get_by_text("source KSS is CC-BY-NC-SA-4.0 (non-commercial)").count() == 1
+    # expect() waits for the answer page: the click returns once it starts loading.
+    expect(page.get_by_text("source KSS is CC-BY-NC-SA-4.0 (non-commercial)")).to_have_count(1)
     assert page.input_value("#id_name") == "komos" and page.input_value("#id_source") == f"mos:{rated_test.pk}"
     page.fill("#id_sources", "Sori listening test=CC-BY-4.0")
     page.click("#build-release button[type=submit]")
@@ -48,5 +50,5 @@ def test_an_admin_builds_publishes_and_downloads_a_release(rated_test, admin, pa
     assert not [n for n in names if n.endswith(".wav.wav")]
 
     page.click(f"text={release.items.order_by('item_id').first().item_id}")
-    assert page.get_by_text("Human decisions (5)").count() == 1
+    expect(page.get_by_text("Human decisions (5)")).to_have_count(1)
     watch.check()
