@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
-from apps.accounts.permissions import can, require
+from apps.accounts.permissions import can, fetch, require
 from apps.authoring import selectors, services
 from apps.authoring.capabilities import (
     AGENT_CAPABILITIES,
@@ -114,8 +114,7 @@ def dashboard(request, pk):
 @require_POST
 def instructions(request, pk):
     """The admin writes the set's annotator instructions (a new version once someone reviewed)."""
-    require(request.user, "authoring.manage")
-    question_set = get_object_or_404(QuestionSet, pk=pk)
+    question_set = fetch(request, QuestionSet, pk, "authoring.manage")
     instructions_form.save_posted(request, lambda **text: services.revise_instructions(question_set=question_set, **text))
     return redirect("authoring:dashboard", pk)
 

@@ -202,8 +202,7 @@ def dashboard(request, pk):
 @require_POST
 def instructions(request, pk):
     """The admin writes the project's reviewer instructions (a new version once someone reviewed)."""
-    require(request.user, "verification.manage")
-    project = get_object_or_404(VerificationProject, pk=pk)
+    project = fetch(request, VerificationProject, pk, "verification.manage")
     instructions_form.save_posted(request, lambda **text: services.revise_instructions(project=project, **text))
     return redirect("verification:dashboard", pk=pk)
 
